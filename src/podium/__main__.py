@@ -1,0 +1,5 @@
+"""Allow ``python -m podium`` as a synonym for the ``podium`` command."""
+
+from podium.cli.main import main
+
+main()

@@ -1,0 +1,1 @@
+"""The track-independent core: errors, records, registry, storage, ranking and reporting."""

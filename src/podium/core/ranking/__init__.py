@@ -1,0 +1,1 @@
+"""Leaderboards: declared sort keys, tie-breaks and rank assignment, shared by every track."""

@@ -1,0 +1,1 @@
+"""Reporting: tables as CSV, JSON, Markdown and aligned text."""

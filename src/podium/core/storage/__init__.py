@@ -1,0 +1,1 @@
+"""Storage: run directories in official layouts, safe reading and writing, and resumability state."""

@@ -1,0 +1,67 @@
+"""Run directories in the official competition layout: ``<root>/<TEAM>/<stage>/...``.
+
+The official scripts treat every sub-folder of the root as a team, except names that start with ``.`` and the
+reserved folders ``logs`` and ``result``. They list folders in the order the operating system returns:
+byte order on Linux and macOS (libuv sorts with ``strcmp``), upper-cased order on Windows/NTFS. That order
+decides the rows of the result tables and, in the official ranking, the order of tied teams, so it is an
+explicit choice here (``TeamOrder``).
+"""
+
+from __future__ import annotations
+
+import enum
+from pathlib import Path
+
+from podium.core.errors import InputError
+
+RESERVED_FOLDERS = frozenset({"logs", "result"})
+
+
+class TeamOrder(enum.StrEnum):
+    """How team folders are ordered, as the official scripts would see them on each system."""
+
+    POSIX = "posix"  # byte order of the names (Linux, macOS)
+    WINDOWS = "windows"  # ordinal order of the upper-cased names (NTFS)
+
+    def sort(self, names: list[str]) -> list[str]:
+        """Return ``names`` in this order."""
+        if self is TeamOrder.WINDOWS:
+            return sorted(names, key=lambda n: (n.upper().encode("utf-16-be"), n))
+        return sorted(names, key=lambda n: n.encode("utf-8", "surrogateescape"))
+
+
+def require_root(root: Path) -> Path:
+    """Check that ``root`` is an existing folder, or raise an ``InputError`` with the fix."""
+    if not root.exists():
+        raise InputError("competition root does not exist", path=root, fix="pass the folder that holds the team folders")
+    if not root.is_dir():
+        raise InputError("competition root is not a folder", path=root, fix="pass the folder that holds the team folders")
+    return root
+
+
+def list_team_dirs(root: Path, order: TeamOrder = TeamOrder.POSIX) -> list[str]:
+    """Return the team folder names of ``root`` by the official rule, in ``order``."""
+    require_root(root)
+    try:
+        names = [
+            entry.name
+            for entry in root.iterdir()
+            if entry.is_dir() and not entry.name.startswith(".") and entry.name not in RESERVED_FOLDERS
+        ]
+    except PermissionError:
+        raise InputError("permission denied while listing", path=root, fix=f"chmod u+rx '{root}'") from None
+    return order.sort(names)
+
+
+def list_visible_files(folder: Path) -> list[Path]:
+    """Return the files of ``folder`` (not sub-folders, not hidden files) in byte order of their names."""
+    if not folder.is_dir():
+        return []
+    files = [p for p in folder.iterdir() if p.is_file() and not p.name.startswith(".")]
+    return sorted(files, key=lambda p: p.name.encode("utf-8", "surrogateescape"))
+
+
+def base_name(file_name: str) -> str:
+    """Everything before the last ``.``: outputs keep their input's base name and change only the extension."""
+    stem, dot, _ = file_name.rpartition(".")
+    return stem if dot else file_name

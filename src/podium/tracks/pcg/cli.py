@@ -1,0 +1,231 @@
+"""``podium pcg ...``: one command per official stage, on the official folder layout."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import click
+
+from podium.core.errors import InputError
+from podium.core.reporting.tables import render_table
+from podium.core.storage.files import decode_utf8, read_bytes
+from podium.core.storage.rundir import TeamOrder, base_name, list_visible_files
+from podium.core.storage.stagelog import StageLog
+from podium.tracks.pcg import jsnum
+from podium.tracks.pcg.editions import DEFAULT_EDITION, EDITIONS, TRIALS_PER_CHARACTER, edition
+from podium.tracks.pcg.qualify import Qualification, qualify_prompt
+from podium.tracks.pcg.results import ScoreOptions, ScoreRun, run_score
+from podium.tracks.pcg.stages import StageSummary, run_build, run_diversity, run_extract
+
+_ROOT = click.Path(path_type=Path, file_okay=False)
+_SHOWN_FAILURES = 20
+
+
+def _edition_option(default: int = DEFAULT_EDITION, choices: tuple[int, ...] = tuple(EDITIONS)) -> Any:
+    return click.option(
+        "--edition",
+        type=click.Choice([str(year) for year in choices]),
+        default=str(default),
+        show_default=True,
+        help="Competition year: selects the function prefix, formats and formulas.",
+    )
+
+
+_force_option = click.option("--force", is_flag=True, help="Redo every item, even outputs that are current.")
+_json_option = click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary.")
+_order_option = click.option(
+    "--team-order",
+    type=click.Choice([o.value for o in TeamOrder]),
+    default=TeamOrder.POSIX.value,
+    show_default=True,
+    help="Order of team folders as the official scripts saw them: posix (Linux/macOS) or windows (NTFS).",
+)
+
+
+@click.group()
+def pcg() -> None:
+    """ChatGPT4PCG / LLMs4PCG: Science Birds character levels, judged as the official tools do."""
+
+
+def _print_stage(summary: StageSummary, as_json: bool) -> None:
+    if as_json:
+        click.echo(json.dumps({
+            "stage": summary.stage,
+            "counts": {v: summary.count(v) for v in sorted({e.verdict for e in summary.events})},
+            "items": [
+                {"team": e.team, "character": e.character, "trial": e.trial, "verdict": e.verdict, "reason": e.reason}
+                for e in summary.events
+            ],
+            "warnings": list(summary.warnings),
+            "logs": [str(p) for p in summary.log_files],
+        }, indent=2, ensure_ascii=False))
+        return
+    counts = {v: summary.count(v) for v in sorted({e.verdict for e in summary.events})}
+    shown = ", ".join(f"{n} {verdict}" for verdict, n in counts.items()) or "nothing to do"
+    click.echo(f"{summary.stage}: {len(summary.events)} items: {shown}")
+    failures = summary.failures
+    if failures:
+        rows = [[e.team, e.character, e.trial, e.verdict, e.reason] for e in failures[:_SHOWN_FAILURES]]
+        click.echo(render_table(["team", "character", "trial", "verdict", "reason"], rows))
+        if len(failures) > _SHOWN_FAILURES:
+            click.echo(f"... and {len(failures) - _SHOWN_FAILURES} more failures (see the log)")
+    for warning in summary.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    for path in summary.log_files:
+        click.echo(f"log: {path}")
+
+
+@pcg.command()
+@click.argument("prompts_dir", type=_ROOT)
+@_json_option
+@click.option("--no-copy", is_flag=True, help="Do not copy qualified prompts to PROMPTS_DIR/../qualified/.")
+def qualify(prompts_dir: Path, as_json: bool, no_copy: bool) -> None:
+    """Check 2023 prompts (<TEAM>.txt): at most 900 words, allowed characters, an <OBJECT> token."""
+    if not prompts_dir.is_dir():
+        raise InputError("prompt folder not found", path=prompts_dir, fix="pass the folder holding <TEAM>.txt files")
+    files = list_visible_files(prompts_dir)
+    if not files:
+        raise InputError("no prompt files", path=prompts_dir, fix="put one <TEAM>.txt file per team in it")
+    results: list[Qualification] = []
+    warnings: list[str] = []
+    qualified_dir = prompts_dir.resolve().parent / "qualified"
+    with StageLog(prompts_dir.resolve().parent, "qualification") as log:
+        for path in files:
+            team = base_name(path.name)
+            try:
+                text, warning = decode_utf8(read_bytes(path), path)
+            except InputError as error:
+                warnings.append(error.describe())
+                continue
+            if warning:
+                warnings.append(warning)
+            result = qualify_prompt(team, text)
+            results.append(result)
+            outcome = "Succeed" if result.qualified else f"Failed - {result.failure}"
+            log.write(f"team: {team} - words: {result.words} - {outcome}")
+            if result.qualified and not no_copy:
+                qualified_dir.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(path, qualified_dir / path.name)
+    if as_json:
+        click.echo(json.dumps([
+            {
+                "team": r.team,
+                "words": r.words,
+                "qualified": r.qualified,
+                "verdict": r.failure.verdict.value if r.failure else "qualified",
+                "reason": r.failure.reason if r.failure else "",
+            }
+            for r in results
+        ], indent=2, ensure_ascii=False))
+    else:
+        rows = [[r.team, r.words, "qualified" if r.qualified else "DISQUALIFIED", r.failure.reason if r.failure else ""]
+                for r in results]
+        click.echo(render_table(["team", "words", "verdict", "reason"], rows))
+        if not no_copy:
+            click.echo(f"qualified prompts copied to {qualified_dir}")
+    for warning in warnings:
+        click.echo(f"warning: {warning}", err=True)
+
+
+@pcg.command()
+@click.argument("root", type=_ROOT)
+@_edition_option()
+@_force_option
+@_json_option
+@_order_option
+def extract(root: Path, edition: str, force: bool, as_json: bool, team_order: str) -> None:
+    """raw/ → intermediate/: the drop calls of each response's last fenced code block."""
+    _print_stage(run_extract(root, _edition(edition), force=force, order=TeamOrder(team_order)), as_json)
+
+
+@pcg.command()
+@click.argument("root", type=_ROOT)
+@_edition_option()
+@_force_option
+@_json_option
+@_order_option
+def build(root: Path, edition: str, force: bool, as_json: bool, team_order: str) -> None:
+    """intermediate/ → levels/: drop the blocks on the 20×16 grid and write Science Birds XML."""
+    _print_stage(run_build(root, _edition(edition), force=force, order=TeamOrder(team_order)), as_json)
+
+
+@pcg.command()
+@click.argument("root", type=_ROOT)
+@_edition_option(choices=(2024, 2025))
+@click.option("--trials", type=click.IntRange(min=1), default=TRIALS_PER_CHARACTER, show_default=True,
+              help="T in the fixed denominator 0.5·T·(T+1) − T.")
+@_force_option
+@_json_option
+@_order_option
+def diversity(root: Path, edition: str, trials: int, force: bool, as_json: bool, team_order: str) -> None:
+    """similarity/ → diversity/: mean cosine distance between a character's trials."""
+    summary = run_diversity(root, _edition(edition), trials=trials, force=force, order=TeamOrder(team_order))
+    _print_stage(summary, as_json)
+
+
+@pcg.command()
+@click.argument("root", type=_ROOT)
+@_edition_option()
+@click.option("--trials", type=click.IntRange(min=1), default=TRIALS_PER_CHARACTER, show_default=True,
+              help="T: trials per character.")
+@click.option("--no-weights", is_flag=True, help="Set every character weight to 1 (the script's DISABLE_WEIGHTS).")
+@click.option("--official-ranks", is_flag=True,
+              help="Rank tied teams by folder order like the official script, instead of the published tie-break.")
+@click.option("--strict", is_flag=True,
+              help="Abort when a team's stage folders hold different numbers of files, like the official script.")
+@click.option("--prompts", "prompts_dir", type=_ROOT, default=None,
+              help="Folder of <TEAM>.txt prompts; their word counts break ties (shorter prompt wins).")
+@_order_option
+@click.option("--format", "fmt", type=click.Choice(["table", "markdown", "csv", "json"]), default="table",
+              show_default=True, help="How to print the leaderboard.")
+def score(root: Path, edition: str, trials: int, no_weights: bool, official_ranks: bool, strict: bool,
+          prompts_dir: Path | None, team_order: str, fmt: str) -> None:
+    """stability/ + similarity/ (+ diversity/) → result/: weights, scores, normalisation and ranks."""
+    options = ScoreOptions(
+        trials=trials,
+        use_weights=not no_weights,
+        official_ranks=official_ranks,
+        strict=strict,
+        order=TeamOrder(team_order),
+        prompt_lengths=_prompt_lengths(prompts_dir) if prompts_dir else None,
+    )
+    run = run_score(root, _edition(edition), options)
+    _print_leaderboard(run, fmt)
+
+
+def _prompt_lengths(prompts_dir: Path) -> dict[str, int]:
+    from podium.tracks.pcg.wordcount import count_words
+
+    lengths = {}
+    for path in list_visible_files(prompts_dir):
+        text, _ = decode_utf8(read_bytes(path), path)
+        lengths[base_name(path.name)] = count_words(text)
+    return lengths
+
+
+def _print_leaderboard(run: ScoreRun, fmt: str) -> None:
+    header = ["rank", "team", "normalized", "prompt score"]
+    models = list(run.models)
+    header += [f"{m}" for m in models]
+    rows: list[list[Any]] = []
+    for team in run.leaderboard:
+        rank = f"{team.rank}" + (f" ({team.decided_by})" if team.decided_by else "")
+        row: list[Any] = [rank, team.team]
+        if fmt in ("csv", "json"):
+            row += [jsnum.to_fixed(team.normalized), jsnum.to_fixed(team.prompt)]
+        else:
+            row += [f"{float(team.normalized):.4f}", f"{float(team.prompt):.6f}"]
+        row += [jsnum.to_fixed((team.per_model or {}).get(m, 0)) for m in models]  # type: ignore[arg-type]
+        rows.append(row)
+    click.echo(render_table(header, rows, fmt))
+    if fmt in ("table", "markdown"):
+        click.echo(f"\ncompetition score {jsnum.to_fixed(run.competition)}; result files in {run.result_dir}")
+    for warning in run.warnings:
+        click.echo(f"warning: {warning}", err=True)
+
+
+def _edition(year: str) -> Any:
+    return edition(int(year))

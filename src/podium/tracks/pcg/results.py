@@ -1,0 +1,264 @@
+"""The scoring stage over a competition root: read stability/similarity/diversity, write ``result/``.
+
+Writes the four official files exactly as the scoring script does (``constants.json``, ``trial_scores.csv``,
+``character_scores.csv``, ``prompt_scores_ranks.csv``), with two visible departures, both documented in
+``docs/design/pcg-scoring.md``:
+
+- ranks apply the published tie-break (equal normalised scores: the shorter prompt ranks first, else the teams
+  share the rank). ``official_ranks=True`` restores the script's ranks (tied teams ranked by folder order);
+- when a team's numbers of stability/similarity/diversity files differ, the official script aborts the whole
+  run. podium scores what is there and reports the inconsistency; ``strict=True`` aborts like the script.
+
+A multi-model root (2025) is scored per model (each model folder gets its own official ``result/``), then the
+per-model prompt scores are summed, normalised and ranked into ``<root>/result/``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from podium.core.errors import InputError
+from podium.core.ranking.leaderboard import Ranked, TieBreak, TieMethod, rank_entries
+from podium.core.reporting.tables import json2csv_text
+from podium.core.storage.files import read_json, write_atomic
+from podium.core.storage.rundir import TeamOrder, base_name, list_team_dirs, list_visible_files
+from podium.core.storage.stagelog import StageLog
+from podium.tracks.pcg import jsnum
+from podium.tracks.pcg.editions import CHARACTERS, TRIALS_PER_CHARACTER, Edition
+from podium.tracks.pcg.layout import competition_roots
+from podium.tracks.pcg.score import (
+    CompetitionScores,
+    ModelTotal,
+    ScoringRules,
+    TeamInputs,
+    TrialValue,
+    normalized_share,
+    score_competition,
+    sum_over_models,
+)
+
+INPUT_STAGES = ("stability", "similarity", "diversity")
+
+
+@dataclass(frozen=True, slots=True)
+class RankedTeam:
+    """A row of the final leaderboard."""
+
+    rank: int
+    team: str
+    normalized: Decimal
+    prompt: Decimal
+    decided_by: str | None = None  # the tie-break that placed this team, if one did
+    per_model: Mapping[str, Decimal] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreRun:
+    """The outcome of ``run_score``: the leaderboard, what was written and what looked wrong."""
+
+    leaderboard: tuple[RankedTeam, ...]
+    competition: Decimal
+    result_dir: Path
+    warnings: tuple[str, ...]
+    models: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreOptions:
+    """Settings of the scoring stage."""
+
+    trials: int = TRIALS_PER_CHARACTER
+    use_weights: bool = True
+    official_ranks: bool = False
+    strict: bool = False
+    order: TeamOrder = TeamOrder.POSIX
+    prompt_lengths: Mapping[str, int] | None = None  # team → prompt length in words, for the tie-break
+
+
+def _entries(document: Any, list_key: str, value_key: str, id_key: str) -> list[TrialValue]:
+    items = document.get(list_key) if isinstance(document, dict) else None
+    if not isinstance(items, list):
+        raise ValueError(f"has no {list_key!r} list")
+    values = []
+    for position, item in enumerate(items):
+        try:
+            values.append(TrialValue(str(item[id_key]), jsnum.number_from_json(item[value_key])))
+        except (KeyError, TypeError, ValueError) as error:
+            raise ValueError(f"{list_key}[{position}] has no usable {id_key!r}/{value_key!r} ({error})") from None
+    return values
+
+
+def load_team_inputs(root: Path, team: str, edition: Edition, log: StageLog) -> tuple[TeamInputs, dict[str, int]]:
+    """Read one team's score inputs; unreadable files are reported and count as absent."""
+    stability: dict[str, list[TrialValue]] = {}
+    similarity: dict[str, list[TrialValue]] = {}
+    diversity: dict[str, Decimal] = {}
+    counts: dict[str, int] = {}
+    stages = INPUT_STAGES if edition.diversity is not None else INPUT_STAGES[:2]
+    for stage in stages:
+        files = [p for p in list_visible_files(root / team / stage) if p.suffix == ".json"]
+        counts[stage] = len(files)
+        for path in files:
+            character = base_name(path.name)
+            if character not in CHARACTERS:
+                log.warn(f"team {team}: {path} is not named after a character A..Z; ignored")
+                continue
+            try:
+                document = read_json(path)
+                if stage == "stability":
+                    stability[character] = _entries(document, "raws", "score", "tag")
+                elif stage == "similarity":
+                    similarity[character] = _entries(document, "trials", "similarity", "id")
+                else:
+                    diversity[character] = jsnum.number_from_json(document["diversityRate"])
+            except InputError as error:
+                log.warn(f"team {team}: {error.describe()}; counted as absent (scores 0)")
+            except (ValueError, KeyError, TypeError) as error:
+                log.warn(f"team {team}: {path}: {error}; counted as absent (scores 0)")
+    return TeamInputs(team, stability, similarity, diversity), counts
+
+
+def _stage_count_problem(team: str, counts: dict[str, int]) -> str | None:
+    if len(set(counts.values())) <= 1:
+        return None
+    listing = ", ".join(f"{stage}/ {n}" for stage, n in counts.items())
+    return f"team {team}: different numbers of files ({listing}); scored with what is there"
+
+
+def write_official_results(result_dir: Path, scores: CompetitionScores, edition: Edition, ranked: Sequence[RankedTeam]) -> None:
+    """Write the four files of the official scoring script into ``result_dir``."""
+    fixed = jsnum.to_fixed
+    with_div = edition.diversity is not None
+    weights = []
+    for w in scores.weights:
+        if with_div:
+            weights.append({
+                "character": w.character,
+                "weight": fixed(w.weight),
+                "weightStability": fixed(w.stability),
+                "weightSimilarity": fixed(w.similarity),
+                "weightDiversity": fixed(w.diversity if w.diversity is not None else Decimal(0)),
+            })
+        else:
+            weights.append({
+                "character": w.character,
+                "weight": fixed(w.weight),
+                "stabilityWeight": fixed(w.stability),
+                "similarityWeight": fixed(w.similarity),
+            })
+    constants = {"competitionScore": fixed(scores.competition), "weights": weights}
+    write_atomic(result_dir / "constants.json", json.dumps(constants, separators=(",", ":"), ensure_ascii=False).encode())
+
+    trial_header = ["teamName", "character", "trial", "trial_score" if with_div else "trial_Score", "stabilityScore", "similarityScore"]
+    char_header = ["teamName", "character", "characterScore", "nonWeightedAverageStabilityScore", "nonWeightedAverageSimilarityScore"]
+    trial_rows: list[list[str | int | None]] = []
+    for t in scores.trials:
+        trial_rows.append([t.team, t.character, t.trial, fixed(t.score), fixed(t.stability), fixed(t.similarity)])
+        if with_div:
+            trial_rows[-1].append(fixed(t.diversity))
+    char_rows: list[list[str | int | None]] = []
+    for c in scores.characters:
+        char_rows.append([c.team, c.character, fixed(c.score), fixed(c.mean_stability), fixed(c.mean_similarity)])
+        if with_div:
+            char_rows[-1].append(fixed(c.diversity))
+    if with_div:
+        trial_header.append("diversityScore")
+        char_header.append("diversityScore")
+    write_atomic(result_dir / "trial_scores.csv", json2csv_text(trial_header, trial_rows).encode())
+    write_atomic(result_dir / "character_scores.csv", json2csv_text(char_header, char_rows).encode())
+    _write_ranks(result_dir, ranked)
+
+
+def _write_ranks(result_dir: Path, ranked: Sequence[RankedTeam]) -> None:
+    rows: list[list[str | int | None]] = [
+        [r.team, jsnum.to_fixed(r.normalized), jsnum.to_fixed(r.prompt), r.rank] for r in ranked
+    ]
+    text = json2csv_text(["team", "normalizedPromptScore", "promptScore", "rank"], rows)
+    write_atomic(result_dir / "prompt_scores_ranks.csv", text.encode())
+
+
+TeamRow = tuple[str, Decimal, Decimal, Mapping[str, Decimal] | None]  # team, normalized, prompt, per model
+
+
+def rank_teams(rows: Sequence[TeamRow], options: ScoreOptions) -> list[RankedTeam]:
+    """Rank rows best first (ties: see the module docstring)."""
+    lengths = options.prompt_lengths or {}
+    tie_breaks = [TieBreak[TeamRow]("shorter prompt", lambda row: lengths.get(row[0]), lower_wins=True)]
+    method = TieMethod.POSITION if options.official_ranks else TieMethod.SHARED
+    ranked = rank_entries(rows, lambda row: row[1], tie_breaks=tie_breaks, method=method)
+    return [RankedTeam(r.rank, r.entry[0], r.entry[1], r.entry[2], r.decided_by, r.entry[3]) for r in ranked]
+
+
+def _score_one_root(root: Path, edition: Edition, options: ScoreOptions) -> tuple[CompetitionScores, list[str], StageLog]:
+    """Read and score one official root, returning its scores and warnings (without writing)."""
+    log = StageLog(root, "score")
+    teams = list_team_dirs(root, options.order)
+    if not teams:
+        raise InputError("no team folders found", path=root, fix="a competition root holds one folder per team")
+    inputs = []
+    for team in teams:
+        team_inputs, counts = load_team_inputs(root, team, edition, log)
+        if all(n == 0 for n in counts.values()):
+            log.warn(f"team {team}: no score input files; it scores 0 and still counts in P")
+        elif problem := _stage_count_problem(team, counts):
+            if options.strict:
+                log.close()
+                raise InputError(problem.replace("; scored with what is there", ""), path=root / team,
+                                 fix="rerun the missing stages, or drop --strict to score what is there")
+            log.warn(problem)
+        inputs.append(team_inputs)
+    rules = ScoringRules(with_diversity=edition.diversity is not None, trials=options.trials, use_weights=options.use_weights)
+    return score_competition(inputs, rules), list(log.warnings), log
+
+
+def run_score(root: Path, edition: Edition, options: ScoreOptions | None = None) -> ScoreRun:
+    """Score ``root`` (one model, or every model of a multi-model root) and write ``result/``."""
+    options = options or ScoreOptions()
+    model_roots = competition_roots(root, options.order)
+    if model_roots[0].model is None:
+        scores, warnings, log = _score_one_root(root, edition, options)
+        ranked = rank_teams([(p.team, p.normalized, p.prompt, None) for p in scores.prompts], options)
+        write_official_results(root / "result", scores, edition, ranked)
+        log.close()
+        return ScoreRun(tuple(ranked), scores.competition, root / "result", tuple(warnings))
+
+    per_model = {}
+    warnings = []
+    team_order: list[str] = []
+    for model_root in model_roots:
+        assert model_root.model is not None
+        scores, model_warnings, log = _score_one_root(model_root.path, edition, options)
+        ranked = rank_teams([(p.team, p.normalized, p.prompt, None) for p in scores.prompts], options)
+        write_official_results(model_root.path / "result", scores, edition, ranked)
+        log.close()
+        per_model[model_root.model] = scores.prompts
+        warnings += [f"model {model_root.model}: {w}" for w in model_warnings]
+        team_order += [p.team for p in scores.prompts if p.team not in team_order]
+    for model, prompts in per_model.items():
+        missing = sorted(set(team_order) - {p.team for p in prompts})
+        if missing:
+            warnings.append(f"model {model}: no folder for {', '.join(missing)}; they score 0 for this model")
+    competition, totals = sum_over_models(per_model, team_order)
+    ranked = rank_teams([(t.team, t.normalized, t.total, t.per_model) for t in totals], options)
+    _write_model_results(root / "result", competition, list(per_model), totals)
+    _write_ranks(root / "result", ranked)
+    return ScoreRun(tuple(ranked), competition, root / "result", tuple(warnings), tuple(per_model))
+
+
+def _write_model_results(result_dir: Path, competition: Decimal, models: list[str], totals: list[ModelTotal]) -> None:
+    """2025 extras: the summed competition score and each team's per-model share (the "Model-Specific" table)."""
+    constants = {"competitionScore": jsnum.to_fixed(competition), "models": models}
+    write_atomic(result_dir / "constants.json", json.dumps(constants, separators=(",", ":"), ensure_ascii=False).encode())
+    rows: list[list[str | int | None]] = []
+    for total in totals:
+        for model in models:
+            prompt = total.per_model.get(model, Decimal(0))
+            share = normalized_share(prompt, competition)
+            rows.append([total.team, model, jsnum.to_fixed(prompt), jsnum.to_fixed(share)])
+    header = ["team", "model", "promptScore", "normalizedModelScore"]
+    write_atomic(result_dir / "model_scores.csv", json2csv_text(header, rows).encode())

@@ -1,0 +1,243 @@
+"""Stages over a competition root: walk the official layout, run one stage function per item, write outputs.
+
+Every driver here logs one event per item (team, character, trial, verdict, reason) in the official log format,
+skips outputs whose input, settings and stage version are unchanged (``StageLedger``), deletes an old output
+whose input now fails (so later stages never read a stale file), and never lets one bad item stop the run.
+Problems with the layout itself (stray files, a missing stage folder, replaced bytes) become warnings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from podium.core.errors import InputError
+from podium.core.records import StageFailure
+from podium.core.storage.files import decode_utf8, parse_json, read_bytes, write_atomic
+from podium.core.storage.rundir import TeamOrder, base_name, list_team_dirs, list_visible_files
+from podium.core.storage.stagelog import ItemEvent, StageLog
+from podium.core.storage.state import StageLedger, content_key
+from podium.tracks.pcg.build import drop_blocks, parse_drop_calls
+from podium.tracks.pcg.diversity import SimilarityFormatError, diversity_of
+from podium.tracks.pcg.editions import TRIALS_PER_CHARACTER, DiversityVector, Edition
+from podium.tracks.pcg.extract import extract_code
+from podium.tracks.pcg.layout import competition_roots
+from podium.tracks.pcg.levelxml import level_xml_text
+from podium.tracks.pcg.verdicts import PcgVerdict
+
+# Bump a stage's version when its output for the same input changes; outputs of older versions are redone.
+STAGE_VERSIONS = {"extract": "1", "build": "1", "diversity": "1"}
+
+# A transform gets the input bytes and its path, and returns the output bytes or the item's failure, plus
+# warnings that do not fail the item.
+Transform = Callable[[bytes, Path], tuple[bytes | StageFailure, list[str]]]
+
+
+@dataclass(frozen=True, slots=True)
+class StageSummary:
+    """What one stage run did, for the command line and the report."""
+
+    stage: str
+    events: tuple[ItemEvent, ...]
+    warnings: tuple[str, ...]
+    log_files: tuple[Path, ...]
+
+    def count(self, verdict: str) -> int:
+        """How many items ended with ``verdict``."""
+        return sum(1 for event in self.events if event.verdict == verdict)
+
+    @property
+    def failures(self) -> tuple[ItemEvent, ...]:
+        """The items that failed."""
+        return tuple(event for event in self.events if event.failed)
+
+
+def _require_teams(root: Path, order: TeamOrder) -> list[str]:
+    teams = list_team_dirs(root, order)
+    if not teams:
+        raise InputError(
+            "no team folders found",
+            path=root,
+            fix="a competition root holds one folder per team, e.g. ROOT/<TEAM>/raw/<C>/<TEAM>_<C>_1.txt",
+        )
+    return teams
+
+
+def _run_trial_stage(
+    root: Path,
+    stage: str,
+    source: str,
+    target: str,
+    extension: str,
+    settings: str,
+    transform: Transform,
+    *,
+    force: bool,
+    order: TeamOrder,
+) -> StageSummary:
+    """Run a per-trial stage (``<TEAM>/<source>/<C>/<file>`` → ``<TEAM>/<target>/<C>/<base>.<extension>``)."""
+    summaries = []
+    for model_root in competition_roots(root, order):
+        summaries.append(
+            _run_trial_stage_in(model_root.path, stage, source, target, extension, settings, transform, force, order)
+        )
+    return _merge(stage, summaries)
+
+
+def _run_trial_stage_in(
+    root: Path,
+    stage: str,
+    source: str,
+    target: str,
+    extension: str,
+    settings: str,
+    transform: Transform,
+    force: bool,
+    order: TeamOrder,
+) -> StageSummary:
+    teams = _require_teams(root, order)
+    version_key = content_key(stage, STAGE_VERSIONS[stage], settings)
+    with StageLog(root, stage) as log, StageLedger(root, stage) as ledger:
+        for team in teams:
+            source_dir = root / team / source
+            if not source_dir.is_dir():
+                log.warn(f"team {team}: no {source}/ folder, nothing to do (run the stage that writes it first)")
+                continue
+            for stray in list_visible_files(source_dir):
+                log.warn(f"team {team}: stray file {stray} ignored (inputs belong in {source}/<CHARACTER>/)")
+            for char_dir in sorted(p for p in source_dir.iterdir() if p.is_dir() and not p.name.startswith(".")):
+                for input_path in list_visible_files(char_dir):
+                    output = root / team / target / char_dir.name / f"{base_name(input_path.name)}.{extension}"
+                    log.item(_run_item(team, char_dir.name, input_path, output, version_key, transform, ledger, log, force))
+        return StageSummary(stage, tuple(log.events), tuple(log.warnings), _log_paths(log))
+
+
+def _run_item(
+    team: str,
+    character: str,
+    input_path: Path,
+    output: Path,
+    version_key: str,
+    transform: Transform,
+    ledger: StageLedger,
+    log: StageLog,
+    force: bool,
+) -> ItemEvent:
+    trial = input_path.name
+    try:
+        data = read_bytes(input_path)
+    except InputError as error:
+        return ItemEvent(team, character, trial, PcgVerdict.UNREADABLE_INPUT.value, error.describe())
+    key = content_key(version_key, data)
+    if not force and ledger.is_current(output, key):
+        return ItemEvent(team, character, trial, "skipped")
+    result, warnings = transform(data, input_path)
+    for warning in warnings:
+        log.warn(warning)
+    if isinstance(result, StageFailure):
+        if output.exists():
+            output.unlink()  # the old output came from an input that now fails: it must not be scored
+        ledger.forget(output)
+        return ItemEvent(team, character, trial, result.verdict.value, result.reason)
+    write_atomic(output, result)
+    ledger.record(output, key)
+    return ItemEvent(team, character, trial, "ok")
+
+
+def _log_paths(log: StageLog) -> tuple[Path, ...]:
+    return (log.path,) if log.path is not None else ()
+
+
+def _merge(stage: str, summaries: list[StageSummary]) -> StageSummary:
+    return StageSummary(
+        stage,
+        tuple(e for s in summaries for e in s.events),
+        tuple(w for s in summaries for w in s.warnings),
+        tuple(p for s in summaries for p in s.log_files),
+    )
+
+
+def run_extract(root: Path, edition: Edition, *, force: bool = False, order: TeamOrder = TeamOrder.POSIX) -> StageSummary:
+    """``raw`` → ``intermediate`` for every team of ``root``."""
+    def transform(data: bytes, path: Path) -> tuple[bytes | StageFailure, list[str]]:
+        text, warning = decode_utf8(data, path)
+        result = extract_code(text, edition.prefix)
+        output = result if isinstance(result, StageFailure) else result.text.encode("utf-8")
+        return output, [warning] if warning else []
+
+    return _run_trial_stage(
+        root, "extract", "raw", "intermediate", "txt", edition.prefix, transform, force=force, order=order
+    )
+
+
+def run_build(root: Path, edition: Edition, *, force: bool = False, order: TeamOrder = TeamOrder.POSIX) -> StageSummary:
+    """``intermediate`` → ``levels`` for every team of ``root``."""
+    def transform(data: bytes, path: Path) -> tuple[bytes | StageFailure, list[str]]:
+        text, warning = decode_utf8(data, path)
+        level = drop_blocks(parse_drop_calls(text, edition.prefix))
+        output = level if isinstance(level, StageFailure) else level_xml_text(level).encode("utf-8")
+        return output, [warning] if warning else []
+
+    return _run_trial_stage(
+        root, "build", "intermediate", "levels", "xml", edition.prefix, transform, force=force, order=order
+    )
+
+
+def run_diversity(
+    root: Path,
+    edition: Edition,
+    *,
+    trials: int = TRIALS_PER_CHARACTER,
+    force: bool = False,
+    order: TeamOrder = TeamOrder.POSIX,
+) -> StageSummary:
+    """``similarity/<C>.json`` → ``diversity/<C>.json`` for every team of ``root`` (2024+)."""
+    if edition.diversity is None:
+        raise InputError(
+            f"the {edition.year} edition has no diversity stage", fix="pass --edition 2024 or --edition 2025"
+        )
+    kind = edition.diversity
+    summaries = []
+    for model_root in competition_roots(root, order):
+        path = model_root.path
+        version_key = content_key("diversity", STAGE_VERSIONS["diversity"], kind.value, str(trials))
+        with StageLog(path, "diversity") as log, StageLedger(path, "diversity") as ledger:
+            for team in _require_teams(path, order):
+                source_dir = path / team / "similarity"
+                if not source_dir.is_dir():
+                    log.warn(f"team {team}: no similarity/ folder, nothing to do (run classify first)")
+                    continue
+                for input_path in list_visible_files(source_dir):
+                    character = base_name(input_path.name)
+                    output = path / team / "diversity" / f"{character}.json"
+                    log.item(
+                        _diversity_item(team, character, input_path, output, version_key, kind, trials, ledger, log, force)
+                    )
+            summaries.append(StageSummary("diversity", tuple(log.events), tuple(log.warnings), _log_paths(log)))
+    return _merge("diversity", summaries)
+
+
+def _diversity_item(
+    team: str,
+    character: str,
+    input_path: Path,
+    output: Path,
+    version_key: str,
+    kind: DiversityVector,
+    trials: int,
+    ledger: StageLedger,
+    log: StageLog,
+    force: bool,
+) -> ItemEvent:
+    def transform(data: bytes, path: Path) -> tuple[bytes | StageFailure, list[str]]:
+        try:
+            result = diversity_of(parse_json(data, path), kind, trials)
+        except InputError as error:
+            return StageFailure(PcgVerdict.MALFORMED_INPUT, error.message), []
+        except SimilarityFormatError as error:
+            return StageFailure(PcgVerdict.MALFORMED_INPUT, str(error)), []
+        return result.json_text().encode("utf-8"), list(result.warnings)
+
+    event = _run_item(team, character, input_path, output, version_key, transform, ledger, log, force)
+    return ItemEvent(team, character, "-", event.verdict, event.reason)
