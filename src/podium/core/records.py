@@ -32,4 +32,3 @@ class StageFailure:
 
     def __str__(self) -> str:
         return f"{self.verdict.value}: {self.reason}"
-

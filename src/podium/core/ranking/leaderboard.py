@@ -57,6 +57,7 @@ def rank_entries(
     method: TieMethod = TieMethod.SHARED,
 ) -> list[Ranked[E]]:
     """Order ``entries`` best first and assign ranks by ``method``."""
+
     def primary(entry: E) -> SortValue:
         value = score(entry)
         return -value if higher_wins and not isinstance(value, str) else value

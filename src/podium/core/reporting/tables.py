@@ -1,8 +1,8 @@
 """Write tables in the formats people and official tools read.
 
 ``json2csv_text`` reproduces the CSV dialect of the npm package json2csv v6 that the official ChatGPT4PCG scoring
-script uses: every header and string field in double quotes (inner quotes doubled), numbers bare, CRLF between
-lines and no line end after the last row. ``render_table`` prints a leaderboard for a terminal, as Markdown,
+script uses: every header and string field in double quotes (inner quotes doubled), numbers bare, the system's
+line end between lines (CRLF on Windows, LF elsewhere) and none after the last row. ``render_table`` prints a leaderboard for a terminal, as Markdown,
 CSV or JSON.
 """
 
@@ -26,11 +26,11 @@ def _json2csv_cell(value: Cell) -> str:
     return '"' + value.replace('"', '""') + '"'
 
 
-def json2csv_text(header: Sequence[str], rows: Sequence[Sequence[Cell]]) -> str:
-    """Return the CSV text json2csv v6 writes for ``rows`` under ``header``."""
+def json2csv_text(header: Sequence[str], rows: Sequence[Sequence[Cell]], eol: str = "\r\n") -> str:
+    """Return the CSV text json2csv writes for ``rows`` under ``header`` with line end ``eol``."""
     lines = [",".join(_json2csv_cell(name) for name in header)]
     lines.extend(",".join(_json2csv_cell(cell) for cell in row) for row in rows)
-    return "\r\n".join(lines)
+    return eol.join(lines)
 
 
 def render_table(header: Sequence[str], rows: Sequence[Sequence[Cell]], fmt: str = "table") -> str:
@@ -53,7 +53,13 @@ def render_table(header: Sequence[str], rows: Sequence[Sequence[Cell]], fmt: str
 
     out = [line(list(header))]
     if fmt == "markdown":
-        out.append("|" + "|".join(("-" * (w + 1) + ":") if num else ("-" * (w + 2)) for w, num in zip(widths, numeric, strict=True)) + "|")
+        out.append(
+            "|"
+            + "|".join(
+                ("-" * (w + 1) + ":") if num else ("-" * (w + 2)) for w, num in zip(widths, numeric, strict=True)
+            )
+            + "|"
+        )
     else:
         out.append("  ".join("-" * w for w in widths))
     out.extend(line(row) for row in text_rows)

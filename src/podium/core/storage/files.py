@@ -39,8 +39,10 @@ def decode_utf8(data: bytes, path: Path) -> tuple[str, str | None]:
     try:
         return data.decode("utf-8"), None
     except UnicodeDecodeError as exc:
-        hint = "it looks like UTF-16; re-save it as UTF-8" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else (
-            "re-save it as UTF-8"
+        hint = (
+            "it looks like UTF-16; re-save it as UTF-8"
+            if data[:2] in (b"\xff\xfe", b"\xfe\xff")
+            else ("re-save it as UTF-8")
         )
         warning = (
             f"{path}: not valid UTF-8 (first bad byte at offset {exc.start}); invalid bytes were replaced by "

@@ -1,10 +1,12 @@
 """Run directories in the official competition layout: ``<root>/<TEAM>/<stage>/...``.
 
 The official scripts treat every sub-folder of the root as a team, except names that start with ``.`` and the
-reserved folders ``logs`` and ``result``. They list folders in the order the operating system returns:
-byte order on Linux and macOS (libuv sorts with ``strcmp``), upper-cased order on Windows/NTFS. That order
-decides the rows of the result tables and, in the official ranking, the order of tied teams, so it is an
-explicit choice here (``TeamOrder``).
+reserved folders ``logs`` and ``result``. What they write depends on the operating system they ran on, so it is
+an explicit choice here (``Platform``): folders come in byte order on Linux and macOS (libuv sorts with
+``strcmp``) and in upper-cased order on Windows/NTFS, which decides the rows of result tables and the order of
+tied teams; and text tables end lines with the system's EOL (json2csv's default), LF or CRLF. The published
+ChatGPT4PCG files show both: the 2024 tables and the 2023 character table come from Windows, the 2023 trial
+table from a POSIX system.
 """
 
 from __future__ import annotations
@@ -17,15 +19,20 @@ from podium.core.errors import InputError
 RESERVED_FOLDERS = frozenset({"logs", "result"})
 
 
-class TeamOrder(enum.StrEnum):
-    """How team folders are ordered, as the official scripts would see them on each system."""
+class Platform(enum.StrEnum):
+    """The operating system whose folder order and line ends the outputs reproduce."""
 
-    POSIX = "posix"  # byte order of the names (Linux, macOS)
-    WINDOWS = "windows"  # ordinal order of the upper-cased names (NTFS)
+    POSIX = "posix"  # byte order of the names, LF (Linux, macOS)
+    WINDOWS = "windows"  # ordinal order of the upper-cased names (NTFS), CRLF
+
+    @property
+    def eol(self) -> str:
+        """The line end text files get on this system."""
+        return "\r\n" if self is Platform.WINDOWS else "\n"
 
     def sort(self, names: list[str]) -> list[str]:
         """Return ``names`` in this order."""
-        if self is TeamOrder.WINDOWS:
+        if self is Platform.WINDOWS:
             return sorted(names, key=lambda n: (n.upper().encode("utf-16-be"), n))
         return sorted(names, key=lambda n: n.encode("utf-8", "surrogateescape"))
 
@@ -33,14 +40,18 @@ class TeamOrder(enum.StrEnum):
 def require_root(root: Path) -> Path:
     """Check that ``root`` is an existing folder, or raise an ``InputError`` with the fix."""
     if not root.exists():
-        raise InputError("competition root does not exist", path=root, fix="pass the folder that holds the team folders")
+        raise InputError(
+            "competition root does not exist", path=root, fix="pass the folder that holds the team folders"
+        )
     if not root.is_dir():
-        raise InputError("competition root is not a folder", path=root, fix="pass the folder that holds the team folders")
+        raise InputError(
+            "competition root is not a folder", path=root, fix="pass the folder that holds the team folders"
+        )
     return root
 
 
-def list_team_dirs(root: Path, order: TeamOrder = TeamOrder.POSIX) -> list[str]:
-    """Return the team folder names of ``root`` by the official rule, in ``order``."""
+def list_team_dirs(root: Path, platform: Platform = Platform.POSIX) -> list[str]:
+    """Return the team folder names of ``root`` by the official rule, in ``platform``'s order."""
     require_root(root)
     try:
         names = [
@@ -50,7 +61,7 @@ def list_team_dirs(root: Path, order: TeamOrder = TeamOrder.POSIX) -> list[str]:
         ]
     except PermissionError:
         raise InputError("permission denied while listing", path=root, fix=f"chmod u+rx '{root}'") from None
-    return order.sort(names)
+    return platform.sort(names)
 
 
 def list_visible_files(folder: Path) -> list[Path]:

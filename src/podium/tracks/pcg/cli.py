@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 
 from podium.core.errors import InputError
 from podium.core.reporting.tables import render_table
 from podium.core.storage.files import decode_utf8, read_bytes
-from podium.core.storage.rundir import TeamOrder, base_name, list_visible_files
+from podium.core.storage.rundir import Platform, base_name, list_visible_files
 from podium.core.storage.stagelog import StageLog
 from podium.tracks.pcg import jsnum
 from podium.tracks.pcg.editions import DEFAULT_EDITION, EDITIONS, TRIALS_PER_CHARACTER, edition
@@ -24,7 +25,10 @@ _ROOT = click.Path(path_type=Path, file_okay=False)
 _SHOWN_FAILURES = 20
 
 
-def _edition_option(default: int = DEFAULT_EDITION, choices: tuple[int, ...] = tuple(EDITIONS)) -> Any:
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _edition_option(default: int = DEFAULT_EDITION, choices: tuple[int, ...] = tuple(EDITIONS)) -> Callable[[F], F]:
     return click.option(
         "--edition",
         type=click.Choice([str(year) for year in choices]),
@@ -37,11 +41,11 @@ def _edition_option(default: int = DEFAULT_EDITION, choices: tuple[int, ...] = t
 _force_option = click.option("--force", is_flag=True, help="Redo every item, even outputs that are current.")
 _json_option = click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary.")
 _order_option = click.option(
-    "--team-order",
-    type=click.Choice([o.value for o in TeamOrder]),
-    default=TeamOrder.POSIX.value,
+    "--platform",
+    type=click.Choice([o.value for o in Platform]),
+    default=Platform.POSIX.value,
     show_default=True,
-    help="Order of team folders as the official scripts saw them: posix (Linux/macOS) or windows (NTFS).",
+    help="System whose conventions to reproduce: posix (byte-ordered team folders, LF) or windows (NTFS order, CRLF).",
 )
 
 
@@ -52,16 +56,28 @@ def pcg() -> None:
 
 def _print_stage(summary: StageSummary, as_json: bool) -> None:
     if as_json:
-        click.echo(json.dumps({
-            "stage": summary.stage,
-            "counts": {v: summary.count(v) for v in sorted({e.verdict for e in summary.events})},
-            "items": [
-                {"team": e.team, "character": e.character, "trial": e.trial, "verdict": e.verdict, "reason": e.reason}
-                for e in summary.events
-            ],
-            "warnings": list(summary.warnings),
-            "logs": [str(p) for p in summary.log_files],
-        }, indent=2, ensure_ascii=False))
+        click.echo(
+            json.dumps(
+                {
+                    "stage": summary.stage,
+                    "counts": {v: summary.count(v) for v in sorted({e.verdict for e in summary.events})},
+                    "items": [
+                        {
+                            "team": e.team,
+                            "character": e.character,
+                            "trial": e.trial,
+                            "verdict": e.verdict,
+                            "reason": e.reason,
+                        }
+                        for e in summary.events
+                    ],
+                    "warnings": list(summary.warnings),
+                    "logs": [str(p) for p in summary.log_files],
+                },
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
         return
     counts = {v: summary.count(v) for v in sorted({e.verdict for e in summary.events})}
     shown = ", ".join(f"{n} {verdict}" for verdict, n in counts.items()) or "nothing to do"
@@ -110,19 +126,27 @@ def qualify(prompts_dir: Path, as_json: bool, no_copy: bool) -> None:
                 qualified_dir.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(path, qualified_dir / path.name)
     if as_json:
-        click.echo(json.dumps([
-            {
-                "team": r.team,
-                "words": r.words,
-                "qualified": r.qualified,
-                "verdict": r.failure.verdict.value if r.failure else "qualified",
-                "reason": r.failure.reason if r.failure else "",
-            }
-            for r in results
-        ], indent=2, ensure_ascii=False))
+        click.echo(
+            json.dumps(
+                [
+                    {
+                        "team": r.team,
+                        "words": r.words,
+                        "qualified": r.qualified,
+                        "verdict": r.failure.verdict.value if r.failure else "qualified",
+                        "reason": r.failure.reason if r.failure else "",
+                    }
+                    for r in results
+                ],
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
     else:
-        rows = [[r.team, r.words, "qualified" if r.qualified else "DISQUALIFIED", r.failure.reason if r.failure else ""]
-                for r in results]
+        rows = [
+            [r.team, r.words, "qualified" if r.qualified else "DISQUALIFIED", r.failure.reason if r.failure else ""]
+            for r in results
+        ]
         click.echo(render_table(["team", "words", "verdict", "reason"], rows))
         if not no_copy:
             click.echo(f"qualified prompts copied to {qualified_dir}")
@@ -136,9 +160,9 @@ def qualify(prompts_dir: Path, as_json: bool, no_copy: bool) -> None:
 @_force_option
 @_json_option
 @_order_option
-def extract(root: Path, edition: str, force: bool, as_json: bool, team_order: str) -> None:
+def extract(root: Path, edition: str, force: bool, as_json: bool, platform: str) -> None:
     """raw/ → intermediate/: the drop calls of each response's last fenced code block."""
-    _print_stage(run_extract(root, _edition(edition), force=force, order=TeamOrder(team_order)), as_json)
+    _print_stage(run_extract(root, _edition(edition), force=force, platform=Platform(platform)), as_json)
 
 
 @pcg.command()
@@ -147,49 +171,85 @@ def extract(root: Path, edition: str, force: bool, as_json: bool, team_order: st
 @_force_option
 @_json_option
 @_order_option
-def build(root: Path, edition: str, force: bool, as_json: bool, team_order: str) -> None:
+def build(root: Path, edition: str, force: bool, as_json: bool, platform: str) -> None:
     """intermediate/ → levels/: drop the blocks on the 20×16 grid and write Science Birds XML."""
-    _print_stage(run_build(root, _edition(edition), force=force, order=TeamOrder(team_order)), as_json)
+    _print_stage(run_build(root, _edition(edition), force=force, platform=Platform(platform)), as_json)
 
 
 @pcg.command()
 @click.argument("root", type=_ROOT)
 @_edition_option(choices=(2024, 2025))
-@click.option("--trials", type=click.IntRange(min=1), default=TRIALS_PER_CHARACTER, show_default=True,
-              help="T in the fixed denominator 0.5·T·(T+1) − T.")
+@click.option(
+    "--trials",
+    type=click.IntRange(min=1),
+    default=TRIALS_PER_CHARACTER,
+    show_default=True,
+    help="T in the fixed denominator 0.5·T·(T+1) − T.",
+)
 @_force_option
 @_json_option
 @_order_option
-def diversity(root: Path, edition: str, trials: int, force: bool, as_json: bool, team_order: str) -> None:
+def diversity(root: Path, edition: str, trials: int, force: bool, as_json: bool, platform: str) -> None:
     """similarity/ → diversity/: mean cosine distance between a character's trials."""
-    summary = run_diversity(root, _edition(edition), trials=trials, force=force, order=TeamOrder(team_order))
+    summary = run_diversity(root, _edition(edition), trials=trials, force=force, platform=Platform(platform))
     _print_stage(summary, as_json)
 
 
 @pcg.command()
 @click.argument("root", type=_ROOT)
 @_edition_option()
-@click.option("--trials", type=click.IntRange(min=1), default=TRIALS_PER_CHARACTER, show_default=True,
-              help="T: trials per character.")
+@click.option(
+    "--trials",
+    type=click.IntRange(min=1),
+    default=TRIALS_PER_CHARACTER,
+    show_default=True,
+    help="T: trials per character.",
+)
 @click.option("--no-weights", is_flag=True, help="Set every character weight to 1 (the script's DISABLE_WEIGHTS).")
-@click.option("--official-ranks", is_flag=True,
-              help="Rank tied teams by folder order like the official script, instead of the published tie-break.")
-@click.option("--strict", is_flag=True,
-              help="Abort when a team's stage folders hold different numbers of files, like the official script.")
-@click.option("--prompts", "prompts_dir", type=_ROOT, default=None,
-              help="Folder of <TEAM>.txt prompts; their word counts break ties (shorter prompt wins).")
+@click.option(
+    "--official-ranks",
+    is_flag=True,
+    help="Rank tied teams by folder order like the official script, instead of the published tie-break.",
+)
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Abort when a team's stage folders hold different numbers of files, like the official script.",
+)
+@click.option(
+    "--prompts",
+    "prompts_dir",
+    type=_ROOT,
+    default=None,
+    help="Folder of <TEAM>.txt prompts; their word counts break ties (shorter prompt wins).",
+)
 @_order_option
-@click.option("--format", "fmt", type=click.Choice(["table", "markdown", "csv", "json"]), default="table",
-              show_default=True, help="How to print the leaderboard.")
-def score(root: Path, edition: str, trials: int, no_weights: bool, official_ranks: bool, strict: bool,
-          prompts_dir: Path | None, team_order: str, fmt: str) -> None:
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "markdown", "csv", "json"]),
+    default="table",
+    show_default=True,
+    help="How to print the leaderboard.",
+)
+def score(
+    root: Path,
+    edition: str,
+    trials: int,
+    no_weights: bool,
+    official_ranks: bool,
+    strict: bool,
+    prompts_dir: Path | None,
+    platform: str,
+    fmt: str,
+) -> None:
     """stability/ + similarity/ (+ diversity/) → result/: weights, scores, normalisation and ranks."""
     options = ScoreOptions(
         trials=trials,
         use_weights=not no_weights,
         official_ranks=official_ranks,
         strict=strict,
-        order=TeamOrder(team_order),
+        platform=Platform(platform),
         prompt_lengths=_prompt_lengths(prompts_dir) if prompts_dir else None,
     )
     run = run_score(root, _edition(edition), options)

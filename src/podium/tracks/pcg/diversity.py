@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from podium.tracks.pcg.editions import TRIALS_PER_CHARACTER, DiversityVector
 
@@ -22,7 +23,7 @@ class SimilarityFormatError(ValueError):
     """A similarity file lacks what diversity needs; the message names the missing part."""
 
 
-def cosine_distance(u: np.ndarray, v: np.ndarray) -> float:
+def cosine_distance(u: npt.NDArray[np.float64], v: npt.NDArray[np.float64]) -> float:
     """SciPy 1.12 ``scipy.spatial.distance.cosine`` for float64 vectors, bit for bit."""
     uv = np.average(u * v)
     uu = np.average(np.square(u))
@@ -61,7 +62,9 @@ class DiversityResult:
         return json.dumps(self.document, indent=2)
 
 
-def diversity_of(similarity: dict[str, Any], kind: DiversityVector, trials: int = TRIALS_PER_CHARACTER) -> DiversityResult:
+def diversity_of(
+    similarity: dict[str, Any], kind: DiversityVector, trials: int = TRIALS_PER_CHARACTER
+) -> DiversityResult:
     """Compute the diversity document from one parsed ``similarity/<C>.json``."""
     warnings: list[str] = []
     try:
@@ -82,7 +85,9 @@ def diversity_of(similarity: dict[str, Any], kind: DiversityVector, trials: int 
     for i in range(count):
         for j in range(i + 1, count):
             distance = cosine_distance(vectors[i], vectors[j])
-            pairs.append({"pair": {"trial1": trial_rows[i]["trial"], "trial2": trial_rows[j]["trial"]}, "distance": distance})
+            pairs.append(
+                {"pair": {"trial1": trial_rows[i]["trial"], "trial2": trial_rows[j]["trial"]}, "distance": distance}
+            )
             rate += distance
     document = {
         "diversityRate": rate / (0.5 * trials * (trials + 1) - trials),

@@ -18,7 +18,10 @@ _EXACT = Context(prec=10_000)  # products of ~20-digit factors never come near t
 _QUANTUM = Decimal(1).scaleb(-DECIMAL_PLACES)
 
 # JS whitespace for trim() and \s (ECMAScript WhiteSpace + LineTerminator): not Python's \s, which differs.
-JS_WHITESPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+JS_WHITESPACE = (
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
 JS_WS_CLASS = "[" + re.escape(JS_WHITESPACE) + "]"
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from podium.core.storage.rundir import TeamOrder, list_team_dirs
+from podium.core.storage.rundir import Platform, list_team_dirs
 
 STAGE_FOLDERS = ("raw", "intermediate", "levels", "images", "stability", "similarity", "diversity")
 
@@ -40,8 +40,8 @@ def is_multi_model(root: Path) -> bool:
     return any(_holds_stage_folder(child / team) for child in children for team in list_team_dirs(child))
 
 
-def competition_roots(root: Path, order: TeamOrder = TeamOrder.POSIX) -> list[ModelRoot]:
+def competition_roots(root: Path, platform: Platform = Platform.POSIX) -> list[ModelRoot]:
     """The official roots under ``root``: itself, or one per model folder of a multi-model root."""
     if is_multi_model(root):
-        return [ModelRoot(name, root / name) for name in list_team_dirs(root, order)]
+        return [ModelRoot(name, root / name) for name in list_team_dirs(root, platform)]
     return [ModelRoot(None, root)]

@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from podium.core.errors import InputError
-from podium.core.ranking.leaderboard import Ranked, TieBreak, TieMethod, rank_entries
+from podium.core.ranking.leaderboard import TieBreak, TieMethod, rank_entries
 from podium.core.reporting.tables import json2csv_text
 from podium.core.storage.files import read_json, write_atomic
-from podium.core.storage.rundir import TeamOrder, base_name, list_team_dirs, list_visible_files
+from podium.core.storage.rundir import Platform, base_name, list_team_dirs, list_visible_files
 from podium.core.storage.stagelog import StageLog
 from podium.tracks.pcg import jsnum
 from podium.tracks.pcg.editions import CHARACTERS, TRIALS_PER_CHARACTER, Edition
@@ -76,7 +76,7 @@ class ScoreOptions:
     use_weights: bool = True
     official_ranks: bool = False
     strict: bool = False
-    order: TeamOrder = TeamOrder.POSIX
+    platform: Platform = Platform.POSIX
     prompt_lengths: Mapping[str, int] | None = None  # team → prompt length in words, for the tie-break
 
 
@@ -130,32 +130,53 @@ def _stage_count_problem(team: str, counts: dict[str, int]) -> str | None:
     return f"team {team}: different numbers of files ({listing}); scored with what is there"
 
 
-def write_official_results(result_dir: Path, scores: CompetitionScores, edition: Edition, ranked: Sequence[RankedTeam]) -> None:
+def write_official_results(
+    result_dir: Path, scores: CompetitionScores, edition: Edition, ranked: Sequence[RankedTeam], platform: Platform
+) -> None:
     """Write the four files of the official scoring script into ``result_dir``."""
     fixed = jsnum.to_fixed
     with_div = edition.diversity is not None
     weights = []
     for w in scores.weights:
         if with_div:
-            weights.append({
-                "character": w.character,
-                "weight": fixed(w.weight),
-                "weightStability": fixed(w.stability),
-                "weightSimilarity": fixed(w.similarity),
-                "weightDiversity": fixed(w.diversity if w.diversity is not None else Decimal(0)),
-            })
+            weights.append(
+                {
+                    "character": w.character,
+                    "weight": fixed(w.weight),
+                    "weightStability": fixed(w.stability),
+                    "weightSimilarity": fixed(w.similarity),
+                    "weightDiversity": fixed(w.diversity if w.diversity is not None else Decimal(0)),
+                }
+            )
         else:
-            weights.append({
-                "character": w.character,
-                "weight": fixed(w.weight),
-                "stabilityWeight": fixed(w.stability),
-                "similarityWeight": fixed(w.similarity),
-            })
+            weights.append(
+                {
+                    "character": w.character,
+                    "weight": fixed(w.weight),
+                    "stabilityWeight": fixed(w.stability),
+                    "similarityWeight": fixed(w.similarity),
+                }
+            )
     constants = {"competitionScore": fixed(scores.competition), "weights": weights}
-    write_atomic(result_dir / "constants.json", json.dumps(constants, separators=(",", ":"), ensure_ascii=False).encode())
+    write_atomic(
+        result_dir / "constants.json", json.dumps(constants, separators=(",", ":"), ensure_ascii=False).encode()
+    )
 
-    trial_header = ["teamName", "character", "trial", "trial_score" if with_div else "trial_Score", "stabilityScore", "similarityScore"]
-    char_header = ["teamName", "character", "characterScore", "nonWeightedAverageStabilityScore", "nonWeightedAverageSimilarityScore"]
+    trial_header = [
+        "teamName",
+        "character",
+        "trial",
+        "trial_score" if with_div else "trial_Score",
+        "stabilityScore",
+        "similarityScore",
+    ]
+    char_header = [
+        "teamName",
+        "character",
+        "characterScore",
+        "nonWeightedAverageStabilityScore",
+        "nonWeightedAverageSimilarityScore",
+    ]
     trial_rows: list[list[str | int | None]] = []
     for t in scores.trials:
         trial_rows.append([t.team, t.character, t.trial, fixed(t.score), fixed(t.stability), fixed(t.similarity)])
@@ -169,16 +190,16 @@ def write_official_results(result_dir: Path, scores: CompetitionScores, edition:
     if with_div:
         trial_header.append("diversityScore")
         char_header.append("diversityScore")
-    write_atomic(result_dir / "trial_scores.csv", json2csv_text(trial_header, trial_rows).encode())
-    write_atomic(result_dir / "character_scores.csv", json2csv_text(char_header, char_rows).encode())
-    _write_ranks(result_dir, ranked)
+    write_atomic(result_dir / "trial_scores.csv", json2csv_text(trial_header, trial_rows, platform.eol).encode())
+    write_atomic(result_dir / "character_scores.csv", json2csv_text(char_header, char_rows, platform.eol).encode())
+    _write_ranks(result_dir, ranked, platform)
 
 
-def _write_ranks(result_dir: Path, ranked: Sequence[RankedTeam]) -> None:
+def _write_ranks(result_dir: Path, ranked: Sequence[RankedTeam], platform: Platform) -> None:
     rows: list[list[str | int | None]] = [
         [r.team, jsnum.to_fixed(r.normalized), jsnum.to_fixed(r.prompt), r.rank] for r in ranked
     ]
-    text = json2csv_text(["team", "normalizedPromptScore", "promptScore", "rank"], rows)
+    text = json2csv_text(["team", "normalizedPromptScore", "promptScore", "rank"], rows, platform.eol)
     write_atomic(result_dir / "prompt_scores_ranks.csv", text.encode())
 
 
@@ -188,16 +209,18 @@ TeamRow = tuple[str, Decimal, Decimal, Mapping[str, Decimal] | None]  # team, no
 def rank_teams(rows: Sequence[TeamRow], options: ScoreOptions) -> list[RankedTeam]:
     """Rank rows best first (ties: see the module docstring)."""
     lengths = options.prompt_lengths or {}
-    tie_breaks = [TieBreak[TeamRow]("shorter prompt", lambda row: lengths.get(row[0]), lower_wins=True)]
+    tie_breaks: list[TieBreak[TeamRow]] = [TieBreak("shorter prompt", lambda row: lengths.get(row[0]), lower_wins=True)]
     method = TieMethod.POSITION if options.official_ranks else TieMethod.SHARED
     ranked = rank_entries(rows, lambda row: row[1], tie_breaks=tie_breaks, method=method)
     return [RankedTeam(r.rank, r.entry[0], r.entry[1], r.entry[2], r.decided_by, r.entry[3]) for r in ranked]
 
 
-def _score_one_root(root: Path, edition: Edition, options: ScoreOptions) -> tuple[CompetitionScores, list[str], StageLog]:
+def _score_one_root(
+    root: Path, edition: Edition, options: ScoreOptions
+) -> tuple[CompetitionScores, list[str], StageLog]:
     """Read and score one official root, returning its scores and warnings (without writing)."""
     log = StageLog(root, "score")
-    teams = list_team_dirs(root, options.order)
+    teams = list_team_dirs(root, options.platform)
     if not teams:
         raise InputError("no team folders found", path=root, fix="a competition root holds one folder per team")
     inputs = []
@@ -208,22 +231,27 @@ def _score_one_root(root: Path, edition: Edition, options: ScoreOptions) -> tupl
         elif problem := _stage_count_problem(team, counts):
             if options.strict:
                 log.close()
-                raise InputError(problem.replace("; scored with what is there", ""), path=root / team,
-                                 fix="rerun the missing stages, or drop --strict to score what is there")
+                raise InputError(
+                    problem.replace("; scored with what is there", ""),
+                    path=root / team,
+                    fix="rerun the missing stages, or drop --strict to score what is there",
+                )
             log.warn(problem)
         inputs.append(team_inputs)
-    rules = ScoringRules(with_diversity=edition.diversity is not None, trials=options.trials, use_weights=options.use_weights)
+    rules = ScoringRules(
+        with_diversity=edition.diversity is not None, trials=options.trials, use_weights=options.use_weights
+    )
     return score_competition(inputs, rules), list(log.warnings), log
 
 
 def run_score(root: Path, edition: Edition, options: ScoreOptions | None = None) -> ScoreRun:
     """Score ``root`` (one model, or every model of a multi-model root) and write ``result/``."""
     options = options or ScoreOptions()
-    model_roots = competition_roots(root, options.order)
+    model_roots = competition_roots(root, options.platform)
     if model_roots[0].model is None:
         scores, warnings, log = _score_one_root(root, edition, options)
         ranked = rank_teams([(p.team, p.normalized, p.prompt, None) for p in scores.prompts], options)
-        write_official_results(root / "result", scores, edition, ranked)
+        write_official_results(root / "result", scores, edition, ranked, options.platform)
         log.close()
         return ScoreRun(tuple(ranked), scores.competition, root / "result", tuple(warnings))
 
@@ -234,7 +262,7 @@ def run_score(root: Path, edition: Edition, options: ScoreOptions | None = None)
         assert model_root.model is not None
         scores, model_warnings, log = _score_one_root(model_root.path, edition, options)
         ranked = rank_teams([(p.team, p.normalized, p.prompt, None) for p in scores.prompts], options)
-        write_official_results(model_root.path / "result", scores, edition, ranked)
+        write_official_results(model_root.path / "result", scores, edition, ranked, options.platform)
         log.close()
         per_model[model_root.model] = scores.prompts
         warnings += [f"model {model_root.model}: {w}" for w in model_warnings]
@@ -245,15 +273,19 @@ def run_score(root: Path, edition: Edition, options: ScoreOptions | None = None)
             warnings.append(f"model {model}: no folder for {', '.join(missing)}; they score 0 for this model")
     competition, totals = sum_over_models(per_model, team_order)
     ranked = rank_teams([(t.team, t.normalized, t.total, t.per_model) for t in totals], options)
-    _write_model_results(root / "result", competition, list(per_model), totals)
-    _write_ranks(root / "result", ranked)
+    _write_model_results(root / "result", competition, list(per_model), totals, options.platform)
+    _write_ranks(root / "result", ranked, options.platform)
     return ScoreRun(tuple(ranked), competition, root / "result", tuple(warnings), tuple(per_model))
 
 
-def _write_model_results(result_dir: Path, competition: Decimal, models: list[str], totals: list[ModelTotal]) -> None:
+def _write_model_results(
+    result_dir: Path, competition: Decimal, models: list[str], totals: list[ModelTotal], platform: Platform
+) -> None:
     """2025 extras: the summed competition score and each team's per-model share (the "Model-Specific" table)."""
     constants = {"competitionScore": jsnum.to_fixed(competition), "models": models}
-    write_atomic(result_dir / "constants.json", json.dumps(constants, separators=(",", ":"), ensure_ascii=False).encode())
+    write_atomic(
+        result_dir / "constants.json", json.dumps(constants, separators=(",", ":"), ensure_ascii=False).encode()
+    )
     rows: list[list[str | int | None]] = []
     for total in totals:
         for model in models:
@@ -261,4 +293,4 @@ def _write_model_results(result_dir: Path, competition: Decimal, models: list[st
             share = normalized_share(prompt, competition)
             rows.append([total.team, model, jsnum.to_fixed(prompt), jsnum.to_fixed(share)])
     header = ["team", "model", "promptScore", "normalizedModelScore"]
-    write_atomic(result_dir / "model_scores.csv", json2csv_text(header, rows).encode())
+    write_atomic(result_dir / "model_scores.csv", json2csv_text(header, rows, platform.eol).encode())

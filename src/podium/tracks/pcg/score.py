@@ -204,7 +204,9 @@ class ModelTotal:
     normalized: Decimal
 
 
-def sum_over_models(per_model: Mapping[str, Sequence[PromptScore]], team_order: Sequence[str]) -> tuple[Decimal, list[ModelTotal]]:
+def sum_over_models(
+    per_model: Mapping[str, Sequence[PromptScore]], team_order: Sequence[str]
+) -> tuple[Decimal, list[ModelTotal]]:
     """2025: total_k = Σ_m prompt_{k,m}; competition = Σ_k total_k; norm_k = 100 · total_k / competition."""
     by_team: dict[str, dict[str, Decimal]] = {team: {} for team in team_order}
     for model, prompts in per_model.items():

@@ -15,7 +15,7 @@ from pathlib import Path
 from podium.core.errors import InputError
 from podium.core.records import StageFailure
 from podium.core.storage.files import decode_utf8, parse_json, read_bytes, write_atomic
-from podium.core.storage.rundir import TeamOrder, base_name, list_team_dirs, list_visible_files
+from podium.core.storage.rundir import Platform, base_name, list_team_dirs, list_visible_files
 from podium.core.storage.stagelog import ItemEvent, StageLog
 from podium.core.storage.state import StageLedger, content_key
 from podium.tracks.pcg.build import drop_blocks, parse_drop_calls
@@ -53,8 +53,8 @@ class StageSummary:
         return tuple(event for event in self.events if event.failed)
 
 
-def _require_teams(root: Path, order: TeamOrder) -> list[str]:
-    teams = list_team_dirs(root, order)
+def _require_teams(root: Path, platform: Platform) -> list[str]:
+    teams = list_team_dirs(root, platform)
     if not teams:
         raise InputError(
             "no team folders found",
@@ -74,13 +74,13 @@ def _run_trial_stage(
     transform: Transform,
     *,
     force: bool,
-    order: TeamOrder,
+    platform: Platform,
 ) -> StageSummary:
     """Run a per-trial stage (``<TEAM>/<source>/<C>/<file>`` → ``<TEAM>/<target>/<C>/<base>.<extension>``)."""
     summaries = []
-    for model_root in competition_roots(root, order):
+    for model_root in competition_roots(root, platform):
         summaries.append(
-            _run_trial_stage_in(model_root.path, stage, source, target, extension, settings, transform, force, order)
+            _run_trial_stage_in(model_root.path, stage, source, target, extension, settings, transform, force, platform)
         )
     return _merge(stage, summaries)
 
@@ -94,9 +94,9 @@ def _run_trial_stage_in(
     settings: str,
     transform: Transform,
     force: bool,
-    order: TeamOrder,
+    platform: Platform,
 ) -> StageSummary:
-    teams = _require_teams(root, order)
+    teams = _require_teams(root, platform)
     version_key = content_key(stage, STAGE_VERSIONS[stage], settings)
     with StageLog(root, stage) as log, StageLedger(root, stage) as ledger:
         for team in teams:
@@ -109,7 +109,9 @@ def _run_trial_stage_in(
             for char_dir in sorted(p for p in source_dir.iterdir() if p.is_dir() and not p.name.startswith(".")):
                 for input_path in list_visible_files(char_dir):
                     output = root / team / target / char_dir.name / f"{base_name(input_path.name)}.{extension}"
-                    log.item(_run_item(team, char_dir.name, input_path, output, version_key, transform, ledger, log, force))
+                    log.item(
+                        _run_item(team, char_dir.name, input_path, output, version_key, transform, ledger, log, force)
+                    )
         return StageSummary(stage, tuple(log.events), tuple(log.warnings), _log_paths(log))
 
 
@@ -158,8 +160,11 @@ def _merge(stage: str, summaries: list[StageSummary]) -> StageSummary:
     )
 
 
-def run_extract(root: Path, edition: Edition, *, force: bool = False, order: TeamOrder = TeamOrder.POSIX) -> StageSummary:
+def run_extract(
+    root: Path, edition: Edition, *, force: bool = False, platform: Platform = Platform.POSIX
+) -> StageSummary:
     """``raw`` → ``intermediate`` for every team of ``root``."""
+
     def transform(data: bytes, path: Path) -> tuple[bytes | StageFailure, list[str]]:
         text, warning = decode_utf8(data, path)
         result = extract_code(text, edition.prefix)
@@ -167,12 +172,15 @@ def run_extract(root: Path, edition: Edition, *, force: bool = False, order: Tea
         return output, [warning] if warning else []
 
     return _run_trial_stage(
-        root, "extract", "raw", "intermediate", "txt", edition.prefix, transform, force=force, order=order
+        root, "extract", "raw", "intermediate", "txt", edition.prefix, transform, force=force, platform=platform
     )
 
 
-def run_build(root: Path, edition: Edition, *, force: bool = False, order: TeamOrder = TeamOrder.POSIX) -> StageSummary:
+def run_build(
+    root: Path, edition: Edition, *, force: bool = False, platform: Platform = Platform.POSIX
+) -> StageSummary:
     """``intermediate`` → ``levels`` for every team of ``root``."""
+
     def transform(data: bytes, path: Path) -> tuple[bytes | StageFailure, list[str]]:
         text, warning = decode_utf8(data, path)
         level = drop_blocks(parse_drop_calls(text, edition.prefix))
@@ -180,7 +188,7 @@ def run_build(root: Path, edition: Edition, *, force: bool = False, order: TeamO
         return output, [warning] if warning else []
 
     return _run_trial_stage(
-        root, "build", "intermediate", "levels", "xml", edition.prefix, transform, force=force, order=order
+        root, "build", "intermediate", "levels", "xml", edition.prefix, transform, force=force, platform=platform
     )
 
 
@@ -190,7 +198,7 @@ def run_diversity(
     *,
     trials: int = TRIALS_PER_CHARACTER,
     force: bool = False,
-    order: TeamOrder = TeamOrder.POSIX,
+    platform: Platform = Platform.POSIX,
 ) -> StageSummary:
     """``similarity/<C>.json`` → ``diversity/<C>.json`` for every team of ``root`` (2024+)."""
     if edition.diversity is None:
@@ -199,11 +207,11 @@ def run_diversity(
         )
     kind = edition.diversity
     summaries = []
-    for model_root in competition_roots(root, order):
+    for model_root in competition_roots(root, platform):
         path = model_root.path
         version_key = content_key("diversity", STAGE_VERSIONS["diversity"], kind.value, str(trials))
         with StageLog(path, "diversity") as log, StageLedger(path, "diversity") as ledger:
-            for team in _require_teams(path, order):
+            for team in _require_teams(path, platform):
                 source_dir = path / team / "similarity"
                 if not source_dir.is_dir():
                     log.warn(f"team {team}: no similarity/ folder, nothing to do (run classify first)")
@@ -212,7 +220,9 @@ def run_diversity(
                     character = base_name(input_path.name)
                     output = path / team / "diversity" / f"{character}.json"
                     log.item(
-                        _diversity_item(team, character, input_path, output, version_key, kind, trials, ledger, log, force)
+                        _diversity_item(
+                            team, character, input_path, output, version_key, kind, trials, ledger, log, force
+                        )
                     )
             summaries.append(StageSummary("diversity", tuple(log.events), tuple(log.warnings), _log_paths(log)))
     return _merge("diversity", summaries)

@@ -1,0 +1,49 @@
+# podium: two commands for a newcomer on a fresh Debian machine with Python 3.11:
+#   make demo   create .venv, install podium, run the PCG pipeline on the bundled example, print the leaderboard
+#   make test   install test dependencies (PyPI, npm oracle, apt packages if missing) and run every test
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+ORACLE := .oracle/node_modules/chatgpt4pcg/package.json
+DEMO_DIR := demo-run
+
+.PHONY: demo test install lint pytest oracle bench clean
+
+$(BIN)/podium: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e .
+	@touch $@
+
+install: $(BIN)/podium
+
+$(VENV)/.test-deps: pyproject.toml $(BIN)/podium
+	$(BIN)/python -m pip install -q -e '.[test]'
+	@touch $@
+
+$(ORACLE):
+	bash scripts/install-oracle.sh
+
+oracle: $(ORACLE)
+
+demo: install
+	rm -rf $(DEMO_DIR) && cp -r examples/pcg-2023-unity $(DEMO_DIR)
+	$(BIN)/podium pcg extract $(DEMO_DIR) --edition 2023
+	$(BIN)/podium pcg build $(DEMO_DIR) --edition 2023
+	$(BIN)/podium pcg score $(DEMO_DIR) --edition 2023
+
+lint: $(VENV)/.test-deps
+	$(BIN)/ruff check src tests benchmarks scripts
+	$(BIN)/ruff format --check src tests benchmarks scripts
+	$(BIN)/mypy
+
+pytest: $(VENV)/.test-deps $(ORACLE)
+	PODIUM_REQUIRE_ORACLE=1 $(BIN)/pytest
+
+test: lint pytest
+
+bench: install
+	$(BIN)/python benchmarks/bench_pcg_text_pipeline.py
+
+clean:
+	rm -rf $(VENV) .oracle $(DEMO_DIR) bench-run .pytest_cache .mypy_cache .ruff_cache
