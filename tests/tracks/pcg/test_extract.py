@@ -21,7 +21,8 @@ def extracted(text: str, prefix: str = "drop_block") -> str | None:
 def test_supplementary_pdf_example() -> None:
     response = (
         'Sure! Here is the letter "I":\n'
-        f"{FENCE}\n# a vertical bar with a top and a base\nab_drop('b31', 8)\nab_drop('b13', 8)\nab_drop('b31', 8)\n{FENCE}\n"
+        f"{FENCE}\n# a vertical bar with a top and a base\n"
+        f"ab_drop('b31', 8)\nab_drop('b13', 8)\nab_drop('b31', 8)\n{FENCE}\n"
         "This should be stable."
     )
     assert extracted(response, "ab_drop") == "ab_drop('b31', 8)\nab_drop('b13', 8)\nab_drop('b31', 8)\n"

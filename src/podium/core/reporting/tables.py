@@ -1,9 +1,9 @@
 """Write tables in the formats people and official tools read.
 
-``json2csv_text`` reproduces the CSV dialect of the npm package json2csv v6 that the official ChatGPT4PCG scoring
+``json2csv_text`` reproduces the CSV dialect of the npm package json2csv that the official ChatGPT4PCG scoring
 script uses: every header and string field in double quotes (inner quotes doubled), numbers bare, the system's
-line end between lines (CRLF on Windows, LF elsewhere) and none after the last row. ``render_table`` prints a leaderboard for a terminal, as Markdown,
-CSV or JSON.
+line end between lines (CRLF on Windows, LF elsewhere) and none after the last row. ``render_table`` prints a
+leaderboard for a terminal, as Markdown, CSV or JSON.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 As the official script does it (spec ``pcg.md`` 7): vectors are the 26 softmax probabilities sorted by label
 (2024) or the CLS embedding (2025); every pair i < j by position counts, identical vectors included; distances
-are SciPy 1.12's ``cosine`` (``1 - uv/sqrt(uu*vv)`` on NumPy means, absolute value); their running sum is
+are SciPy 1.12's ``cosine`` (``1 - u·v/sqrt(u·u · v·v)`` with NumPy dot products, absolute value); their running sum is
 divided by the fixed ``0.5*T*(T+1) - T`` pairs of T trials, so missing trials lower the score.
 """
 
@@ -24,11 +24,15 @@ class SimilarityFormatError(ValueError):
 
 
 def cosine_distance(u: npt.NDArray[np.float64], v: npt.NDArray[np.float64]) -> float:
-    """SciPy 1.12 ``scipy.spatial.distance.cosine`` for float64 vectors, bit for bit."""
-    uv = np.average(u * v)
-    uu = np.average(np.square(u))
-    vv = np.average(np.square(v))
-    return float(np.abs(1.0 - uv / math.sqrt(uu * vv)))
+    """SciPy 1.12 ``scipy.spatial.distance.cosine`` for float64 vectors, bit for bit.
+
+    1.12 computes ``1 - u·v / sqrt((u·u)(v·v))`` with NumPy dot products (later releases differ in the last
+    bits), then takes the absolute value.
+    """
+    uv = np.dot(u, v)
+    uu = np.dot(u, u)
+    vv = np.dot(v, v)
+    return abs(float(1.0 - uv / math.sqrt(uu * vv)))
 
 
 def _trial_vector(entry: dict[str, Any], kind: DiversityVector) -> list[float]:

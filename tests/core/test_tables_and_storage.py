@@ -1,0 +1,82 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from podium.core.errors import InputError
+from podium.core.reporting.tables import json2csv_text, render_table
+from podium.core.storage.files import decode_utf8, read_json, write_atomic
+from podium.core.storage.rundir import Platform, list_team_dirs
+from podium.core.storage.state import StageLedger, content_key
+
+
+def test_json2csv_quotes_strings_leaves_numbers_bare_and_has_no_final_eol() -> None:
+    text = json2csv_text(["team", "trial"], [['say "hi"', 3], ["b", 10]], eol="\r\n")
+    assert text == '"team","trial"\r\n"say ""hi""",3\r\n"b",10'
+
+
+def test_render_table_formats() -> None:
+    rows = [[1, "team a", "0.5"], [2, "b", "0.25"]]
+    assert render_table(["rank", "team", "score"], rows).splitlines()[2] == "   1  team a    0.5"
+    assert json.loads(render_table(["rank", "team", "score"], rows, "json"))[1] == {
+        "rank": 2,
+        "team": "b",
+        "score": "0.25",
+    }
+    assert render_table(["rank", "team"], [[1, "a"]], "markdown").splitlines()[1] == "|-----:|------|"
+
+
+def test_team_folders_follow_the_official_rule_and_platform_order(tmp_path: Path) -> None:
+    for name in ["beta", "Alpha", "_x", ".hidden", "logs", "result", "ChuangYe", "baseline_zero_shot"]:
+        (tmp_path / name).mkdir()
+    (tmp_path / "file.txt").write_text("")
+    assert list_team_dirs(tmp_path) == ["Alpha", "ChuangYe", "_x", "baseline_zero_shot", "beta"]
+    assert list_team_dirs(tmp_path, Platform.WINDOWS) == ["Alpha", "baseline_zero_shot", "beta", "ChuangYe", "_x"]
+
+
+def test_missing_root_is_an_input_error(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="does not exist") as info:
+        list_team_dirs(tmp_path / "nope")
+    assert info.value.fix and info.value.exit_code == 2
+
+
+def test_read_json_names_the_file_and_the_spot(tmp_path: Path) -> None:
+    bad = tmp_path / "A.json"
+    bad.write_text('{"a": 1,}')
+    with pytest.raises(InputError) as info:
+        read_json(bad)
+    assert str(bad) in info.value.describe() and "line 1" in info.value.message
+
+
+def test_bad_utf8_is_replaced_like_node_and_reported(tmp_path: Path) -> None:
+    text, warning = decode_utf8(b"ok \xff end", tmp_path / "r.txt")
+    assert text == "ok \ufffd end"
+    assert warning is not None and "offset 3" in warning
+    _, utf16_warning = decode_utf8("héllo".encode("utf-16"), tmp_path / "r.txt")
+    assert utf16_warning is not None and "UTF-16" in utf16_warning
+
+
+def test_write_atomic_leaves_no_temporary_files(tmp_path: Path) -> None:
+    target = tmp_path / "deep" / "out.txt"
+    write_atomic(target, b"one")
+    write_atomic(target, b"two")
+    assert target.read_bytes() == b"two" and [p.name for p in target.parent.iterdir()] == ["out.txt"]
+
+
+def test_ledger_survives_a_torn_line_and_detects_changes(tmp_path: Path) -> None:
+    output = tmp_path / "team" / "out.txt"
+    output.parent.mkdir()
+    output.write_text("x")
+    key = content_key("stage", "1", b"input")
+    with StageLedger(tmp_path, "extract") as ledger:
+        assert not ledger.is_current(output, key)
+        ledger.record(output, key)
+    ledger_file = tmp_path / ".podium" / "state" / "extract.jsonl"
+    ledger_file.write_text(ledger_file.read_text() + '{"output": "team/ot')  # killed mid-write
+    with StageLedger(tmp_path, "extract") as ledger:
+        assert ledger.is_current(output, key)
+        assert not ledger.is_current(output, content_key("stage", "1", b"changed input"))
+        output.unlink()
+        assert not ledger.is_current(output, key)

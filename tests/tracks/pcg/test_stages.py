@@ -1,0 +1,132 @@
+"""Stage drivers on real folders: resumability, bad input, and one bad item never stopping a run."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from podium.core.errors import InputError
+from podium.tracks.pcg.editions import edition
+from podium.tracks.pcg.results import ScoreOptions, run_score
+from podium.tracks.pcg.stages import run_build, run_extract
+
+GOOD = "Here you go:\n```python\ndrop_block('b31', 8)\ndrop_block('b13', 8)\n```\n"
+
+
+def make_raw(root: Path, team: str, char: str, trial: int, text: str | bytes) -> Path:
+    path = root / team / "raw" / char / f"{team}_{char}_{trial}.txt"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_rerun_skips_current_outputs_and_redoes_changed_ones(tmp_path: Path) -> None:
+    ed = edition(2024)
+    make_raw(tmp_path, "t", "A", 1, GOOD)
+    second = make_raw(tmp_path, "t", "A", 2, GOOD)
+    assert [e.verdict for e in run_extract(tmp_path, ed).events] == ["ok", "ok"]
+    assert [e.verdict for e in run_extract(tmp_path, ed).events] == ["skipped", "skipped"]
+    second.write_text(GOOD.replace("'b31', 8", "'b11', 3"))
+    assert sorted(e.verdict for e in run_extract(tmp_path, ed).events) == ["ok", "skipped"]
+    assert "b11" in (tmp_path / "t" / "intermediate" / "A" / "t_A_2.txt").read_text()
+    # a deleted output is redone; --force redoes everything
+    (tmp_path / "t" / "intermediate" / "A" / "t_A_1.txt").unlink()
+    assert sorted(e.verdict for e in run_extract(tmp_path, ed).events) == ["ok", "skipped"]
+    assert [e.verdict for e in run_extract(tmp_path, ed, force=True).events] == ["ok", "ok"]
+    # another edition is another setting: outputs are redone with the 2023 prefix (and now fail)
+    assert {e.verdict for e in run_extract(tmp_path, edition(2023)).events} == {"code_not_found"}
+
+
+def test_an_input_that_now_fails_removes_its_stale_output(tmp_path: Path) -> None:
+    raw = make_raw(tmp_path, "t", "A", 1, GOOD)
+    run_extract(tmp_path, edition(2024))
+    output = tmp_path / "t" / "intermediate" / "A" / "t_A_1.txt"
+    assert output.exists()
+    raw.write_text("I cannot draw that.")
+    assert [e.verdict for e in run_extract(tmp_path, edition(2024)).events] == ["code_not_found"]
+    assert not output.exists()
+
+
+def test_bad_items_are_reported_and_the_rest_still_runs(tmp_path: Path) -> None:
+    make_raw(tmp_path, "good", "A", 1, GOOD)
+    make_raw(tmp_path, "latin1", "B", 1, GOOD.replace("Here", "H\xe9re").encode("latin-1"))
+    make_raw(tmp_path, "utf16", "C", 1, GOOD.encode("utf-16"))
+    locked = make_raw(tmp_path, "locked", "D", 1, GOOD)
+    (tmp_path / "good" / "raw" / "notes.txt").write_text("stray")
+    (tmp_path / "nothing").mkdir()
+    os.chmod(locked, 0)
+    try:
+        summary = run_extract(tmp_path, edition(2024))
+    finally:
+        os.chmod(locked, 0o644)
+    verdicts = {e.team: e.verdict for e in summary.events}
+    assert verdicts["good"] == "ok" and verdicts["latin1"] == "ok"  # bad bytes replaced, the code survives
+    assert verdicts["utf16"] == "code_not_found"  # decoded as UTF-8 it holds no fence, as in the official tool
+    if os.geteuid() != 0:  # root reads any file
+        assert verdicts["locked"] == "unreadable_input"
+    warnings = "\n".join(summary.warnings)
+    assert "stray file" in warnings and "notes.txt" in warnings
+    assert "team nothing: no raw/ folder" in warnings
+    assert "not valid UTF-8" in warnings and "UTF-16" in warnings
+
+
+def test_empty_root_and_missing_root_are_clear_errors(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="no team folders"):
+        run_build(tmp_path, edition(2024))
+    with pytest.raises(InputError, match="does not exist"):
+        run_build(tmp_path / "missing", edition(2024))
+
+
+def write_scores(root: Path, team: str, char: str, sta: list[float], sim: list[float]) -> None:
+    stability = {"raws": [{"tag": f"x\\{team}_{char}_{n}.xml", "score": s} for n, s in enumerate(sta, 1)]}
+    similarity = {"trials": [{"id": f"{team}_{char}_{n}.png", "similarity": s} for n, s in enumerate(sim, 1)]}
+    for stage, document in (("stability", stability), ("similarity", similarity)):
+        path = root / team / stage / f"{char}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(document))
+
+
+def test_score_reports_inconsistent_teams_instead_of_aborting(tmp_path: Path) -> None:
+    write_scores(tmp_path, "a", "A", [1.0] * 10, [0.5] * 10)
+    write_scores(tmp_path, "b", "A", [1.0] * 10, [0.25] * 10)
+    write_scores(tmp_path, "b", "B", [1.0] * 10, [0.25] * 10)
+    (tmp_path / "b" / "similarity" / "B.json").unlink()  # b: 2 stability files, 1 similarity file
+    (tmp_path / "a" / "stability" / "A.json").write_text("{oops")  # unreadable: counts as absent
+    (tmp_path / "empty").mkdir()
+    run = run_score(tmp_path, edition(2023))
+    warnings = "\n".join(run.warnings)
+    assert "team b: different numbers of files (stability/ 2, similarity/ 1)" in warnings
+    assert "not valid JSON" in warnings and "team empty: no score input files" in warnings
+    assert [t.team for t in run.leaderboard] == ["b", "a", "empty"]
+    assert (tmp_path / "result" / "prompt_scores_ranks.csv").exists()
+    with pytest.raises(InputError, match="different numbers of files"):
+        run_score(tmp_path, edition(2023), ScoreOptions(strict=True))
+
+
+def test_2025_multi_model_root_sums_models_before_normalising(tmp_path: Path) -> None:
+    for model, sims in (("qwen", (0.5, 0.25)), ("gemma", (0.1, 0.4)), ("phi", (0.2, 0.2))):
+        for team, sim in zip(("alpha", "beta"), sims, strict=True):
+            write_scores(tmp_path / model, team, "A", [1.0] * 10, [sim] * 10)
+            for char in ("A",):
+                div = tmp_path / model / team / "diversity" / f"{char}.json"
+                div.parent.mkdir(parents=True, exist_ok=True)
+                div.write_text(json.dumps({"diversityRate": 0.5}))
+    run = run_score(tmp_path, edition(2025))
+    assert set(run.models) == {"qwen", "gemma", "phi"}
+    per_model = {}
+    for model in run.models:
+        single = run_score(tmp_path / model, edition(2025))
+        per_model[model] = {t.team: t.prompt for t in single.leaderboard}
+    for team in run.leaderboard:
+        assert team.prompt == sum(per_model[m][team.team] for m in run.models)
+    assert sum(t.normalized for t in run.leaderboard) == 100
+    for model in run.models:
+        assert (tmp_path / model / "result" / "trial_scores.csv").exists()
+    model_rows = (tmp_path / "result" / "model_scores.csv").read_text().splitlines()
+    assert model_rows[0] == '"team","model","promptScore","normalizedModelScore"' and len(model_rows) == 7
