@@ -18,7 +18,9 @@ LETTERS = [chr(65 + i) for i in range(26)]
 def similarity_document(vectors: list[list[float]], with_cls: bool = False) -> dict[str, object]:
     entries = []
     for n, vector in enumerate(vectors, start=1):
-        raws = [{"id": f"t_A_{n}.png", "label": label, "softmax_prob": p} for label, p in zip(LETTERS, vector)]
+        raws = [
+            {"id": f"t_A_{n}.png", "label": label, "softmax_prob": p} for label, p in zip(LETTERS, vector, strict=True)
+        ]
         random.Random(n).shuffle(raws)  # the script sorts raws by label itself
         entry: dict[str, object] = {"id": f"t_A_{n}.png", "raws": raws}
         if with_cls:
