@@ -99,10 +99,13 @@ def test_score_reports_inconsistent_teams_instead_of_aborting(tmp_path: Path) ->
     (tmp_path / "b" / "similarity" / "B.json").unlink()  # b: 2 stability files, 1 similarity file
     (tmp_path / "a" / "stability" / "A.json").write_text("{oops")  # unreadable: counts as absent
     (tmp_path / "empty").mkdir()
+    nan_file = tmp_path / "b" / "stability" / "B.json"
+    nan_file.write_text(nan_file.read_text().replace('"score": 1.0}]', '"score": NaN}]'))
     run = run_score(tmp_path, edition(2023))
     warnings = "\n".join(run.warnings)
     assert "team b: different numbers of files (stability/ 2, similarity/ 1)" in warnings
     assert "not valid JSON" in warnings and "team empty: no score input files" in warnings
+    assert "raws[9] has no usable 'tag'/'score' (not a finite number: nan); left out" in warnings
     assert [t.team for t in run.leaderboard] == ["b", "a", "empty"]
     assert (tmp_path / "result" / "prompt_scores_ranks.csv").exists()
     with pytest.raises(InputError, match="different numbers of files"):

@@ -80,17 +80,18 @@ class ScoreOptions:
     prompt_lengths: Mapping[str, int] | None = None  # team → prompt length in words, for the tie-break
 
 
-def _entries(document: Any, list_key: str, value_key: str, id_key: str) -> list[TrialValue]:
+def _entries(document: Any, list_key: str, value_key: str, id_key: str) -> tuple[list[TrialValue], list[str]]:
+    """Read a file's trial list; an unusable entry is left out (it scores 0) and reported, the rest is kept."""
     items = document.get(list_key) if isinstance(document, dict) else None
     if not isinstance(items, list):
         raise ValueError(f"has no {list_key!r} list")
-    values = []
+    values, problems = [], []
     for position, item in enumerate(items):
         try:
             values.append(TrialValue(str(item[id_key]), jsnum.number_from_json(item[value_key])))
         except (KeyError, TypeError, ValueError) as error:
-            raise ValueError(f"{list_key}[{position}] has no usable {id_key!r}/{value_key!r} ({error})") from None
-    return values
+            problems.append(f"{list_key}[{position}] has no usable {id_key!r}/{value_key!r} ({error}); left out")
+    return values, problems
 
 
 def load_team_inputs(root: Path, team: str, edition: Edition, log: StageLog) -> tuple[TeamInputs, dict[str, int]]:
@@ -110,12 +111,15 @@ def load_team_inputs(root: Path, team: str, edition: Edition, log: StageLog) -> 
                 continue
             try:
                 document = read_json(path)
+                problems: list[str] = []
                 if stage == "stability":
-                    stability[character] = _entries(document, "raws", "score", "tag")
+                    stability[character], problems = _entries(document, "raws", "score", "tag")
                 elif stage == "similarity":
-                    similarity[character] = _entries(document, "trials", "similarity", "id")
+                    similarity[character], problems = _entries(document, "trials", "similarity", "id")
                 else:
                     diversity[character] = jsnum.number_from_json(document["diversityRate"])
+                for problem in problems:
+                    log.warn(f"team {team}: {path}: {problem}")
             except InputError as error:
                 log.warn(f"team {team}: {error.describe()}; counted as absent (scores 0)")
             except (ValueError, KeyError, TypeError) as error:
