@@ -1,9 +1,9 @@
 """Text → level (``intermediate`` → ``levels``): drop blocks on the 20×16 grid, then place them in the world.
 
 The official converter's rules (spec ``pcg.md`` 4), including its quirks:
-- only lines starting with ``<prefix>(`` count; the block type is the text between the first quote-wide gap
-  after ``(`` and the character before the first ``,``; the slot is ``parseInt`` of the text between the first
-  ``,`` and the first ``)``;
+- only lines starting with ``<prefix>(`` count; the block type is the text from one character after ``(`` to
+  one character before the first ``,`` (positions in UTF-16 code units); the slot is ``parseInt`` of the text
+  after the first ``,`` up to the next ``)`` or the line end;
 - a block lands just above the highest occupied cell of its footprint (no support check);
 - an occupied top cell, a slot outside the grid or NaN is "Height boundary is intruded."; a b31 whose side
   column is off the grid is "Width boundary is intruded."; a b13 whose top would pass row 15 is a height error;
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from podium.core.records import StageFailure
-from podium.tracks.pcg.jsnum import js_parse_int, js_substring
+from podium.tracks.pcg.jsnum import as_utf16_units, js_parse_int, js_substring
 from podium.tracks.pcg.verdicts import OFFICIAL_MESSAGES, PcgVerdict
 
 GRID_WIDTH = 20
@@ -69,13 +69,13 @@ def parse_drop_calls(text: str, prefix: str) -> list[tuple[str, int | None]]:
     """Read ``(block type, slot)`` pairs from the converter's input exactly as the official parser does."""
     call_prefix = prefix + "("
     calls: list[tuple[str, int | None]] = []
-    for line in text.lower().split("\n"):
+    for line in as_utf16_units(text.lower()).split("\n"):
         if not line.startswith(call_prefix):
             continue
         comma = line.find(",")
         block_type = js_substring(line, len(call_prefix) + 1, comma - 1).upper()
-        slot_text = js_substring(line, comma + 1, line.find(")"))
-        calls.append((block_type, js_parse_int(slot_text)))
+        slot = js_parse_int(line[comma + 1 :].split(")", 1)[0]) if comma >= 0 else None
+        calls.append((block_type, slot))
     return calls
 
 

@@ -101,6 +101,19 @@ def js_parse_int(text: str) -> int | None:
     return -value if match.group(1) == "-" else value
 
 
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+
+
+def _surrogate_pair(match: re.Match[str]) -> str:
+    code = ord(match.group(0)) - 0x10000
+    return chr(0xD800 + (code >> 10)) + chr(0xDC00 + (code & 0x3FF))
+
+
+def as_utf16_units(text: str) -> str:
+    """Spell characters above U+FFFF as surrogate pairs, so indices count UTF-16 code units as JavaScript's do."""
+    return _ASTRAL.sub(_surrogate_pair, text)
+
+
 def js_substring(text: str, start: int, end: int) -> str:
     """``String.prototype.substring(start, end)``: negatives clamp to 0, and swapped bounds are swapped back."""
     length = len(text)
