@@ -51,6 +51,9 @@ def test_an_input_that_now_fails_removes_its_stale_output(tmp_path: Path) -> Non
     raw.write_text("I cannot draw that.")
     assert [e.verdict for e in run_extract(tmp_path, edition(2024)).events] == ["code_not_found"]
     assert not output.exists()
+    # a rerun replays the recorded failure instead of recomputing it, and still reports it
+    again = run_extract(tmp_path, edition(2024))
+    assert [(e.verdict, e.reason) for e in again.events] == [("code_not_found", "Code not found.")]
 
 
 def test_bad_items_are_reported_and_the_rest_still_runs(tmp_path: Path) -> None:

@@ -126,8 +126,8 @@ def drop_blocks(calls: list[tuple[str, int | None]]) -> GridLevel | StageFailure
             placed.append((shape, slot if slot is not None else -1, row))
     except _ConversionError as error:
         return StageFailure(error.verdict, OFFICIAL_MESSAGES[error.verdict])
-    occupied_columns = [c for c in range(GRID_WIDTH) if any(grid[r][c] for r in range(GRID_HEIGHT))]
-    shift = min(occupied_columns, default=GRID_WIDTH)
+    # Only blocks occupy cells, so the leftmost occupied column is the leftmost block edge.
+    shift = min((column - 1 if shape.width_cells == 3 else column for shape, column, _ in placed), default=GRID_WIDTH)
     shifted_grid = tuple(tuple(row[shift:] + [0] * shift) for row in grid)
     blocks = tuple(PlacedBlock(shape, column - shift, row) for shape, column, row in placed)
     return GridLevel(blocks, shifted_grid)

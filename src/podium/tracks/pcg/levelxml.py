@@ -12,8 +12,17 @@ import re
 import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 
-from podium.tracks.pcg.build import CELL_SIZE, GRID_HEIGHT, GridLevel, block_world_position
+from podium.tracks.pcg.build import (
+    BLOCK_SHAPES,
+    CELL_SIZE,
+    GRID_HEIGHT,
+    GRID_WIDTH,
+    GridLevel,
+    PlacedBlock,
+    block_world_position,
+)
 from podium.tracks.pcg.jsnum import to_fixed
 
 _MIN_CAMERA_WIDTH = Decimal(17)
@@ -43,14 +52,18 @@ def level_xml_text(level: GridLevel) -> str:
         '  <Slingshot x="-9" y="-2.5" />',
         "  <GameObjects>",
     ]
-    for block in level.blocks:
-        x, y = block_world_position(block)
-        lines.append(
-            f'    <Block type="{block.shape.sb_type}" material="wood" x="{to_fixed(x)}" y="{to_fixed(y)}" '
-            f'rotation="{block.shape.rotation_deg}" />'
-        )
+    lines.extend(_block_line(block) for block in level.blocks)
     lines += ["  </GameObjects>", "</Level>"]
     return "\n".join(lines)
+
+
+@lru_cache(maxsize=2 * GRID_WIDTH * GRID_HEIGHT * len(BLOCK_SHAPES))  # every possible placed block
+def _block_line(block: PlacedBlock) -> str:
+    x, y = block_world_position(block)
+    return (
+        f'    <Block type="{block.shape.sb_type}" material="wood" x="{to_fixed(x)}" y="{to_fixed(y)}" '
+        f'rotation="{block.shape.rotation_deg}" />'
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -132,15 +132,17 @@ def _run_item(
     except InputError as error:
         return ItemEvent(team, character, trial, PcgVerdict.UNREADABLE_INPUT.value, error.describe())
     key = content_key(version_key, data)
-    if not force and ledger.is_current(output, key):
-        return ItemEvent(team, character, trial, "skipped")
+    if not force and (known := ledger.recall(output, key)) is not None:
+        if known.failure is None:
+            return ItemEvent(team, character, trial, "skipped")
+        return ItemEvent(team, character, trial, *known.failure)  # the same input fails the same way
     result, warnings = transform(data, input_path)
     for warning in warnings:
         log.warn(warning)
     if isinstance(result, StageFailure):
         if output.exists():
             output.unlink()  # the old output came from an input that now fails: it must not be scored
-        ledger.forget(output)
+        ledger.record(output, key, (result.verdict.value, result.reason))
         return ItemEvent(team, character, trial, result.verdict.value, result.reason)
     write_atomic(output, result)
     ledger.record(output, key)
