@@ -7,7 +7,6 @@ line per item: ``[<ISO time>] Processing - team: X - character: C - trial: F - S
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -76,10 +75,6 @@ class StageLog:
         if self._handle is not None:
             self._handle.close()
             self._handle = None
-
-    def counts(self) -> Counter[str]:
-        """How many items ended with each verdict."""
-        return Counter(event.verdict for event in self.events)
 
     def __enter__(self) -> StageLog:
         return self

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import math
 import re
-from decimal import ROUND_HALF_UP, Context, Decimal
+from decimal import Context, Decimal
 from fractions import Fraction
 
 DECIMAL_PLACES = 20
 _EXACT = Context(prec=10_000)  # products of ~20-digit factors never come near this: + and × stay exact
-_QUANTUM = Decimal(1).scaleb(-DECIMAL_PLACES)
 
 # JS whitespace for trim() and \s (ECMAScript WhiteSpace + LineTerminator): not Python's \s, which differs.
 JS_WHITESPACE = (
@@ -77,11 +76,6 @@ def to_fixed(value: Decimal) -> str:
     if "." in text:
         text = text.rstrip("0").rstrip(".")
     return text
-
-
-def quantize_half_up(value: Decimal) -> Decimal:
-    """Round to 20 places half-up (used where the official code rounds a stored value)."""
-    return value.quantize(_QUANTUM, rounding=ROUND_HALF_UP, context=_EXACT)
 
 
 def js_trim(text: str) -> str:

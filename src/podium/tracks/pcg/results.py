@@ -219,33 +219,33 @@ def rank_teams(rows: Sequence[TeamRow], options: ScoreOptions) -> list[RankedTea
     return [RankedTeam(r.rank, r.entry[0], r.entry[1], r.entry[2], r.decided_by, r.entry[3]) for r in ranked]
 
 
-def _score_one_root(
-    root: Path, edition: Edition, options: ScoreOptions
-) -> tuple[CompetitionScores, list[str], StageLog]:
-    """Read and score one official root, returning its scores and warnings (without writing)."""
-    log = StageLog(root, "score")
+def _score_one_root(root: Path, edition: Edition, options: ScoreOptions) -> tuple[CompetitionScores, list[str]]:
+    """Read and score one official root, returning its scores and warnings (without writing results)."""
     teams = list_team_dirs(root, options.platform)
     if not teams:
         raise InputError("no team folders found", path=root, fix="a competition root holds one folder per team")
-    inputs = []
-    for team in teams:
-        team_inputs, counts = load_team_inputs(root, team, edition, log)
-        if all(n == 0 for n in counts.values()):
-            log.warn(f"team {team}: no score input files; it scores 0 and still counts in P")
-        elif problem := _stage_count_problem(team, counts):
-            if options.strict:
-                log.close()
-                raise InputError(
-                    problem.replace("; scored with what is there", ""),
-                    path=root / team,
-                    fix="rerun the missing stages, or drop --strict to score what is there",
-                )
-            log.warn(problem)
-        inputs.append(team_inputs)
-    rules = ScoringRules(
-        with_diversity=edition.diversity is not None, trials=options.trials, use_weights=options.use_weights
-    )
-    return score_competition(inputs, rules), list(log.warnings), log
+    with StageLog(root, "score") as log:
+        inputs = []
+        for team in teams:
+            team_inputs, counts = load_team_inputs(root, team, edition, log)
+            if all(n == 0 for n in counts.values()):
+                log.warn(f"team {team}: no score input files; it scores 0 and still counts in P")
+            elif problem := _stage_count_problem(team, counts):
+                if options.strict:
+                    raise InputError(
+                        problem.removesuffix("; scored with what is there"),
+                        path=root / team,
+                        fix="rerun the missing stages, or drop --strict to score what is there",
+                    )
+                log.warn(problem)
+            inputs.append(team_inputs)
+        rules = ScoringRules(
+            with_diversity=edition.diversity is not None, trials=options.trials, use_weights=options.use_weights
+        )
+        scores = score_competition(inputs, rules)
+        for prompt in scores.prompts:
+            log.write(f"team: {prompt.team} - promptScore: {jsnum.to_fixed(prompt.prompt)} - Succeed")
+        return scores, list(log.warnings)
 
 
 def run_score(root: Path, edition: Edition, options: ScoreOptions | None = None) -> ScoreRun:
@@ -253,10 +253,9 @@ def run_score(root: Path, edition: Edition, options: ScoreOptions | None = None)
     options = options or ScoreOptions()
     model_roots = competition_roots(root, options.platform)
     if model_roots[0].model is None:
-        scores, warnings, log = _score_one_root(root, edition, options)
+        scores, warnings = _score_one_root(root, edition, options)
         ranked = rank_teams([(p.team, p.normalized, p.prompt, None) for p in scores.prompts], options)
         write_official_results(root / "result", scores, edition, ranked, options.platform)
-        log.close()
         return ScoreRun(tuple(ranked), scores.competition, root / "result", tuple(warnings))
 
     per_model = {}
@@ -264,10 +263,9 @@ def run_score(root: Path, edition: Edition, options: ScoreOptions | None = None)
     team_order: list[str] = []
     for model_root in model_roots:
         assert model_root.model is not None
-        scores, model_warnings, log = _score_one_root(model_root.path, edition, options)
+        scores, model_warnings = _score_one_root(model_root.path, edition, options)
         ranked = rank_teams([(p.team, p.normalized, p.prompt, None) for p in scores.prompts], options)
         write_official_results(model_root.path / "result", scores, edition, ranked, options.platform)
-        log.close()
         per_model[model_root.model] = scores.prompts
         warnings += [f"model {model_root.model}: {w}" for w in model_warnings]
         team_order += [p.team for p in scores.prompts if p.team not in team_order]
