@@ -77,42 +77,27 @@ def _run_trial_stage(
     platform: Platform,
 ) -> StageSummary:
     """Run a per-trial stage (``<TEAM>/<source>/<C>/<file>`` → ``<TEAM>/<target>/<C>/<base>.<extension>``)."""
+    version_key = content_key(stage, STAGE_VERSIONS[stage], settings)
     summaries = []
     for model_root in competition_roots(root, platform):
-        summaries.append(
-            _run_trial_stage_in(model_root.path, stage, source, target, extension, settings, transform, force, platform)
-        )
+        path = model_root.path
+        with StageLog(path, stage) as log, StageLedger(path, stage) as ledger:
+            for team in _require_teams(path, platform):
+                source_dir = path / team / source
+                if not source_dir.is_dir():
+                    log.warn(f"team {team}: no {source}/ folder, nothing to do (run the stage that writes it first)")
+                    continue
+                for stray in list_visible_files(source_dir):
+                    log.warn(f"team {team}: stray file {stray} ignored (inputs belong in {source}/<CHARACTER>/)")
+                for char_dir in sorted(p for p in source_dir.iterdir() if p.is_dir() and not p.name.startswith(".")):
+                    for input_path in list_visible_files(char_dir):
+                        output = path / team / target / char_dir.name / f"{base_name(input_path.name)}.{extension}"
+                        event = _run_item(
+                            team, char_dir.name, input_path, output, version_key, transform, ledger, log, force
+                        )
+                        log.item(event)
+            summaries.append(StageSummary(stage, tuple(log.events), tuple(log.warnings), _log_paths(log)))
     return _merge(stage, summaries)
-
-
-def _run_trial_stage_in(
-    root: Path,
-    stage: str,
-    source: str,
-    target: str,
-    extension: str,
-    settings: str,
-    transform: Transform,
-    force: bool,
-    platform: Platform,
-) -> StageSummary:
-    teams = _require_teams(root, platform)
-    version_key = content_key(stage, STAGE_VERSIONS[stage], settings)
-    with StageLog(root, stage) as log, StageLedger(root, stage) as ledger:
-        for team in teams:
-            source_dir = root / team / source
-            if not source_dir.is_dir():
-                log.warn(f"team {team}: no {source}/ folder, nothing to do (run the stage that writes it first)")
-                continue
-            for stray in list_visible_files(source_dir):
-                log.warn(f"team {team}: stray file {stray} ignored (inputs belong in {source}/<CHARACTER>/)")
-            for char_dir in sorted(p for p in source_dir.iterdir() if p.is_dir() and not p.name.startswith(".")):
-                for input_path in list_visible_files(char_dir):
-                    output = root / team / target / char_dir.name / f"{base_name(input_path.name)}.{extension}"
-                    log.item(
-                        _run_item(team, char_dir.name, input_path, output, version_key, transform, ledger, log, force)
-                    )
-        return StageSummary(stage, tuple(log.events), tuple(log.warnings), _log_paths(log))
 
 
 def _run_item(
