@@ -136,3 +136,13 @@ def test_2025_multi_model_root_sums_models_before_normalising(tmp_path: Path) ->
         assert (tmp_path / model / "result" / "trial_scores.csv").exists()
     model_rows = (tmp_path / "result" / "model_scores.csv").read_text().splitlines()
     assert model_rows[0] == '"team","model","promptScore","normalizedModelScore"' and len(model_rows) == 7
+
+
+def test_trial_stages_run_in_every_model_folder_of_a_multi_model_root(tmp_path: Path) -> None:
+    for model in ("qwen", "phi"):
+        make_raw(tmp_path / model, "team", "A", 1, GOOD)
+    summary = run_extract(tmp_path, edition(2025))
+    assert [e.verdict for e in summary.events] == ["ok", "ok"]
+    for model in ("qwen", "phi"):
+        assert (tmp_path / model / "team" / "intermediate" / "A" / "team_A_1.txt").exists()
+        assert list((tmp_path / model / "logs").glob("extract_log_*.txt"))

@@ -96,10 +96,14 @@ def _print_stage(summary: StageSummary, as_json: bool) -> None:
 
 @pcg.command()
 @click.argument("prompts_dir", type=_ROOT)
+@_edition_option(default=2023, choices=(2023,))  # 2024 and 2025 qualified programs by hand: no script to replace
 @_json_option
 @click.option("--no-copy", is_flag=True, help="Do not copy qualified prompts to PROMPTS_DIR/../qualified/.")
-def qualify(prompts_dir: Path, as_json: bool, no_copy: bool) -> None:
-    """Check 2023 prompts (<TEAM>.txt): at most 900 words, allowed characters, an <OBJECT> token."""
+def qualify(prompts_dir: Path, edition: str, as_json: bool, no_copy: bool) -> None:
+    """Check 2023 prompts (<TEAM>.txt): at most 900 words, allowed characters, an <OBJECT> token.
+
+    Only the 2023 edition had a qualification script; 2024 and 2025 inspected programs by hand.
+    """
     if not prompts_dir.is_dir():
         raise InputError("prompt folder not found", path=prompts_dir, fix="pass the folder holding <TEAM>.txt files")
     files = list_visible_files(prompts_dir)
