@@ -365,8 +365,7 @@ def run_once(root: Path, timings: Timings | None, expected: dict[str, Any] | Non
         "warm_extract": (warm_extract.count("skipped"), len(warm_extract.failures)),
         "warm_build": (warm_build.count("skipped"), len(warm_build.failures)),
     }
-    # Warm: every output that exists is current and skipped; failed items have no output and are retried
-    # (and fail again), since the ledger only records written outputs.
+    # Warm: every item is current: outputs are skipped and recorded failures replayed
     _check(
         outcome["warm_extract"] == (outcome["extract_ok"], outcome["extract_failed"])
         and outcome["warm_build"] == (outcome["build_ok"], outcome["build_failed"]),
