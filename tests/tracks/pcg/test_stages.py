@@ -146,3 +146,24 @@ def test_trial_stages_run_in_every_model_folder_of_a_multi_model_root(tmp_path: 
     for model in ("qwen", "phi"):
         assert (tmp_path / model / "team" / "intermediate" / "A" / "team_A_1.txt").exists()
         assert list((tmp_path / model / "logs").glob("extract_log_*.txt"))
+
+
+def test_ties_follow_the_published_rule_unless_official_ranks_are_asked(tmp_path: Path) -> None:
+    from podium.cli.main import main
+
+    for team in ("long", "short"):
+        write_scores(tmp_path / "root", team, "A", [1.0] * 10, [0.5] * 10)
+    prompts = tmp_path / "prompts"
+    prompts.mkdir()
+    (prompts / "long.txt").write_text("draw the letter <OBJECT> with care and many words")
+    (prompts / "short.txt").write_text("draw <OBJECT>")
+
+    def ranks(*args: str) -> list[tuple[str, str]]:
+        with pytest.raises(SystemExit):
+            main(["pcg", "score", str(tmp_path / "root"), "--edition", "2023", *args])
+        rows = (tmp_path / "root" / "result" / "prompt_scores_ranks.csv").read_text().splitlines()[1:]
+        return [(row.split(",")[0].strip('"'), row.split(",")[3]) for row in rows]
+
+    assert ranks("--prompts", str(prompts)) == [("short", "1"), ("long", "2")]
+    assert ranks() == [("long", "1"), ("short", "1")]  # co-winners without prompt lengths
+    assert ranks("--official-ranks") == [("long", "1"), ("short", "2")]  # the script: folder order

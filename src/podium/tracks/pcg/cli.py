@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Callable
+from decimal import Decimal
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -16,10 +17,11 @@ from podium.core.storage.files import decode_utf8, read_bytes
 from podium.core.storage.rundir import Platform, base_name, list_visible_files
 from podium.core.storage.stagelog import StageLog
 from podium.tracks.pcg import jsnum
-from podium.tracks.pcg.editions import DEFAULT_EDITION, EDITIONS, TRIALS_PER_CHARACTER, edition
+from podium.tracks.pcg.editions import DEFAULT_EDITION, EDITIONS, TRIALS_PER_CHARACTER, Edition, edition
 from podium.tracks.pcg.qualify import Qualification, qualify_prompt
 from podium.tracks.pcg.results import ScoreOptions, ScoreRun, run_score
 from podium.tracks.pcg.stages import StageSummary, run_build, run_diversity, run_extract
+from podium.tracks.pcg.wordcount import count_words
 
 _ROOT = click.Path(path_type=Path, file_okay=False)
 _SHOWN_FAILURES = 20
@@ -261,8 +263,6 @@ def score(
 
 
 def _prompt_lengths(prompts_dir: Path) -> dict[str, int]:
-    from podium.tracks.pcg.wordcount import count_words
-
     lengths = {}
     for path in list_visible_files(prompts_dir):
         text, _ = decode_utf8(read_bytes(path), path)
@@ -271,9 +271,8 @@ def _prompt_lengths(prompts_dir: Path) -> dict[str, int]:
 
 
 def _print_leaderboard(run: ScoreRun, fmt: str) -> None:
-    header = ["rank", "team", "normalized", "prompt score"]
     models = list(run.models)
-    header += [f"{m}" for m in models]
+    header = ["rank", "team", "normalized", "prompt score", *models]
     rows: list[list[Any]] = []
     for team in run.leaderboard:
         rank = f"{team.rank}" + (f" ({team.decided_by})" if team.decided_by else "")
@@ -282,7 +281,7 @@ def _print_leaderboard(run: ScoreRun, fmt: str) -> None:
             row += [jsnum.to_fixed(team.normalized), jsnum.to_fixed(team.prompt)]
         else:
             row += [f"{float(team.normalized):.4f}", f"{float(team.prompt):.6f}"]
-        row += [jsnum.to_fixed((team.per_model or {}).get(m, 0)) for m in models]  # type: ignore[arg-type]
+        row += [jsnum.to_fixed((team.per_model or {}).get(m, Decimal(0))) for m in models]
         rows.append(row)
     click.echo(render_table(header, rows, fmt))
     if fmt in ("table", "markdown"):
@@ -291,5 +290,5 @@ def _print_leaderboard(run: ScoreRun, fmt: str) -> None:
         click.echo(f"warning: {warning}", err=True)
 
 
-def _edition(year: str) -> Any:
+def _edition(year: str) -> Edition:
     return edition(int(year))
