@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 import click
 
 from podium.core.errors import InputError
+from podium.core.execution.executor import make_executor
 from podium.core.reporting.tables import render_table
 from podium.core.storage.files import decode_utf8, read_bytes
 from podium.core.storage.rundir import Platform, base_name, list_visible_files
@@ -20,7 +21,7 @@ from podium.tracks.pcg import jsnum
 from podium.tracks.pcg.editions import DEFAULT_EDITION, EDITIONS, TRIALS_PER_CHARACTER, Edition, edition
 from podium.tracks.pcg.qualify import Qualification, qualify_prompt
 from podium.tracks.pcg.results import ScoreOptions, ScoreRun, run_score
-from podium.tracks.pcg.stages import StageSummary, run_build, run_diversity, run_extract
+from podium.tracks.pcg.stages import StageSummary, run_build, run_diversity, run_extract, run_simulate
 from podium.tracks.pcg.wordcount import count_words
 
 _ROOT = click.Path(path_type=Path, file_okay=False)
@@ -180,6 +181,58 @@ def extract(root: Path, edition: str, force: bool, as_json: bool, platform: str)
 def build(root: Path, edition: str, force: bool, as_json: bool, platform: str) -> None:
     """intermediate/ → levels/: drop the blocks on the 20×16 grid and write Science Birds XML."""
     _print_stage(run_build(root, _edition(edition), force=force, platform=Platform(platform)), as_json)
+
+
+_workers_option = click.option(
+    "--workers", type=click.IntRange(min=1), default=None, help="Worker processes (default: one per core; 1 = serial)."
+)
+
+
+@pcg.command()
+@click.argument("root", type=_ROOT)
+@_edition_option()
+@_workers_option
+@_force_option
+@_json_option
+@_order_option
+def simulate(root: Path, edition: str, workers: int | None, force: bool, as_json: bool, platform: str) -> None:
+    """levels/ → stability/ + images/: Box2D physics and the black-and-white image, as Unity's evaluator."""
+    summary = run_simulate(root, executor=make_executor(workers), force=force, platform=Platform(platform))
+    _print_stage(summary, as_json)
+
+
+@pcg.command()
+@click.argument("oracle", type=_ROOT)
+@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table", show_default=True)
+@click.option("--per-level/--summary-only", default=True, show_default=True, help="Print a row per level.")
+def calibrate(oracle: Path, fmt: str, per_level: bool) -> None:
+    """Compare podium's evaluator with Unity's outputs (a folder like data/pcg/unity-2023), level by level."""
+    from podium.tracks.pcg.calibrate import compare_with_unity, summarize
+
+    rows = list(compare_with_unity(oracle))
+    summary = summarize(rows)
+    if per_level:
+        header = ["team", "character", "level", "unity score", "our score", "exact", "image IoU"]
+        table = [
+            [
+                r.team,
+                r.character,
+                r.level,
+                repr(r.unity_score),
+                repr(r.our_score),
+                "yes" if r.exact else "NO",
+                f"{r.image_iou:.4f}",
+            ]
+            for r in rows
+        ]
+        click.echo(render_table(header, table, fmt))
+    fields = {name: getattr(summary, name) for name in summary.__slots__}
+    if fmt == "json":
+        click.echo(json.dumps(fields, indent=2))
+    else:
+        click.echo("")
+        for name, value in fields.items():
+            click.echo(f"{name}: {value:.6f}" if isinstance(value, float) else f"{name}: {value}")
 
 
 @pcg.command()

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from podium.core.errors import InputError
+from podium.core.execution.executor import Executor, SerialExecutor
 from podium.core.records import StageFailure
 from podium.core.storage.files import decode_utf8, parse_json, read_bytes, write_atomic
 from podium.core.storage.rundir import Platform, base_name, list_team_dirs, list_visible_files
@@ -24,10 +25,12 @@ from podium.tracks.pcg.editions import TRIALS_PER_CHARACTER, DiversityVector, Ed
 from podium.tracks.pcg.extract import extract_code
 from podium.tracks.pcg.layout import competition_roots
 from podium.tracks.pcg.levelxml import level_xml_text
+from podium.tracks.pcg.physics import PhysicsParameters
+from podium.tracks.pcg.simulate import SimulationJob, StabilityRecord, simulate_level, stability_json
 from podium.tracks.pcg.verdicts import PcgVerdict
 
 # Bump a stage's version when its output for the same input changes; outputs of older versions are redone.
-STAGE_VERSIONS = {"extract": "1", "build": "1", "diversity": "1"}
+STAGE_VERSIONS = {"extract": "1", "build": "1", "diversity": "1", "simulate": "1"}
 
 # A transform gets the input bytes and its path, and returns the output bytes or the item's failure, plus
 # warnings that do not fail the item.
@@ -238,3 +241,92 @@ def _diversity_item(
 
     event = _run_item(team, character, input_path, output, version_key, transform, ledger, log, force)
     return ItemEvent(team, character, "-", event.verdict, event.reason)
+
+
+def run_simulate(
+    root: Path,
+    params: PhysicsParameters | None = None,
+    *,
+    executor: Executor | None = None,
+    force: bool = False,
+    platform: Platform = Platform.POSIX,
+) -> StageSummary:
+    """``levels/<C>/*.xml`` → ``stability/<C>.json`` and ``images/<C>/*.png`` for every team of ``root``.
+
+    The unit of resumability is a character folder (its stability file covers all its levels); the unit of work
+    is one level, spread over ``executor``.
+    """
+    params = params or PhysicsParameters()
+    executor = executor or SerialExecutor()
+    version_key = content_key("simulate", STAGE_VERSIONS["simulate"], repr(params))
+    summaries = []
+    for model_root in competition_roots(root, platform):
+        path = model_root.path
+        with StageLog(path, "simulate") as log, StageLedger(path, "simulate") as ledger:
+            groups: dict[tuple[str, str], list[Path]] = {}
+            for team in _require_teams(path, platform):
+                levels_dir = path / team / "levels"
+                if not levels_dir.is_dir():
+                    log.warn(f"team {team}: no levels/ folder, nothing to do (run build first)")
+                    continue
+                for char_dir in sorted(p for p in levels_dir.iterdir() if p.is_dir() and not p.name.startswith(".")):
+                    files = [f for f in list_visible_files(char_dir) if f.suffix.lower() == ".xml"]
+                    if files:
+                        groups[(team, char_dir.name)] = files
+            jobs: list[SimulationJob] = []
+            pending: dict[tuple[str, str], tuple[str, int]] = {}  # group -> (key, levels left)
+            for (team, char), files in groups.items():
+                contents = []
+                for file in files:
+                    try:
+                        contents.append((file, read_bytes(file)))
+                    except InputError as error:
+                        log.item(ItemEvent(team, char, file.name, PcgVerdict.UNREADABLE_INPUT.value, error.describe()))
+                key = content_key(version_key, *(f"{f.name}\0".encode() + data for f, data in contents))
+                stability_path = path / team / "stability" / f"{char}.json"
+                images = [path / team / "images" / char / f"{base_name(f.name)}.png" for f, _ in contents]
+                if not force and ledger.recall(stability_path, key) is not None and all(i.exists() for i in images):
+                    for file, _ in contents:
+                        log.item(ItemEvent(team, char, file.name, "skipped"))
+                    continue
+                pending[(team, char)] = (key, len(contents))
+                for (file, data), image in zip(contents, images, strict=True):
+                    tag = "\\".join((path.name, team, "levels", char, file.name))
+                    jobs.append(SimulationJob(tag, data, image, params))
+            results: dict[tuple[str, str], list[tuple[str, StabilityRecord | StageFailure]]] = {}
+            for job, outcome in executor.map_unordered(simulate_level, jobs):
+                _, team, _, char, name = job.tag.split("\\")
+                results.setdefault((team, char), []).append((name, outcome))
+                key, left = pending[(team, char)]
+                if left > 1:
+                    pending[(team, char)] = (key, left - 1)
+                    continue
+                del pending[(team, char)]
+                _finish_character(path, team, char, key, results.pop((team, char)), log, ledger)
+            summaries.append(StageSummary("simulate", tuple(log.events), tuple(log.warnings), _log_paths(log)))
+    return _merge("simulate", summaries)
+
+
+def _finish_character(
+    root: Path,
+    team: str,
+    char: str,
+    key: str,
+    outcomes: list[tuple[str, StabilityRecord | StageFailure]],
+    log: StageLog,
+    ledger: StageLedger,
+) -> None:
+    """Write one character's stability file once all its levels are done, and log each level."""
+    records = []
+    for name, outcome in sorted(outcomes, key=lambda item: item[0].encode()):  # Directory.GetFiles order
+        if isinstance(outcome, StageFailure):
+            image = root / team / "images" / char / f"{base_name(name)}.png"
+            if outcome.verdict is PcgVerdict.MALFORMED_INPUT and image.exists():
+                image.unlink()  # from an older version of this level: it must not be classified
+            log.item(ItemEvent(team, char, name, outcome.verdict.value, outcome.reason))
+        else:
+            records.append(outcome)
+            log.item(ItemEvent(team, char, name, "ok", f"score {outcome.score} after {outcome.runs} run(s)"))
+    stability_path = root / team / "stability" / f"{char}.json"
+    write_atomic(stability_path, stability_json(records).encode("utf-8"))
+    ledger.record(stability_path, key)

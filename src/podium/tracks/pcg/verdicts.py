@@ -19,6 +19,8 @@ class PcgVerdict(Verdict):
     UNKNOWN_BLOCK_TYPE = "unknown_block_type"
     WIDTH_BOUNDARY = "width_boundary"
     HEIGHT_BOUNDARY = "height_boundary"
+    # simulation
+    EMPTY_LEVEL = "empty_level"
     # any stage
     UNREADABLE_INPUT = "unreadable_input"
     MALFORMED_INPUT = "malformed_input"

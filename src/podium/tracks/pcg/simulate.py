@@ -1,0 +1,75 @@
+"""Simulation (``levels`` → ``stability`` and ``images``): the Science Birds evaluator without Unity.
+
+One job per level, self-contained so it can run on any worker: parse the level, measure its stability (best of
+up to three Box2D runs, ``physics.py``), render the black-and-white image of the first run's final state
+(``render.py``) and write it as the evaluator's PNG. The stability record goes back to the caller, which writes one
+``stability/<C>.json`` per character folder in Unity's format.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from podium.core.records import StageFailure
+from podium.core.storage.files import write_atomic
+from podium.tracks.pcg.levelxml import LevelParseError, parse_level
+from podium.tracks.pcg.physics import PhysicsParameters, UnsupportedLevel, evaluate_stability
+from podium.tracks.pcg.render import level_png
+from podium.tracks.pcg.verdicts import PcgVerdict
+
+
+@dataclass(frozen=True, slots=True)
+class SimulationJob:
+    """One level to evaluate: its bytes, where its image goes, and the physics to use."""
+
+    tag: str  # the level's path as the stability file names it
+    level: bytes
+    image_path: Path
+    params: PhysicsParameters
+
+
+@dataclass(frozen=True, slots=True)
+class StabilityRecord:
+    """One entry of a stability file's ``raws``."""
+
+    tag: str
+    score: float  # float32 value
+    starting: int
+    moving: int
+    runs: int
+
+
+def simulate_level(job: SimulationJob) -> StabilityRecord | StageFailure:
+    """Evaluate one level: write its image, return its stability (or why it could not be evaluated)."""
+    try:
+        level = parse_level(job.level)
+        result = evaluate_stability(level, job.params)
+    except (LevelParseError, UnsupportedLevel) as error:
+        return StageFailure(PcgVerdict.MALFORMED_INPUT, str(error))
+    write_atomic(job.image_path, level_png(result.image_poses))
+    if math.isnan(result.score):
+        # Unity would store NaN and poison every weight; the white image is still written as Unity does.
+        return StageFailure(PcgVerdict.EMPTY_LEVEL, "the level has no blocks; no stability score (image is blank)")
+    return StabilityRecord(job.tag, result.score, result.starting, result.moving, result.runs)
+
+
+def stability_json(records: Sequence[StabilityRecord]) -> str:
+    """A ``stability/<C>.json`` as Unity's JsonUtility writes it (4-space indent; ``rate`` = float32 mean)."""
+    total = np.float32(0)
+    for record in records:
+        total = np.float32(total + np.float32(record.score))
+    rate = float(np.float32(total / np.float32(len(records)))) if records else 0.0
+    document = {
+        "dataCount": len(records),
+        "rate": rate,
+        "raws": [
+            {"tag": r.tag, "score": r.score, "startingObjects": r.starting, "movingObjects": r.moving} for r in records
+        ],
+    }
+    return json.dumps(document, indent=4)
