@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 ORACLE := .oracle/node_modules/chatgpt4pcg/package.json
 DEMO_DIR := demo-run
 
-.PHONY: demo test install lint pytest oracle bench clean
+.PHONY: demo test install lint pytest oracle bench bench-sim clean
 
 $(BIN)/podium: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,9 @@ test: lint pytest
 
 bench: install
 	$(BIN)/python benchmarks/bench_pcg_text_pipeline.py
+
+bench-sim: install
+	$(BIN)/python benchmarks/bench_pcg_simulate.py
 
 clean:
 	rm -rf $(VENV) .oracle $(DEMO_DIR) bench-run .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,146 @@
+"""The evaluator against Unity's outputs, determinism, resumability, and levels that must not crash a run."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from podium.core.execution.executor import ProcessPoolExecutor, SerialExecutor
+from podium.core.reporting.png import encode_gray_as_rgba_png
+from podium.tracks.pcg.build import GridLevel, drop_blocks
+from podium.tracks.pcg.calibrate import compare_with_unity, summarize
+from podium.tracks.pcg.levelxml import level_xml_text
+from podium.tracks.pcg.stages import run_simulate
+
+
+@pytest.fixture(scope="module")
+def calibration(pcg_data: Path):  # type: ignore[no-untyped-def]
+    rows = list(compare_with_unity(pcg_data / "unity-2023"))
+    return rows, summarize(rows)
+
+
+def test_stability_agrees_with_unity(calibration) -> None:  # type: ignore[no-untyped-def]
+    rows, summary = calibration
+    assert summary.levels == 150
+    assert summary.stable_agreement == 150
+    assert summary.unity_unstable == 33 and summary.unity_unstable_found == 33
+    assert summary.false_unstable == 0
+    assert summary.mean_abs_error <= 0.002
+    assert summary.exact_scores >= 149, [(r.level, r.unity_score, r.our_score) for r in rows if not r.exact]
+
+
+def test_images_agree_with_unity(calibration) -> None:  # type: ignore[no-untyped-def]
+    _, summary = calibration
+    assert summary.image_format_equal == 150  # 1024×1024 RGBA, pure black and white, like Unity's
+    assert summary.both_stable_iou_median == 1.0
+    assert summary.both_stable_iou_min >= 0.99
+    assert summary.collapsed_iou_median >= 0.95
+
+
+def copy_levels(pcg_data: Path, root: Path, teams: tuple[str, ...]) -> None:
+    for team in teams:
+        shutil.copytree(pcg_data / "unity-2023" / team / "levels", root / team / "levels")
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    files = [*root.glob("*/stability/*.json"), *root.glob("*/images/*/*.png")]
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(files)}
+
+
+def test_same_results_on_every_executor_and_rerun_skips(pcg_data: Path, tmp_path: Path) -> None:
+    serial, pooled = tmp_path / "serial" / "competition", tmp_path / "pooled" / "competition"
+    copy_levels(pcg_data, serial, ("v3", "v4"))
+    copy_levels(pcg_data, pooled, ("v3", "v4"))
+    first = run_simulate(serial, executor=SerialExecutor())
+    run_simulate(pooled, executor=ProcessPoolExecutor(workers=2, jobs_per_worker=7))
+    assert {e.verdict for e in first.events} == {"ok"} and len(first.events) == 60
+    assert snapshot(serial) == snapshot(pooled) and len(snapshot(serial)) == 66
+    again = run_simulate(serial, executor=SerialExecutor())
+    assert {e.verdict for e in again.events} == {"skipped"}
+    # one changed level redoes only its character folder
+    level = serial / "v3" / "levels" / "I" / "V3_I_1.xml"
+    level.write_bytes(level.read_bytes().replace(b'rotation="90"', b'rotation="0"', 1))
+    redone = run_simulate(serial, executor=SerialExecutor())
+    assert {(e.character, e.verdict) for e in redone.events if e.verdict != "skipped"} == {("I", "ok")}
+    assert sum(e.verdict == "ok" for e in redone.events) == 10
+
+
+def test_stability_file_has_unitys_format(pcg_data: Path, tmp_path: Path) -> None:
+    root = tmp_path / "competition"
+    copy_levels(pcg_data, root, ("v1",))
+    run_simulate(root)
+    text = (root / "v1" / "stability" / "L.json").read_text()
+    document = json.loads(text)
+    assert list(document) == ["dataCount", "rate", "raws"] and document["dataCount"] == 10
+    assert text.startswith('{\n    "dataCount": 10,\n    "rate": ')
+    first = document["raws"][0]
+    assert first["tag"] == "competition\\v1\\levels\\L\\V1_L_1.xml"
+    assert list(first) == ["tag", "score", "startingObjects", "movingObjects"]
+    assert [r["tag"].rsplit("_", 1)[1] for r in document["raws"]][:3] == ["1.xml", "10.xml", "2.xml"]
+    unity = json.loads((pcg_data / "unity-2023" / "v1" / "stability" / "L.json").read_text())
+    assert [r["score"] for r in document["raws"]] == [r["score"] for r in unity["raws"]]
+    for ours, theirs in zip(document["raws"], unity["raws"], strict=True):
+        if theirs["score"] == 1.0:  # after several runs Unity keeps the counts of the last one
+            assert (ours["startingObjects"], ours["movingObjects"]) == (theirs["startingObjects"], 0)
+
+
+def write_level(root: Path, name: str, xml: str | bytes) -> None:
+    path = root / "team" / "levels" / "A" / f"team_A_{name}.xml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(xml.encode() if isinstance(xml, str) else xml)
+
+
+def test_bad_levels_get_a_verdict_and_the_run_goes_on(tmp_path: Path) -> None:
+    full = drop_blocks([("B11", column) for _ in range(16) for column in range(20)])  # 320 cells, the densest level
+    overlapping = drop_blocks([("B11", 4)] * 16 + [("B31", 5)])  # the converter's top-row quirk
+    empty = drop_blocks([])
+    assert isinstance(full, GridLevel) and isinstance(overlapping, GridLevel) and isinstance(empty, GridLevel)
+    write_level(tmp_path, "1", level_xml_text(full))
+    write_level(tmp_path, "2", level_xml_text(overlapping))
+    write_level(tmp_path, "3", level_xml_text(empty))
+    write_level(tmp_path, "4", "<Level><GameObjects><Block type='SquareTiny'")
+    write_level(tmp_path, "5", '<Level><GameObjects><Pig type="BasicSmall" x="1" y="1"/></GameObjects></Level>')
+    write_level(tmp_path, "6", b"\xff\xfe\x00garbage")
+    summary = run_simulate(tmp_path)
+    verdicts = {e.trial: e.verdict for e in summary.events}
+    assert verdicts == {
+        "team_A_1.xml": "ok",
+        "team_A_2.xml": "ok",
+        "team_A_3.xml": "empty_level",
+        "team_A_4.xml": "malformed_input",
+        "team_A_5.xml": "malformed_input",
+        "team_A_6.xml": "malformed_input",
+    }
+    reasons = {e.trial: e.reason for e in summary.events}
+    assert "malformed XML" in reasons["team_A_4.xml"] and "Pig" in reasons["team_A_5.xml"]
+    stability = json.loads((tmp_path / "team" / "stability" / "A.json").read_text())
+    assert [r["tag"].rsplit("\\", 1)[1] for r in stability["raws"]] == ["team_A_1.xml", "team_A_2.xml"]
+    assert stability["raws"][0]["startingObjects"] == 320
+    blank = np.asarray(Image.open(tmp_path / "team" / "images" / "A" / "team_A_3.png"))
+    assert blank.shape == (1024, 1024, 4) and blank.min() == 255  # Unity writes a white image for an empty level
+    assert not (tmp_path / "team" / "images" / "A" / "team_A_4.png").exists()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_png_encoder_round_trips(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    size = (int(rng.integers(1, 64)), int(rng.integers(1, 64))) if seed else (1024, 1024)
+    kind = seed % 3
+    if kind == 0:  # blocks: long runs of repeated rows
+        gray = np.full(size, 255, np.uint8)
+        for _ in range(5):
+            r, c = rng.integers(0, size[0]), rng.integers(0, size[1])
+            gray[r : r + int(rng.integers(1, 40)), c : c + int(rng.integers(1, 40))] = 0
+    elif kind == 1:  # noise: no repeats
+        gray = (rng.random(size) < 0.5).astype(np.uint8) * 255
+    else:  # any gray level, with repeated bands
+        gray = np.repeat(rng.integers(0, 256, (max(1, size[0] // 4), size[1]), dtype=np.uint8), 4, axis=0)
+    decoded = np.asarray(Image.open(io.BytesIO(encode_gray_as_rgba_png(gray))))
+    assert decoded.shape == (*gray.shape, 4)
+    assert (decoded[..., 0] == gray).all() and (decoded[..., 2] == gray).all() and (decoded[..., 3] == 255).all()
