@@ -1,5 +1,6 @@
 # podium: two commands for a newcomer on a fresh Debian machine with Python 3.11:
 #   make demo   create .venv, install podium, run the PCG pipeline on the bundled example, print the leaderboard
+#               (the example's Unity stability files are replaced by podium's own simulation)
 #   make test   install test dependencies (PyPI, npm oracle, apt packages if missing) and run every test
 PYTHON ?= python3
 VENV := .venv
@@ -30,6 +31,7 @@ demo: install
 	rm -rf $(DEMO_DIR) && cp -r examples/pcg-2023-unity $(DEMO_DIR)
 	$(BIN)/podium pcg extract $(DEMO_DIR) --edition 2023
 	$(BIN)/podium pcg build $(DEMO_DIR) --edition 2023
+	$(BIN)/podium pcg simulate $(DEMO_DIR) --edition 2023
 	$(BIN)/podium pcg score $(DEMO_DIR) --edition 2023
 
 lint: $(VENV)/.test-deps
