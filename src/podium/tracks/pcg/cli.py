@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 import click
 
-from podium.core.errors import InputError
+from podium.core.errors import ConfigError, InputError
 from podium.core.execution.executor import make_executor
 from podium.core.reporting.tables import render_table
 from podium.core.storage.files import decode_utf8, read_bytes
@@ -21,7 +21,14 @@ from podium.tracks.pcg import jsnum
 from podium.tracks.pcg.editions import DEFAULT_EDITION, EDITIONS, TRIALS_PER_CHARACTER, Edition, edition
 from podium.tracks.pcg.qualify import Qualification, qualify_prompt
 from podium.tracks.pcg.results import ScoreOptions, ScoreRun, run_score
-from podium.tracks.pcg.stages import StageSummary, run_build, run_diversity, run_extract, run_simulate
+from podium.tracks.pcg.stages import (
+    StageSummary,
+    run_build,
+    run_classify,
+    run_diversity,
+    run_extract,
+    run_simulate,
+)
 from podium.tracks.pcg.wordcount import count_words
 
 _ROOT = click.Path(path_type=Path, file_okay=False)
@@ -199,6 +206,51 @@ def simulate(root: Path, edition: str, workers: int | None, force: bool, as_json
     """levels/ → stability/ + images/: Box2D physics and the black-and-white image, as Unity's evaluator."""
     summary = run_simulate(root, executor=make_executor(workers), force=force, platform=Platform(platform))
     _print_stage(summary, as_json)
+
+
+@pcg.command()
+@click.argument("root", type=_ROOT)
+@_edition_option()
+@click.option(
+    "--classifier",
+    default="embedded",
+    show_default=True,
+    help="embedded (offline, approximates the official ViT), hf:<hub id or folder> (the official model: "
+    "hf:pittawat/vit-base-uppercase-english-characters; 2023: hf:pittawat/vit-base-letter) or onnx:<file>.",
+)
+@click.option(
+    "--batch-size",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Images per forward pass (1 reproduces the official script bit for bit).",
+)
+@_force_option
+@_json_option
+@_order_option
+def classify(
+    root: Path, edition: str, classifier: str, batch_size: int, force: bool, as_json: bool, platform: str
+) -> None:
+    """images/ → similarity/: the probability that each level image shows its target letter."""
+    from podium.tracks.pcg.classifiers import load_classifier
+
+    model = load_classifier(classifier, batch_size=batch_size)
+    summary = run_classify(root, model, _edition(edition), force=force, platform=Platform(platform))
+    _print_stage(summary, as_json)
+
+
+@pcg.command("export-onnx")
+@click.argument("model")
+@click.argument("output", type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--int8", is_flag=True, help="Quantize the weights to int8 (smaller and faster, less exact).")
+def export_onnx_command(model: str, output: Path, int8: bool) -> None:
+    """Export an hf: classifier (MODEL = hf:<hub id or folder>) to ONNX for the onnx: back-end."""
+    from podium.tracks.pcg.classifiers.onnx import export_onnx
+
+    if not model.startswith("hf:"):
+        raise ConfigError(f"cannot export {model!r}", fix="name the model as hf:<hub id or local folder>")
+    written = export_onnx(model.removeprefix("hf:"), output, int8=int8)
+    click.echo(f"wrote {written} and {written.with_suffix('.preprocess.json')}; use --classifier onnx:{written}")
 
 
 @pcg.command()

@@ -8,9 +8,12 @@ Problems with the layout itself (stray files, a missing stage folder, replaced b
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+from PIL import Image
 
 from podium.core.errors import InputError
 from podium.core.execution.executor import Executor, SerialExecutor
@@ -20,8 +23,10 @@ from podium.core.storage.rundir import Platform, base_name, list_team_dirs, list
 from podium.core.storage.stagelog import ItemEvent, StageLog
 from podium.core.storage.state import StageLedger, content_key
 from podium.tracks.pcg.build import drop_blocks, parse_drop_calls
+from podium.tracks.pcg.classifiers import LetterClassifier
+from podium.tracks.pcg.classify import ClassifiedImage, is_level_image, similarity_json
 from podium.tracks.pcg.diversity import SimilarityFormatError, diversity_of
-from podium.tracks.pcg.editions import TRIALS_PER_CHARACTER, DiversityVector, Edition
+from podium.tracks.pcg.editions import CHARACTERS, TRIALS_PER_CHARACTER, DiversityVector, Edition
 from podium.tracks.pcg.extract import extract_code
 from podium.tracks.pcg.layout import competition_roots
 from podium.tracks.pcg.levelxml import level_xml_text
@@ -30,7 +35,7 @@ from podium.tracks.pcg.simulate import SimulationJob, StabilityRecord, simulate_
 from podium.tracks.pcg.verdicts import PcgVerdict
 
 # Bump a stage's version when its output for the same input changes; outputs of older versions are redone.
-STAGE_VERSIONS = {"extract": "1", "build": "1", "diversity": "1", "simulate": "1"}
+STAGE_VERSIONS = {"extract": "1", "build": "1", "diversity": "1", "simulate": "1", "classify": "1"}
 
 # A transform gets the input bytes and its path, and returns the output bytes or the item's failure, plus
 # warnings that do not fail the item.
@@ -330,3 +335,78 @@ def _finish_character(
     stability_path = root / team / "stability" / f"{char}.json"
     write_atomic(stability_path, stability_json(records).encode("utf-8"))
     ledger.record(stability_path, key)
+
+
+def run_classify(
+    root: Path,
+    classifier: LetterClassifier,
+    edition: Edition,
+    *,
+    force: bool = False,
+    platform: Platform = Platform.POSIX,
+) -> StageSummary:
+    """``images/<C>/*.png`` → ``similarity/<C>.json`` for every team of ``root`` (one file per character)."""
+    with_embedding = edition.diversity is DiversityVector.CLS_EMBEDDING
+    version_key = content_key("classify", STAGE_VERSIONS["classify"], classifier.name, str(with_embedding))
+    summaries = []
+    for model_root in competition_roots(root, platform):
+        path = model_root.path
+        with StageLog(path, "classify") as log, StageLedger(path, "classify") as ledger:
+            for team in _require_teams(path, platform):
+                images_dir = path / team / "images"
+                if not images_dir.is_dir():
+                    log.warn(f"team {team}: no images/ folder, nothing to do (run simulate first)")
+                    continue
+                for char_dir in sorted(p for p in images_dir.iterdir() if p.is_dir() and not p.name.startswith(".")):
+                    if char_dir.name not in CHARACTERS:
+                        log.warn(f"team {team}: {char_dir} is not named after a letter A..Z; skipped")
+                        continue
+                    files = [f for f in list_visible_files(char_dir) if is_level_image(f.name)]
+                    _classify_character(
+                        path, team, char_dir.name, files, classifier, with_embedding, version_key, log, ledger, force
+                    )
+            summaries.append(StageSummary("classify", tuple(log.events), tuple(log.warnings), _log_paths(log)))
+    return _merge("classify", summaries)
+
+
+def _classify_character(
+    root: Path,
+    team: str,
+    char: str,
+    files: list[Path],
+    classifier: LetterClassifier,
+    with_embedding: bool,
+    version_key: str,
+    log: StageLog,
+    ledger: StageLedger,
+    force: bool,
+) -> None:
+    contents = []
+    for file in files:
+        try:
+            contents.append((file, read_bytes(file)))
+        except InputError as error:
+            log.item(ItemEvent(team, char, file.name, PcgVerdict.UNREADABLE_INPUT.value, error.describe()))
+    output = root / team / "similarity" / f"{char}.json"
+    key = content_key(version_key, *(f"{f.name}\0".encode() + data for f, data in contents))
+    if not force and ledger.recall(output, key) is not None:
+        for file, _ in contents:
+            log.item(ItemEvent(team, char, file.name, "skipped"))
+        return
+    images, names = [], []
+    for file, data in contents:
+        try:
+            image = Image.open(io.BytesIO(data))
+            image.load()
+        except (OSError, SyntaxError, ValueError) as error:
+            log.item(ItemEvent(team, char, file.name, PcgVerdict.MALFORMED_INPUT.value, f"not an image: {error}"))
+            continue
+        images.append(image)
+        names.append(file.name)
+    predictions = classifier.predict(images) if images else []
+    classified = [ClassifiedImage(name, p) for name, p in zip(names, predictions, strict=True)]
+    for item in classified:
+        probability = item.prediction.probabilities[CHARACTERS.index(char)]
+        log.item(ItemEvent(team, char, item.image_id, "ok", f"similarity {probability:.4f}"))
+    write_atomic(output, similarity_json(char, classified, with_embedding).encode("utf-8"))
+    ledger.record(output, key)

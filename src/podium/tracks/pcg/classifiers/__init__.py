@@ -1,0 +1,74 @@
+"""Letter classifiers behind one interface: official ViT (``hf:``), its ONNX export (``onnx:``), ``embedded``.
+
+A classifier maps level images to 26 class probabilities (A=0 … Z=25) and, where it has one, an embedding (the
+official ViT's pre-LayerNorm CLS token, used by 2025's diversity). ``load_classifier`` parses a spec string and
+imports only the back-end it names, so the optional extras are needed only when used.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+from PIL import Image
+
+from podium.core.errors import ConfigError, DependencyError
+
+LETTERS = tuple(chr(ord("A") + i) for i in range(26))
+
+
+@dataclass(frozen=True, slots=True)
+class LetterPrediction:
+    """What a classifier says about one image."""
+
+    probabilities: tuple[float, ...]  # softmax over A..Z, as float32 values
+    embedding: tuple[float, ...] | None  # e.g. the ViT's CLS token; None when the back-end has none
+
+
+class LetterClassifier(Protocol):
+    """Turns images into letter predictions."""
+
+    name: str
+
+    def predict(self, images: Sequence[Image.Image]) -> list[LetterPrediction]:
+        """Classify ``images`` (as loaded from the evaluator's PNG files)."""
+        ...
+
+
+def softmax(logits: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """Row-wise softmax in float32."""
+    shifted = logits - logits.max(axis=-1, keepdims=True)
+    exp = np.exp(shifted)
+    result: npt.NDArray[np.float32] = (exp / exp.sum(axis=-1, keepdims=True)).astype(np.float32)
+    return result
+
+
+def load_classifier(spec: str, *, batch_size: int = 1) -> LetterClassifier:
+    """``embedded`` | ``hf:<hub id or local dir>`` | ``onnx:<file>``."""
+    kind, _, target = spec.partition(":")
+    if kind == "embedded" and not target:
+        try:
+            embedded = importlib.import_module("podium.tracks.pcg.classifiers.embedded")
+        except ImportError:
+            raise DependencyError(
+                "this podium build has no embedded classifier", fix="pass --classifier hf:<model> or onnx:<file>"
+            ) from None
+        classifier: LetterClassifier = embedded.EmbeddedClassifier.load()
+        return classifier
+    if kind == "hf" and target:
+        from podium.tracks.pcg.classifiers.hf import HuggingFaceClassifier
+
+        return HuggingFaceClassifier(target, batch_size=batch_size)
+    if kind == "onnx" and target:
+        from podium.tracks.pcg.classifiers.onnx import OnnxClassifier
+
+        return OnnxClassifier(Path(target), batch_size=batch_size)
+    raise ConfigError(
+        f"unknown classifier {spec!r}",
+        fix="use 'embedded', 'hf:<hub id or local folder>' or 'onnx:<model file>'",
+    )

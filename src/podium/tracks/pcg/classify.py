@@ -1,0 +1,51 @@
+"""Similarity (``images`` → ``similarity``): how much each level image looks like its target letter.
+
+The official similarity script's format (spec ``pcg.md`` 6), written with ``json.dumps(indent=2)``: ``count``,
+``similarityRate`` (mean, unused downstream), ``trials`` [{id, label, similarity}], ``similarities`` [{id, raws:
+26 × {id, label, softmax_prob}, and for 2025 ``cls_embedding``}]. Every file of ``images/<C>/`` except
+``*_raw.png`` is classified; similarity is the probability of the folder's letter.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from podium.tracks.pcg.classifiers import LETTERS, LetterPrediction
+
+
+@dataclass(frozen=True, slots=True)
+class ClassifiedImage:
+    """One image of a character folder and what the classifier said about it."""
+
+    image_id: str  # the file name, e.g. team_A_1.png
+    prediction: LetterPrediction
+
+
+def is_level_image(file_name: str) -> bool:
+    """Whether the official script classifies this file (everything but the textured ``*_raw.png``)."""
+    return not file_name.endswith("_raw.png")
+
+
+def similarity_json(letter: str, images: Sequence[ClassifiedImage], with_embedding: bool) -> str:
+    """The ``similarity/<C>.json`` text for the images of letter ``letter``."""
+    index = LETTERS.index(letter)
+    trials = [
+        {"id": image.image_id, "label": letter, "similarity": image.prediction.probabilities[index]} for image in images
+    ]
+    similarities = []
+    for image in images:
+        entry: dict[str, object] = {
+            "id": image.image_id,
+            "raws": [
+                {"id": image.image_id, "label": label, "softmax_prob": probability}
+                for label, probability in zip(LETTERS, image.prediction.probabilities, strict=True)
+            ],
+        }
+        if with_embedding and image.prediction.embedding is not None:
+            entry["cls_embedding"] = list(image.prediction.embedding)
+        similarities.append(entry)
+    rate = sum(t["similarity"] for t in trials) / len(trials) if trials else 0.0  # type: ignore[misc]
+    document = {"count": len(images), "similarityRate": rate, "trials": trials, "similarities": similarities}
+    return json.dumps(document, indent=2)

@@ -1,0 +1,124 @@
+"""The hf: and onnx: back-ends on a tiny random ViT saved locally (no hub access)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from podium.core.errors import ConfigError
+from podium.tracks.pcg.classifiers import LETTERS, load_classifier
+from podium.tracks.pcg.classify import ClassifiedImage, similarity_json
+
+torch = pytest.importorskip("torch", reason="the hf extra (torch, transformers) is not installed")
+transformers = pytest.importorskip("transformers")
+
+
+@pytest.fixture(scope="module")
+def tiny_vit(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("tiny-vit")
+    torch.manual_seed(0)
+    config = transformers.ViTConfig(
+        image_size=32, patch_size=8, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+        intermediate_size=64, num_labels=26, id2label=dict(enumerate(LETTERS)),
+        label2id={c: i for i, c in enumerate(LETTERS)},
+    )  # fmt: skip
+    transformers.ViTForImageClassification(config).save_pretrained(folder)
+    processor = transformers.ViTImageProcessor(
+        size={"height": 32, "width": 32}, image_mean=[0.5] * 3, image_std=[0.5] * 3
+    )
+    processor.save_pretrained(folder)
+    return folder
+
+
+def level_images(count: int) -> list[Image.Image]:
+    rng = np.random.default_rng(1)
+    images = []
+    for _ in range(count):
+        gray = np.full((1024, 1024), 255, np.uint8)
+        r, c = rng.integers(100, 700, size=2)
+        gray[r : r + 200, c : c + 60] = 0
+        rgba = np.dstack([gray, gray, gray, np.full_like(gray, 255)])
+        images.append(Image.fromarray(rgba, "RGBA"))
+    return images
+
+
+def test_hf_matches_calling_transformers_directly(tiny_vit: Path) -> None:
+    images = level_images(3)
+    ours = load_classifier(f"hf:{tiny_vit}").predict(images)
+    processor = transformers.AutoImageProcessor.from_pretrained(tiny_vit)
+    model = transformers.AutoModelForImageClassification.from_pretrained(tiny_vit).eval()
+    for image, prediction in zip(images, ours, strict=True):
+        with torch.no_grad():
+            outputs = model(**processor(images=image.convert("RGB"), return_tensors="pt"), output_hidden_states=True)
+        expected = torch.nn.functional.softmax(outputs.logits, dim=-1)[0].tolist()
+        assert list(prediction.probabilities) == expected
+        assert prediction.embedding == tuple(outputs.hidden_states[-1][0, 0, :].tolist())
+
+
+@pytest.mark.parametrize("int8", [False, True])
+def test_onnx_export_agrees(tiny_vit: Path, tmp_path: Path, int8: bool) -> None:
+    pytest.importorskip("onnxruntime", reason="the onnx extra is not installed")
+    from podium.tracks.pcg.classifiers.onnx import export_onnx
+
+    model = export_onnx(str(tiny_vit), tmp_path / "letters.onnx", int8=int8)
+    images = level_images(4)
+    reference = load_classifier(f"hf:{tiny_vit}").predict(images)
+    exported = load_classifier(f"onnx:{model}", batch_size=2).predict(images)
+    tolerance = 1e-5 if not int8 else 5e-2
+    for a, b in zip(reference, exported, strict=True):
+        assert np.allclose(a.probabilities, b.probabilities, atol=tolerance, rtol=0)
+    if not int8:
+        assert all(
+            np.allclose(a.embedding or (), b.embedding or (), atol=1e-4)
+            for a, b in zip(reference, exported, strict=True)
+        )
+
+
+def test_unknown_classifier_spec_says_what_to_pass() -> None:
+    with pytest.raises(ConfigError, match="unknown classifier") as info:
+        load_classifier("vit")
+    assert info.value.fix is not None and "hf:" in info.value.fix
+
+
+def test_similarity_file_has_the_official_format(tiny_vit: Path) -> None:
+    predictions = load_classifier(f"hf:{tiny_vit}").predict(level_images(2))
+    text = similarity_json("C", [ClassifiedImage(f"t_C_{i}.png", p) for i, p in enumerate(predictions, 1)], True)
+    document = json.loads(text)
+    assert text == json.dumps(document, indent=2)
+    assert list(document) == ["count", "similarityRate", "trials", "similarities"]
+    assert document["trials"][0] == {"id": "t_C_1.png", "label": "C", "similarity": predictions[0].probabilities[2]}
+    raws = document["similarities"][1]["raws"]
+    assert [r["label"] for r in raws] == list(LETTERS) and raws[0]["id"] == "t_C_2.png"
+    assert len(document["similarities"][0]["cls_embedding"]) == 32
+    assert document["similarityRate"] == sum(t["similarity"] for t in document["trials"]) / 2
+
+
+def test_classify_stage_writes_official_files_and_resumes(tiny_vit: Path, tmp_path: Path) -> None:
+    from podium.tracks.pcg.editions import edition
+    from podium.tracks.pcg.stages import run_classify
+
+    for letter in ("A", "B"):
+        folder = tmp_path / "team" / "images" / letter
+        folder.mkdir(parents=True)
+        for n, image in enumerate(level_images(2), start=1):
+            image.save(folder / f"team_{letter}_{n}.png")
+        (folder / f"team_{letter}_1_raw.png").write_bytes(b"textured image, ignored")
+    (tmp_path / "team" / "images" / "A" / "team_A_9.png").write_bytes(b"not a png")
+    classifier = load_classifier(f"hf:{tiny_vit}")
+    summary = run_classify(tmp_path, classifier, edition(2025))
+    verdicts = {e.trial: e.verdict for e in summary.events}
+    assert verdicts["team_A_9.png"] == "malformed_input" and "team_A_1_raw.png" not in verdicts
+    assert sum(v == "ok" for v in verdicts.values()) == 4
+    document = json.loads((tmp_path / "team" / "similarity" / "A.json").read_text())
+    assert document["count"] == 2 and "cls_embedding" in document["similarities"][0]
+    # a current character folder is skipped as a whole (its similarity file covers every image)
+    rerun = run_classify(tmp_path, classifier, edition(2025))
+    assert {e.verdict for e in rerun.events} == {"skipped"}
+    run_classify(tmp_path, classifier, edition(2024))  # another edition: redone, without the embedding
+    assert (
+        "cls_embedding" not in json.loads((tmp_path / "team" / "similarity" / "B.json").read_text())["similarities"][0]
+    )
