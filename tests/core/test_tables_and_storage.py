@@ -63,6 +63,9 @@ def test_write_atomic_leaves_no_temporary_files(tmp_path: Path) -> None:
     write_atomic(target, b"one")
     write_atomic(target, b"two")
     assert target.read_bytes() == b"two" and [p.name for p in target.parent.iterdir()] == ["out.txt"]
+    plain = tmp_path / "plain.txt"
+    plain.write_bytes(b"")
+    assert target.stat().st_mode & 0o777 == plain.stat().st_mode & 0o777  # not mkstemp's private 0600
 
 
 def test_ledger_survives_a_torn_line_and_detects_changes(tmp_path: Path) -> None:

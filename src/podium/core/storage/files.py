@@ -69,11 +69,22 @@ def parse_json(data: bytes, path: Path) -> Any:
         ) from None
 
 
+def _current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+# mkstemp makes files private (0600); outputs get the permissions an ordinary write would give them
+_FILE_MODE = 0o666 & ~_current_umask()
+
+
 def write_atomic(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` so that readers see either the old file or the whole new one."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, _FILE_MODE)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
         os.replace(tmp_name, path)

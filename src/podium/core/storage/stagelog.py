@@ -7,6 +7,7 @@ line per item: ``[<ISO time>] Processing - team: X - character: C - trial: F - S
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -41,6 +42,7 @@ class StageLog:
     stage: str
     events: list[ItemEvent] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    on_item: Callable[[ItemEvent], None] | None = None  # e.g. a progress display
     path: Path | None = None  # the log file, once something was written
     _handle: IO[str] | None = None
 
@@ -56,6 +58,8 @@ class StageLog:
     def item(self, event: ItemEvent) -> None:
         """Record one item's outcome."""
         self.events.append(event)
+        if self.on_item is not None:
+            self.on_item(event)
         if event.verdict == "skipped":
             return
         outcome = f"Failed - {event.reason}" if event.failed else "Succeed"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
@@ -12,7 +13,7 @@ from typing import Any, TypeVar
 import click
 
 from podium.core.errors import ConfigError, InputError
-from podium.core.execution.executor import make_executor
+from podium.core.execution.executor import Executor, make_executor
 from podium.core.reporting.tables import render_table
 from podium.core.storage.files import decode_utf8, read_bytes
 from podium.core.storage.rundir import Platform, base_name, list_visible_files
@@ -251,6 +252,93 @@ def export_onnx_command(model: str, output: Path, int8: bool) -> None:
         raise ConfigError(f"cannot export {model!r}", fix="name the model as hf:<hub id or local folder>")
     written = export_onnx(model.removeprefix("hf:"), output, int8=int8)
     click.echo(f"wrote {written} and {written.with_suffix('.preprocess.json')}; use --classifier onnx:{written}")
+
+
+@pcg.command()
+@click.argument("root", type=_ROOT)
+@_edition_option()
+@click.option("--classifier", default="embedded", show_default=True, help="As for `podium pcg classify`.")
+@_workers_option
+@click.option(
+    "--executor",
+    "executor_kind",
+    type=click.Choice(["local", "dask"]),
+    default="local",
+    show_default=True,
+    help="Where simulation jobs run: local processes, or a Dask distributed cluster (--scheduler).",
+)
+@click.option("--scheduler", default=None, help="Dask scheduler address, e.g. tcp://10.0.0.5:8786.")
+@click.option("--prompts", "prompts_dir", type=_ROOT, default=None, help="As for `podium pcg score`.")
+@_force_option
+@_order_option
+def evaluate(
+    root: Path,
+    edition: str,
+    classifier: str,
+    workers: int | None,
+    executor_kind: str,
+    scheduler: str | None,
+    prompts_dir: Path | None,
+    force: bool,
+    platform: str,
+) -> None:
+    """Run every stage from what exists (raw → result), resumably, and write result/report.html."""
+    from podium.tracks.pcg.classifiers import load_classifier
+    from podium.tracks.pcg.evaluate import evaluate as run_evaluation
+
+    if executor_kind == "dask":
+        if scheduler is None:
+            raise ConfigError("--executor dask needs --scheduler", fix="pass --scheduler tcp://HOST:PORT")
+        from podium.core.execution.dask import DaskExecutor
+
+        executor: Executor = DaskExecutor(scheduler)
+    else:
+        executor = make_executor(workers)
+    options = ScoreOptions(
+        platform=Platform(platform), prompt_lengths=_prompt_lengths(prompts_dir) if prompts_dir else None
+    )
+    progress = _Progress()
+    evaluation = run_evaluation(
+        root, _edition(edition), lambda: load_classifier(classifier), executor=executor, options=options,
+        force=force, on_item=progress.item,
+    )  # fmt: skip
+    progress.done()
+    rows: list[list[str | int | float | None]] = []
+    for report in evaluation.stages:
+        events = report.summary.events
+        failed = sum(e.failed for e in events)
+        skipped = sum(e.verdict == "skipped" for e in events)
+        stage = f"{report.model}/{report.stage}" if report.model else report.stage
+        rows.append([stage, len(events), len(events) - failed - skipped, skipped, failed, f"{report.seconds:.1f}"])
+    click.echo(render_table(["stage", "items", "done", "skipped", "failed", "seconds"], rows))
+    click.echo("")
+    if evaluation.score is not None:
+        _print_leaderboard(evaluation.score, "table")
+    click.echo(f"report: {evaluation.report_path}")
+
+
+class _Progress:
+    """A one-line counter per stage on a terminal; silent when output is redirected."""
+
+    def __init__(self) -> None:
+        self.enabled = sys.stderr.isatty()
+        self.stage = ""
+        self.count = 0
+
+    def item(self, stage: str, _event: object) -> None:
+        if not self.enabled:
+            return
+        if stage != self.stage:
+            self.done()
+            self.stage, self.count = stage, 0
+        self.count += 1
+        if self.count % 25 == 0:
+            click.echo(f"\r{stage}: {self.count} items", nl=False, err=True)
+
+    def done(self) -> None:
+        if self.enabled and self.stage:
+            click.echo(f"\r{self.stage}: {self.count} items", err=True)
+            self.stage = ""
 
 
 @pcg.command()

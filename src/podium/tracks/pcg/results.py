@@ -66,6 +66,7 @@ class ScoreRun:
     result_dir: Path
     warnings: tuple[str, ...]
     models: tuple[str, ...] = ()
+    scores: Mapping[str, CompetitionScores] | None = None  # per model ("" for a single-model root)
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,9 +257,10 @@ def run_score(root: Path, edition: Edition, options: ScoreOptions | None = None)
         scores, warnings = _score_one_root(root, edition, options)
         ranked = rank_teams([(p.team, p.normalized, p.prompt, None) for p in scores.prompts], options)
         write_official_results(root / "result", scores, edition, ranked, options.platform)
-        return ScoreRun(tuple(ranked), scores.competition, root / "result", tuple(warnings))
+        return ScoreRun(tuple(ranked), scores.competition, root / "result", tuple(warnings), scores={"": scores})
 
     per_model = {}
+    all_scores: dict[str, CompetitionScores] = {}
     warnings = []
     team_order: list[str] = []
     for model_root in model_roots:
@@ -267,6 +269,7 @@ def run_score(root: Path, edition: Edition, options: ScoreOptions | None = None)
         ranked = rank_teams([(p.team, p.normalized, p.prompt, None) for p in scores.prompts], options)
         write_official_results(model_root.path / "result", scores, edition, ranked, options.platform)
         per_model[model_root.model] = scores.prompts
+        all_scores[model_root.model] = scores
         warnings += [f"model {model_root.model}: {w}" for w in model_warnings]
         team_order += [p.team for p in scores.prompts if p.team not in team_order]
     for model, prompts in per_model.items():
@@ -277,7 +280,7 @@ def run_score(root: Path, edition: Edition, options: ScoreOptions | None = None)
     ranked = rank_teams([(t.team, t.normalized, t.total, t.per_model) for t in totals], options)
     _write_model_results(root / "result", competition, list(per_model), totals, options.platform)
     _write_ranks(root / "result", ranked, options.platform)
-    return ScoreRun(tuple(ranked), competition, root / "result", tuple(warnings), tuple(per_model))
+    return ScoreRun(tuple(ranked), competition, root / "result", tuple(warnings), tuple(per_model), all_scores)
 
 
 def _write_model_results(

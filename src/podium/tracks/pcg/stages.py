@@ -37,6 +37,8 @@ from podium.tracks.pcg.verdicts import PcgVerdict
 # Bump a stage's version when its output for the same input changes; outputs of older versions are redone.
 STAGE_VERSIONS = {"extract": "1", "build": "1", "diversity": "1", "simulate": "1", "classify": "1"}
 
+ItemCallback = Callable[[ItemEvent], None]
+
 # A transform gets the input bytes and its path, and returns the output bytes or the item's failure, plus
 # warnings that do not fail the item.
 Transform = Callable[[bytes, Path], tuple[bytes | StageFailure, list[str]]]
@@ -83,13 +85,14 @@ def _run_trial_stage(
     *,
     force: bool,
     platform: Platform,
+    on_item: ItemCallback | None,
 ) -> StageSummary:
     """Run a per-trial stage (``<TEAM>/<source>/<C>/<file>`` → ``<TEAM>/<target>/<C>/<base>.<extension>``)."""
     version_key = content_key(stage, STAGE_VERSIONS[stage], settings)
     summaries = []
     for model_root in competition_roots(root, platform):
         path = model_root.path
-        with StageLog(path, stage) as log, StageLedger(path, stage) as ledger:
+        with StageLog(path, stage, on_item=on_item) as log, StageLedger(path, stage) as ledger:
             for team in _require_teams(path, platform):
                 source_dir = path / team / source
                 if not source_dir.is_dir():
@@ -156,7 +159,12 @@ def _merge(stage: str, summaries: list[StageSummary]) -> StageSummary:
 
 
 def run_extract(
-    root: Path, edition: Edition, *, force: bool = False, platform: Platform = Platform.POSIX
+    root: Path,
+    edition: Edition,
+    *,
+    force: bool = False,
+    platform: Platform = Platform.POSIX,
+    on_item: ItemCallback | None = None,
 ) -> StageSummary:
     """``raw`` → ``intermediate`` for every team of ``root``."""
 
@@ -167,12 +175,26 @@ def run_extract(
         return output, [warning] if warning else []
 
     return _run_trial_stage(
-        root, "extract", "raw", "intermediate", "txt", edition.prefix, transform, force=force, platform=platform
+        root,
+        "extract",
+        "raw",
+        "intermediate",
+        "txt",
+        edition.prefix,
+        transform,
+        force=force,
+        platform=platform,
+        on_item=on_item,
     )
 
 
 def run_build(
-    root: Path, edition: Edition, *, force: bool = False, platform: Platform = Platform.POSIX
+    root: Path,
+    edition: Edition,
+    *,
+    force: bool = False,
+    platform: Platform = Platform.POSIX,
+    on_item: ItemCallback | None = None,
 ) -> StageSummary:
     """``intermediate`` → ``levels`` for every team of ``root``."""
 
@@ -183,7 +205,16 @@ def run_build(
         return output, [warning] if warning else []
 
     return _run_trial_stage(
-        root, "build", "intermediate", "levels", "xml", edition.prefix, transform, force=force, platform=platform
+        root,
+        "build",
+        "intermediate",
+        "levels",
+        "xml",
+        edition.prefix,
+        transform,
+        force=force,
+        platform=platform,
+        on_item=on_item,
     )
 
 
@@ -194,6 +225,7 @@ def run_diversity(
     trials: int = TRIALS_PER_CHARACTER,
     force: bool = False,
     platform: Platform = Platform.POSIX,
+    on_item: ItemCallback | None = None,
 ) -> StageSummary:
     """``similarity/<C>.json`` → ``diversity/<C>.json`` for every team of ``root`` (2024+)."""
     if edition.diversity is None:
@@ -205,7 +237,7 @@ def run_diversity(
     for model_root in competition_roots(root, platform):
         path = model_root.path
         version_key = content_key("diversity", STAGE_VERSIONS["diversity"], kind.value, str(trials))
-        with StageLog(path, "diversity") as log, StageLedger(path, "diversity") as ledger:
+        with StageLog(path, "diversity", on_item=on_item) as log, StageLedger(path, "diversity") as ledger:
             for team in _require_teams(path, platform):
                 source_dir = path / team / "similarity"
                 if not source_dir.is_dir():
@@ -255,6 +287,7 @@ def run_simulate(
     executor: Executor | None = None,
     force: bool = False,
     platform: Platform = Platform.POSIX,
+    on_item: ItemCallback | None = None,
 ) -> StageSummary:
     """``levels/<C>/*.xml`` → ``stability/<C>.json`` and ``images/<C>/*.png`` for every team of ``root``.
 
@@ -267,7 +300,7 @@ def run_simulate(
     summaries = []
     for model_root in competition_roots(root, platform):
         path = model_root.path
-        with StageLog(path, "simulate") as log, StageLedger(path, "simulate") as ledger:
+        with StageLog(path, "simulate", on_item=on_item) as log, StageLedger(path, "simulate") as ledger:
             groups: dict[tuple[str, str], list[Path]] = {}
             for team in _require_teams(path, platform):
                 levels_dir = path / team / "levels"
@@ -344,6 +377,7 @@ def run_classify(
     *,
     force: bool = False,
     platform: Platform = Platform.POSIX,
+    on_item: ItemCallback | None = None,
 ) -> StageSummary:
     """``images/<C>/*.png`` → ``similarity/<C>.json`` for every team of ``root`` (one file per character)."""
     with_embedding = edition.diversity is DiversityVector.CLS_EMBEDDING
@@ -351,7 +385,7 @@ def run_classify(
     summaries = []
     for model_root in competition_roots(root, platform):
         path = model_root.path
-        with StageLog(path, "classify") as log, StageLedger(path, "classify") as ledger:
+        with StageLog(path, "classify", on_item=on_item) as log, StageLedger(path, "classify") as ledger:
             for team in _require_teams(path, platform):
                 images_dir = path / team / "images"
                 if not images_dir.is_dir():

@@ -1,0 +1,144 @@
+"""``podium pcg evaluate``: every stage from what exists to ``result/``, resumable, then the HTML report.
+
+Stages run in pipeline order on each official root (one per model in a multi-model root): extract, build,
+simulate, classify, diversity (2024+), then score over the whole competition and the report. A stage runs only
+when some team has its input folder, so a competition can enter anywhere (responses, levels or images). Every
+stage skips what is current, so a run killed at any point and started again ends with the same result files as
+an uninterrupted run.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from podium.core.execution.executor import Executor, SerialExecutor
+from podium.core.storage.rundir import Platform, list_team_dirs, list_visible_files
+from podium.core.storage.stagelog import ItemEvent
+from podium.tracks.pcg.bootstrap import normalized_intervals
+from podium.tracks.pcg.classifiers import LetterClassifier
+from podium.tracks.pcg.editions import Edition
+from podium.tracks.pcg.layout import competition_roots
+from podium.tracks.pcg.report import relative_link, render_report, statuses_from_events, trial_key, write_report
+from podium.tracks.pcg.results import ScoreOptions, ScoreRun, run_score
+from podium.tracks.pcg.stages import (
+    StageSummary,
+    run_build,
+    run_classify,
+    run_diversity,
+    run_extract,
+    run_simulate,
+)
+
+STAGE_INPUTS = {"extract": "raw", "build": "intermediate", "simulate": "levels", "classify": "images",
+                "diversity": "similarity"}  # fmt: skip
+
+
+@dataclass
+class StageReport:
+    """How one stage went in this run."""
+
+    stage: str
+    model: str
+    summary: StageSummary
+    seconds: float
+
+
+@dataclass
+class Evaluation:
+    """Everything one ``evaluate`` run did."""
+
+    stages: list[StageReport] = field(default_factory=list)
+    score: ScoreRun | None = None
+    report_path: Path | None = None
+
+
+def _has_input(root: Path, folder: str, platform: Platform) -> bool:
+    return any((root / team / folder).is_dir() for team in list_team_dirs(root, platform))
+
+
+def evaluate(
+    root: Path,
+    edition: Edition,
+    classifier: Callable[[], LetterClassifier],
+    *,
+    executor: Executor | None = None,
+    options: ScoreOptions | None = None,
+    force: bool = False,
+    on_item: Callable[[str, ItemEvent], None] | None = None,
+) -> Evaluation:
+    """Run every stage that has input, score, and write ``result/report.html``."""
+    options = options or ScoreOptions()
+    platform = options.platform
+    executor = executor or SerialExecutor()
+    evaluation = Evaluation()
+    loaded: list[LetterClassifier] = []
+    events: list[tuple[str, str, str, str, str]] = []
+    stages = ["extract", "build", "simulate", "classify"] + (["diversity"] if edition.diversity is not None else [])
+    for model_root in competition_roots(root, platform):
+        path, model = model_root.path, model_root.model or ""
+        for stage in stages:
+            if not _has_input(path, STAGE_INPUTS[stage], platform):
+                continue
+            if stage == "classify" and not loaded:
+                loaded.append(classifier())
+            callback = None if on_item is None else _tagged(on_item, stage)
+            started = time.perf_counter()
+            summary = _run_stage(stage, path, edition, loaded, executor, force, platform, callback)
+            evaluation.stages.append(StageReport(stage, model, summary, time.perf_counter() - started))
+            prefix = f"{model}/" if model else ""
+            events += [(prefix + e.team, e.character, e.trial, e.verdict, e.reason) for e in summary.events]
+    evaluation.score = run_score(root, edition, options)
+    evaluation.report_path = _write_report(root, edition, evaluation.score, events, platform)
+    return evaluation
+
+
+def _tagged(on_item: Callable[[str, ItemEvent], None], stage: str) -> Callable[[ItemEvent], None]:
+    return lambda event: on_item(stage, event)
+
+
+def _run_stage(
+    stage: str,
+    path: Path,
+    edition: Edition,
+    classifier: list[LetterClassifier],
+    executor: Executor,
+    force: bool,
+    platform: Platform,
+    on_item: Callable[[ItemEvent], None] | None,
+) -> StageSummary:
+    if stage == "extract":
+        return run_extract(path, edition, force=force, platform=platform, on_item=on_item)
+    if stage == "build":
+        return run_build(path, edition, force=force, platform=platform, on_item=on_item)
+    if stage == "simulate":
+        return run_simulate(path, executor=executor, force=force, platform=platform, on_item=on_item)
+    if stage == "classify":
+        return run_classify(path, classifier[0], edition, force=force, platform=platform, on_item=on_item)
+    return run_diversity(path, edition, force=force, platform=platform, on_item=on_item)
+
+
+def _write_report(
+    root: Path, edition: Edition, run: ScoreRun, events: list[tuple[str, str, str, str, str]], platform: Platform
+) -> Path:
+    report_dir = root / "result"
+    links: dict[tuple[str, str, str], str] = {}
+    for model_root in competition_roots(root, platform):
+        prefix = f"{model_root.model}/" if model_root.model else ""
+        for team in list_team_dirs(model_root.path, platform):
+            images = model_root.path / team / "images"
+            for char_dir in sorted(p for p in images.iterdir() if p.is_dir()) if images.is_dir() else []:
+                for image in list_visible_files(char_dir):
+                    key = trial_key(prefix + team, char_dir.name, image.name)
+                    if key is not None and not image.name.endswith("_raw.png"):
+                        links[key] = relative_link(report_dir, image)
+    intervals = {}
+    for scores in (run.scores or {}).values():
+        if len(run.scores or {}) == 1:
+            intervals = normalized_intervals(scores, with_diversity=edition.diversity is not None)
+    title = f"{root.resolve().name} — podium PCG report (edition {edition.year})"
+    path = report_dir / "report.html"
+    write_report(path, render_report(run, intervals, statuses_from_events(events), links, title))
+    return path
