@@ -1,0 +1,97 @@
+"""evaluate end to end: a killed run resumed equals an uninterrupted one; Dask gives the executor's results."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from podium.core.execution.executor import SerialExecutor
+from podium.tracks.pcg.stages import run_simulate
+
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "pcg-2023-unity"
+
+
+def outputs(root: Path) -> dict[str, bytes]:
+    files = [*root.glob("result/*.csv"), *root.glob("result/constants.json"), *root.glob("*/*/*.json")]
+    files += [*root.glob("*/*/*/*.xml"), *root.glob("*/images/*/*.png"), *root.glob("*/intermediate/*/*.txt")]
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(files)}
+
+
+def competition(parent: Path) -> Path:
+    root = parent / "competition"
+    shutil.copytree(EXAMPLE, root)
+    for stage in ("stability", "similarity"):  # evaluate must make them itself
+        for folder in root.glob(f"*/{stage}"):
+            shutil.rmtree(folder)
+    return root
+
+
+def evaluate_command(root: Path, model: Path) -> list[str]:
+    return [sys.executable, "-m", "podium", "pcg", "evaluate", str(root), "--edition", "2023",
+            "--classifier", f"hf:{model}", "--workers", "1"]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def reference(tiny_vit: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example competition evaluated in one uninterrupted run."""
+    root = competition(tmp_path_factory.mktemp("reference"))
+    subprocess.run(evaluate_command(root, tiny_vit), check=True, capture_output=True, timeout=600)
+    return root
+
+
+def test_a_killed_evaluation_resumes_to_the_same_results(reference: Path, tiny_vit: Path, tmp_path: Path) -> None:
+    interrupted = competition(tmp_path / "interrupted")
+    process = subprocess.Popen(
+        evaluate_command(interrupted, tiny_vit), stdout=subprocess.DEVNULL, start_new_session=True
+    )
+    deadline = time.monotonic() + 300
+    while not list(interrupted.glob("*/stability/*.json")) and time.monotonic() < deadline:
+        time.sleep(0.05)  # kill it in the middle of simulate, once some characters are done
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    assert not (interrupted / "result" / "trial_scores.csv").exists()
+    resumed = subprocess.run(evaluate_command(interrupted, tiny_vit), check=True, capture_output=True, text=True)
+    assert "skipped" in resumed.stdout
+    assert outputs(interrupted) == outputs(reference)
+    assert len(outputs(reference)) > 400
+
+
+def test_dask_local_cluster_gives_the_same_results(tmp_path: Path) -> None:
+    distributed = pytest.importorskip("distributed", reason="the dask extra is not installed")
+    from podium.core.execution.dask import DaskExecutor
+
+    serial, clustered = tmp_path / "serial" / "competition", tmp_path / "dask" / "competition"
+    for root in (serial, clustered):
+        shutil.copytree(EXAMPLE / "v2" / "raw", root / "v2" / "raw")
+    from podium.tracks.pcg.editions import edition
+    from podium.tracks.pcg.stages import run_build, run_extract
+
+    for root in (serial, clustered):
+        run_extract(root, edition(2023))
+        run_build(root, edition(2023))
+    run_simulate(serial, executor=SerialExecutor())
+    with (
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        summary = run_simulate(clustered, executor=DaskExecutor(client=client, in_flight=4))
+    assert {e.verdict for e in summary.events} == {"ok"}
+    assert len(summary.events) == len(list(clustered.glob("*/levels/*/*.xml"))) == 29
+    assert outputs(serial) == outputs(clustered)
+
+
+def test_report_shows_leaderboard_intervals_heat_map_and_trials(reference: Path) -> None:
+    page = (reference / "result" / "report.html").read_text()
+    for heading in ("Leaderboard", "Character scores", "Stability, similarity, diversity", "Letter weights", "Trials"):
+        assert f"<h2>{heading}" in page
+    assert page.count("<details>") == 5  # one per team
+    assert "width_boundary" in page and "Width boundary is intruded." in page  # the 12 old-converter levels
+    assert "src='../v1/images/I/V1_I_1.png'" in page
+    assert " – " in page  # bootstrap intervals
