@@ -135,9 +135,9 @@ def _write_report(
                     if key is not None and not image.name.endswith("_raw.png"):
                         links[key] = relative_link(report_dir, image)
     intervals = {}
-    for scores in (run.scores or {}).values():
-        if len(run.scores or {}) == 1:
-            intervals = normalized_intervals(scores, with_diversity=edition.diversity is not None)
+    if run.scores and len(run.scores) == 1:  # summed multi-model scores get no intervals (yet)
+        (scores,) = run.scores.values()
+        intervals = normalized_intervals(scores, with_diversity=edition.diversity is not None)
     title = f"{root.resolve().name} — podium PCG report (edition {edition.year})"
     path = report_dir / "report.html"
     write_report(path, render_report(run, intervals, statuses_from_events(events), links, title))

@@ -17,7 +17,7 @@ from pathlib import Path
 from podium.core.storage.files import write_atomic
 from podium.tracks.pcg.bootstrap import Interval
 from podium.tracks.pcg.results import ScoreRun
-from podium.tracks.pcg.score import CompetitionScores
+from podium.tracks.pcg.score import CompetitionScores, trial_index
 
 _STYLE = """
 body{font-family:system-ui,sans-serif;margin:2em;color:#222}h1{margin-bottom:0}
@@ -183,8 +183,6 @@ def relative_link(report_dir: Path, target: Path) -> str:
 
 def trial_key(team: str, character: str, file_name: str) -> tuple[str, str, str] | None:
     """The (team, character, trial number) a stage item refers to, from its file name."""
-    from podium.tracks.pcg.score import trial_index
-
     number = trial_index(file_name)
     return None if number is None else (team, character, str(number))
 
