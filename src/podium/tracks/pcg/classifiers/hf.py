@@ -46,7 +46,9 @@ class HuggingFaceClassifier:
         self._torch = torch
         self.batch_size = batch_size
         try:
-            self.processor = transformers.AutoImageProcessor.from_pretrained(model, use_fast=False)  # PIL, as the official
+            self.processor = transformers.AutoImageProcessor.from_pretrained(
+                model, use_fast=False
+            )  # PIL, as the official
             self.model = transformers.AutoModelForImageClassification.from_pretrained(model)
         except OSError as error:
             raise InputError(
