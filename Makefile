@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 ORACLE := .oracle/node_modules/chatgpt4pcg/package.json
 DEMO_DIR := demo-run
 
-.PHONY: demo test install lint pytest oracle bench bench-sim clean
+.PHONY: demo test install lint pytest oracle bench bench-sim bench-classify clean
 
 $(BIN)/podium: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -49,6 +49,9 @@ bench: install
 
 bench-sim: install
 	$(BIN)/python benchmarks/bench_pcg_simulate.py
+
+bench-classify: $(VENV)/.test-deps
+	$(BIN)/python benchmarks/bench_pcg_classify.py
 
 clean:
 	rm -rf $(VENV) .oracle $(DEMO_DIR) bench-run .pytest_cache .mypy_cache .ruff_cache

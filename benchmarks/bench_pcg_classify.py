@@ -1,0 +1,129 @@
+"""Benchmark of PCG classification back-ends and of the whole ``evaluate`` pipeline with the embedded classifier.
+
+1. Classify throughput (images/s, one process) for each back-end on level images rendered by podium from the 150
+   Unity 2023 levels: ``embedded``; ``hf:`` on a ViT-base with the official architecture (random weights: the
+   official weights cannot be downloaded here, and speed does not depend on the weights); its ``onnx:`` export in
+   fp32 and int8. Images are decoded from PNG for each measurement, as the stage does.
+2. ``podium pcg evaluate`` (extract, build, simulate, classify, diversity, score, report) on a synthetic
+   competition of 30 teams × 26 letters × 10 trials = 7,800 trials (the generator of
+   ``bench_pcg_text_pipeline.py``), edition 2024, embedded classifier, 2 worker processes. Target: under 2 minutes
+   on 2 cores.
+
+Run: ``make bench-classify`` (= ``.venv/bin/python benchmarks/bench_pcg_classify.py [--teams N] [--skip-hf]``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import io
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from PIL import Image
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_pcg_text_pipeline import team_names, write_raw_responses  # noqa: E402
+
+from podium.core.execution.executor import ProcessPoolExecutor  # noqa: E402
+from podium.tracks.pcg.classifiers import LetterClassifier, load_classifier  # noqa: E402
+from podium.tracks.pcg.editions import TRIALS_PER_CHARACTER, edition  # noqa: E402
+from podium.tracks.pcg.evaluate import evaluate  # noqa: E402
+from podium.tracks.pcg.levelxml import parse_level  # noqa: E402
+from podium.tracks.pcg.physics import PhysicsParameters, evaluate_stability  # noqa: E402
+from podium.tracks.pcg.render import level_png  # noqa: E402
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "pcg" / "unity-2023"
+
+
+def level_pngs(count: int) -> list[bytes]:
+    levels = sorted(DATA.glob("v*/levels/*/*.xml"))[:count]
+    params = PhysicsParameters()
+    return [level_png(evaluate_stability(parse_level(p.read_bytes()), params).image_poses) for p in levels]
+
+
+def images_per_second(classifier: LetterClassifier, pngs: list[bytes], repeats: int) -> list[float]:
+    rates = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        images = [Image.open(io.BytesIO(data)) for data in pngs]
+        classifier.predict(images)
+        rates.append(len(pngs) / (time.perf_counter() - started))
+    return rates
+
+
+def classify_table(pngs: list[bytes], repeats: int, skip_hf: bool, workdir: Path) -> list[str]:
+    rows = ["| back-end | batch | images/s median (min–max) | ms per image |", "|---|---:|---:|---:|"]
+    backends: list[tuple[str, LetterClassifier, int]] = [("embedded", load_classifier("embedded"), 0)]
+    if not skip_hf:
+        import torch
+        import transformers
+
+        from podium.tracks.pcg.classifiers.onnx import export_onnx
+
+        torch.manual_seed(0)
+        vit = workdir / "vit-base"
+        letters = [chr(65 + i) for i in range(26)]
+        config = transformers.ViTConfig(num_labels=26, id2label=dict(enumerate(letters)))  # ViT-base/16, 224 px
+        transformers.ViTForImageClassification(config).save_pretrained(vit)
+        transformers.ViTImageProcessor(image_mean=[0.5] * 3, image_std=[0.5] * 3).save_pretrained(vit)
+        fp32 = export_onnx(str(vit), workdir / "vit.onnx")
+        int8 = export_onnx(str(vit), workdir / "vit-int8.onnx", int8=True)
+        for batch in (1, 16):
+            backends.append(
+                (f"hf (ViT-base, torch {torch.__version__})", load_classifier(f"hf:{vit}", batch_size=batch), batch)
+            )
+            backends.append(("onnx fp32", load_classifier(f"onnx:{fp32}", batch_size=batch), batch))
+            backends.append(("onnx int8", load_classifier(f"onnx:{int8}", batch_size=batch), batch))
+    for name, classifier, batch in backends:
+        sample = pngs if name == "embedded" else pngs[:32]
+        rates = images_per_second(classifier, sample, repeats)
+        median = statistics.median(rates)
+        shown_batch = batch or "all"
+        rows.append(
+            f"| {name} | {shown_batch} | {median:.1f} ({min(rates):.1f}–{max(rates):.1f}) | {1000 / median:.1f} |"
+        )
+        print(rows[-1], flush=True)
+    return rows
+
+
+def evaluate_table(teams: int, workdir: Path) -> list[str]:
+    root = workdir / "competition"
+    write_raw_responses(root, 2024, team_names(teams), TRIALS_PER_CHARACTER)
+    started = time.perf_counter()
+    result = evaluate(root, edition(2024), lambda: load_classifier("embedded"), executor=ProcessPoolExecutor(workers=2))
+    total = time.perf_counter() - started
+    rows = ["| stage | items | seconds |", "|---|---:|---:|"]
+    for report in result.stages:
+        rows.append(f"| {report.stage} | {len(report.summary.events)} | {report.seconds:.1f} |")
+    rows.append(
+        f"| **total, including score and report** | {teams * 26 * TRIALS_PER_CHARACTER} trials | **{total:.1f}** |"
+    )
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--teams", type=int, default=30, help="team folders of the evaluate run (default 30)")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--skip-hf", action="store_true", help="only the embedded back-end")
+    parser.add_argument("--skip-evaluate", action="store_true")
+    args = parser.parse_args()
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    cpuinfo = Path("/proc/cpuinfo").read_text().splitlines()
+    cpu = next((line.split(":", 1)[1].strip() for line in cpuinfo if line.startswith("model name")), "?")
+    print(f"- Machine: {cpu}, Python {platform.python_version()}; git {commit}; {dt.datetime.now(dt.UTC):%Y-%m-%d}")
+    with tempfile.TemporaryDirectory() as folder:
+        workdir = Path(folder)
+        print("\n".join(classify_table(level_pngs(150), args.repeats, args.skip_hf, workdir)))
+        if not args.skip_evaluate:
+            print("\n".join(evaluate_table(args.teams, workdir)))
+
+
+if __name__ == "__main__":
+    main()
