@@ -158,6 +158,26 @@ def _merge(stage: str, summaries: list[StageSummary]) -> StageSummary:
     )
 
 
+def _text_transform(convert: Callable[[str], bytes | StageFailure]) -> Transform:
+    """A transform that decodes its input as the official scripts do (UTF-8, bad bytes replaced) first."""
+
+    def transform(data: bytes, path: Path) -> tuple[bytes | StageFailure, list[str]]:
+        text, warning = decode_utf8(data, path)
+        return convert(text), [warning] if warning else []
+
+    return transform
+
+
+def _extracted(text: str, edition: Edition) -> bytes | StageFailure:
+    result = extract_code(text, edition.prefix)
+    return result if isinstance(result, StageFailure) else result.text.encode("utf-8")
+
+
+def _built(text: str, edition: Edition) -> bytes | StageFailure:
+    level = drop_blocks(parse_drop_calls(text, edition.prefix))
+    return level if isinstance(level, StageFailure) else level_xml_text(level).encode("utf-8")
+
+
 def run_extract(
     root: Path,
     edition: Edition,
@@ -167,25 +187,11 @@ def run_extract(
     on_item: ItemCallback | None = None,
 ) -> StageSummary:
     """``raw`` → ``intermediate`` for every team of ``root``."""
-
-    def transform(data: bytes, path: Path) -> tuple[bytes | StageFailure, list[str]]:
-        text, warning = decode_utf8(data, path)
-        result = extract_code(text, edition.prefix)
-        output = result if isinstance(result, StageFailure) else result.text.encode("utf-8")
-        return output, [warning] if warning else []
-
+    transform = _text_transform(lambda text: _extracted(text, edition))
     return _run_trial_stage(
-        root,
-        "extract",
-        "raw",
-        "intermediate",
-        "txt",
-        edition.prefix,
-        transform,
-        force=force,
-        platform=platform,
-        on_item=on_item,
-    )
+        root, "extract", "raw", "intermediate", "txt", edition.prefix, transform,
+        force=force, platform=platform, on_item=on_item,
+    )  # fmt: skip
 
 
 def run_build(
@@ -197,25 +203,11 @@ def run_build(
     on_item: ItemCallback | None = None,
 ) -> StageSummary:
     """``intermediate`` → ``levels`` for every team of ``root``."""
-
-    def transform(data: bytes, path: Path) -> tuple[bytes | StageFailure, list[str]]:
-        text, warning = decode_utf8(data, path)
-        level = drop_blocks(parse_drop_calls(text, edition.prefix))
-        output = level if isinstance(level, StageFailure) else level_xml_text(level).encode("utf-8")
-        return output, [warning] if warning else []
-
+    transform = _text_transform(lambda text: _built(text, edition))
     return _run_trial_stage(
-        root,
-        "build",
-        "intermediate",
-        "levels",
-        "xml",
-        edition.prefix,
-        transform,
-        force=force,
-        platform=platform,
-        on_item=on_item,
-    )
+        root, "build", "intermediate", "levels", "xml", edition.prefix, transform,
+        force=force, platform=platform, on_item=on_item,
+    )  # fmt: skip
 
 
 def run_diversity(
