@@ -1,0 +1,97 @@
+"""``podium dojo ...``: judge a solver locally; the platform's commands build on the same stages."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from podium.core.execution.sandbox import open_sandbox
+from podium.core.storage.files import read_bytes
+from podium.tracks.dojo.judge import Judgment, judge_submission
+from podium.tracks.dojo.problem import load_problem, setter_terms
+from podium.tracks.dojo.rules import ScoringRules
+
+SANDBOX_CHOICES = click.Choice(["bubblewrap", "rlimits"])
+
+
+@click.group()
+def dojo() -> None:
+    """Sequence Dojo: shortest programs that print a setter's integer sequence."""
+
+
+@dojo.command()
+@click.argument("solver", type=click.Path(path_type=Path, dir_okay=False))
+@click.option(
+    "--problem",
+    "problem_dir",
+    required=True,
+    type=click.Path(path_type=Path, file_okay=False),
+    help="folder with setter.py and an optional problem.json",
+)
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object instead of text")
+@click.option(
+    "--no-screen", is_flag=True, help="skip the static policy (to test the sandbox itself); said in the output"
+)
+@click.option(
+    "--sandbox",
+    "backend",
+    type=SANDBOX_CHOICES,
+    default="bubblewrap",
+    show_default=True,
+    help="rlimits is weaker and not isolated: use it only where bubblewrap cannot run",
+)
+def judge(solver: Path, problem_dir: Path, as_json: bool, no_screen: bool, backend: str) -> None:
+    """Judge SOLVER (a solver.py) against the problem in --problem, exactly as the platform would."""
+    problem = load_problem(problem_dir)
+    rules = ScoringRules()
+    sandbox = open_sandbox(backend, allow_weaker=backend != "bubblewrap")
+    truth = setter_terms(problem.setter_source, sandbox, rules, where=problem_dir / "setter.py")
+    judgment = judge_submission(read_bytes(solver), truth, sandbox, rules, apply_screen=not no_screen)
+    click.echo(json.dumps(judgment_json(judgment), indent=2) if as_json else judgment_text(judgment))
+
+
+def judgment_json(judgment: Judgment) -> dict[str, Any]:
+    """A judgment as a JSON object (diversity is not included: it depends on other submissions)."""
+    return {
+        "verdict": judgment.verdict.value,
+        "outcome": judgment.outcome.value,
+        "reason": judgment.reason,
+        "stage_pass": judgment.stage_pass,
+        "reward_correct": judgment.reward_correct,
+        "length": judgment.length,
+        "solver_hash": judgment.solver_hash,
+        "brevity_bonus": judgment.brevity,
+        "score": judgment.score,
+        "diversity_included": False,
+        "screened": judgment.screened,
+        "policy": None
+        if judgment.policy is None
+        else {
+            "numeric_literals": judgment.policy.numeric_literals,
+            "string_literal_chars": judgment.policy.string_literal_chars,
+            "largest_list_tuple": judgment.policy.largest_list_tuple,
+        },
+        "sandbox": judgment.backend,
+        "isolated": judgment.isolated,
+        "wall_time_s": None if judgment.wall_time_s is None else round(judgment.wall_time_s, 4),
+    }
+
+
+def judgment_text(judgment: Judgment) -> str:
+    """A judgment as a few lines for a person."""
+    yes = {True: "yes", False: "no"}
+    lines = [
+        f"verdict: {judgment.verdict.value} ({judgment.outcome.value}): {judgment.reason}",
+        f"Stage Pass: {yes[judgment.stage_pass]}   Reward Correct: {yes[judgment.reward_correct]}",
+        f"L: {'-' if judgment.length is None else judgment.length} bytes   brevity bonus: {judgment.brevity}   "
+        f"score: {judgment.score} (without the diversity bonus, which depends on other submissions)",
+    ]
+    if not judgment.screened:
+        lines.append("static policy: SKIPPED (--no-screen); the platform would apply it")
+    if judgment.backend is not None:
+        isolation = "isolated" if judgment.isolated else "NOT ISOLATED: weaker backend"
+        lines.append(f"sandbox: {judgment.backend} ({isolation})")
+    return "\n".join(lines)

@@ -1,0 +1,76 @@
+"""Stage ``execute``: run a program in the sandbox and read the terms it printed (spec dojo.md 5–6).
+
+The program runs as ``python3 -s -S -P -B solver.py`` (not ``-I``, which would ignore the two settings below)
+with no arguments, empty stdin, a cleared environment, a fixed hash seed and Python's 4,300-digit limit on
+printing integers lifted. The sandbox's reader stops the program once ``n_check`` lines have arrived.
+
+A run that printed ``n_check`` complete lines is judged on them whatever it did afterwards — crashed, ran out of
+time or memory — so the verdict does not depend on a race between the reader and the program's end.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from podium.core.execution.sandbox import Limits, RunRequest, RunResult, RunStatus, Sandbox
+from podium.tracks.dojo.terms import complete_lines, parse_terms
+from podium.tracks.dojo.verdicts import RunVerdict
+
+PYTHON_ARGV = ("python3", "-s", "-S", "-P", "-B")
+SOLVER_LIMITS = Limits()  # spec dojo.md 6: CPU 2 s, wall 5 s, 256 MiB, 16 processes, 1 MiB of output
+SETTER_LIMITS = Limits(cpu_time_s=10.0, wall_time_s=20.0)
+
+_STATUS_VERDICTS = {
+    RunStatus.OK: RunVerdict.OK,
+    RunStatus.RUNTIME_ERROR: RunVerdict.RUNTIME_ERROR,
+    RunStatus.TIME_LIMIT: RunVerdict.TIME_LIMIT,
+    RunStatus.MEMORY_LIMIT: RunVerdict.MEMORY_LIMIT,
+    RunStatus.OUTPUT_LIMIT: RunVerdict.OUTPUT_LIMIT,
+    RunStatus.INTERNAL_ERROR: RunVerdict.INTERNAL_ERROR,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Execution:
+    """How one run ended and the terms it printed (empty unless the verdict is OK)."""
+
+    verdict: RunVerdict
+    terms: tuple[str, ...]
+    reason: str
+    run: RunResult
+
+
+def python_env(hash_seed: int = 0) -> dict[str, str]:
+    """The environment a sandboxed Python program gets on top of the sandbox's cleared one."""
+    return {"PYTHONHASHSEED": str(hash_seed), "PYTHONINTMAXSTRDIGITS": "0", "PYTHONIOENCODING": "utf-8"}
+
+
+def execute(
+    source: bytes,
+    sandbox: Sandbox,
+    *,
+    n_check: int,
+    limits: Limits = SOLVER_LIMITS,
+    file_name: str = "solver.py",
+    extra_files: Mapping[str, bytes] | None = None,
+    hash_seed: int = 0,
+) -> Execution:
+    """Run ``source`` as ``file_name`` and read its first ``n_check`` terms."""
+    request = RunRequest(
+        argv=(*PYTHON_ARGV, file_name),
+        files={**(extra_files or {}), file_name: source},
+        limits=limits,
+        env=python_env(hash_seed),
+        stop_after_lines=n_check,
+    )
+    run = sandbox.run(request)
+    if run.status is RunStatus.INTERNAL_ERROR:
+        return Execution(RunVerdict.INTERNAL_ERROR, (), f"the sandbox failed: {run.detail}", run)
+    enough = complete_lines(run.stdout) >= n_check
+    if run.status is not RunStatus.OK and not enough:
+        return Execution(_STATUS_VERDICTS[run.status], (), run.detail, run)
+    terms = parse_terms(run.stdout, n_check, output_ended=not run.stopped_early and run.status is RunStatus.OK)
+    if terms.error is not None:
+        return Execution(RunVerdict.FORMAT_ERROR, (), terms.error, run)
+    return Execution(RunVerdict.OK, terms.values, f"printed {len(terms.values)} terms", run)

@@ -1,0 +1,124 @@
+"""Judge one submission against one problem: admit → screen → execute → gate → bonus.
+
+Every stage's failure is data: the chain stops at the first ``StageFailure`` and the judgment carries its
+verdict and reason. ``INTERNAL_ERROR`` (the sandbox failed, never the contestant's fault) is retried a few times
+before it is reported. Diversity depends on a problem's whole window of submissions, so the score here is
+without it; leaderboards add it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from podium.core.execution.sandbox import Limits, Sandbox
+from podium.core.records import StageFailure
+from podium.tracks.dojo.admit import AdmittedSource, admit
+from podium.tracks.dojo.bonus import brevity_bonus, problem_score
+from podium.tracks.dojo.execute import SOLVER_LIMITS, Execution, execute
+from podium.tracks.dojo.gate import Gates, gate
+from podium.tracks.dojo.rules import ScoringRules
+from podium.tracks.dojo.screen import PolicyFigures, screen
+from podium.tracks.dojo.verdicts import Outcome, RunVerdict, outcome_of
+
+INTERNAL_ERROR_ATTEMPTS = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Judgment:
+    """The verdict, gates and score (without diversity) of one submission."""
+
+    verdict: RunVerdict
+    reason: str
+    stage_pass: bool
+    reward_correct: bool
+    length: int | None  # L_chars; None when the source was not admitted
+    solver_hash: str | None
+    brevity: int
+    score: int
+    matching_prefix: int
+    screened: bool  # False when the static policy was skipped on purpose (local checks of the sandbox)
+    policy: PolicyFigures | None
+    backend: str | None  # the sandbox that ran it; None when it never ran
+    isolated: bool | None
+    wall_time_s: float | None
+
+    @property
+    def outcome(self) -> Outcome:
+        """The one-word outcome (the folder a fixture of it is filed in)."""
+        return outcome_of(self.verdict, stage_pass=self.stage_pass, reward_correct=self.reward_correct)
+
+
+def judge_submission(
+    raw: bytes,
+    truth: Sequence[str],
+    sandbox: Sandbox,
+    rules: ScoringRules,
+    *,
+    apply_screen: bool = True,
+    limits: Limits = SOLVER_LIMITS,
+) -> Judgment:
+    """Judge the solver source ``raw`` against the setter's terms ``truth``."""
+    admitted = admit(raw, max_bytes=rules.max_source_bytes)
+    if isinstance(admitted, StageFailure):
+        return _rejected(admitted, None, apply_screen)
+    policy: PolicyFigures | None = None
+    if apply_screen:
+        screened = screen(admitted.text, rules)
+        if isinstance(screened, StageFailure):
+            return _rejected(screened, admitted, apply_screen)
+        policy = screened.figures
+    execution = _execute_with_retries(admitted.canonical, sandbox, rules, limits)
+    run = execution.run
+    gates = gate(execution.terms, truth, rules) if execution.verdict is RunVerdict.OK else Gates(False, False, 0)
+    brevity = brevity_bonus(admitted.length, rules) if gates.reward_correct else 0
+    score = problem_score(
+        stage_pass=gates.stage_pass,
+        reward_correct=gates.reward_correct,
+        length=admitted.length,
+        diversity=0,
+        rules=rules,
+    )
+    return Judgment(
+        verdict=execution.verdict,
+        reason=execution.reason,
+        stage_pass=gates.stage_pass,
+        reward_correct=gates.reward_correct,
+        length=admitted.length,
+        solver_hash=admitted.sha256,
+        brevity=brevity,
+        score=score,
+        matching_prefix=gates.matching_prefix,
+        screened=apply_screen,
+        policy=policy,
+        backend=run.backend,
+        isolated=run.isolated,
+        wall_time_s=run.wall_time_s,
+    )
+
+
+def _execute_with_retries(source: bytes, sandbox: Sandbox, rules: ScoringRules, limits: Limits) -> Execution:
+    for _ in range(INTERNAL_ERROR_ATTEMPTS - 1):
+        execution = execute(source, sandbox, n_check=rules.n_check, limits=limits)
+        if execution.verdict is not RunVerdict.INTERNAL_ERROR:
+            return execution
+    return execute(source, sandbox, n_check=rules.n_check, limits=limits)
+
+
+def _rejected(failure: StageFailure, admitted: AdmittedSource | None, screened: bool) -> Judgment:
+    return Judgment(
+        verdict=RunVerdict(failure.verdict.value),
+        reason=failure.reason,
+        stage_pass=False,
+        reward_correct=False,
+        length=admitted.length if admitted else None,
+        solver_hash=admitted.sha256 if admitted else None,
+        brevity=0,
+        score=0,
+        matching_prefix=0,
+        screened=screened,
+        policy=None,
+        backend=None,
+        isolated=None,
+        wall_time_s=None,
+    )

@@ -1,0 +1,61 @@
+"""Every number a Sequence Dojo season fixes, in one record (SCORING.md v0.1 appendix and spec dojo.md).
+
+A season stores its ``ScoringRules`` so that a finished season can be rescored and replayed with the numbers it
+was judged under, even after the defaults change.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from podium.core.errors import ConfigError
+
+SCORING_VERSION = "SCORING.md v0.1"
+
+
+@dataclass(frozen=True, slots=True)
+class ScoringRules:
+    """Gates, policy thresholds, brevity and diversity parameters; defaults are SCORING.md v0.1's."""
+
+    n_check: int = 200
+    n_stage: int = 100  # Stage Pass compares the first n_stage terms (SCORING.md 2.1)
+    stage_base: int = 200
+    reward_base: int = 1000
+    brevity_max: int = 200  # B_max
+    brevity_scale_chars: float = 800.0  # 1/beta
+    max_numeric_literals: int = 120
+    max_string_literal_chars: int = 2000
+    max_list_tuple_elements: int = 400
+    max_source_bytes: int = 64 * 1024
+    diversity_enabled: bool = True
+    diversity_first_tag_bonus: int = 30
+    diversity_shared_bonus_each: int = 10
+    diversity_shared_bonus_repeats: int = 2
+    diversity_min_tags_for_shared: int = 2
+    diversity_bonus_cap: int = 50
+    max_method_tag_chars: int = 64
+    max_term_digits: int = 10_000
+    version: str = SCORING_VERSION
+
+    def __post_init__(self) -> None:
+        if not 0 < self.n_stage <= self.n_check:
+            raise ConfigError(f"n_stage must be in 1..n_check ({self.n_check}), not {self.n_stage}")
+        if self.brevity_scale_chars <= 0:
+            raise ConfigError(f"brevity_scale_chars must be positive, not {self.brevity_scale_chars}")
+
+    def to_json(self) -> dict[str, Any]:
+        """The rules as a JSON object (stored with a season)."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ScoringRules:
+        """Rules from a JSON object; unknown keys are an error so a typo never silently keeps a default."""
+        known = {field.name for field in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ConfigError(
+                f"unknown scoring rule(s): {', '.join(unknown)}", fix=f"use only: {', '.join(sorted(known))}"
+            )
+        return cls(**data)

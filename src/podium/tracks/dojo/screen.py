@@ -1,0 +1,140 @@
+"""Stage ``screen``: the static anti-hardcode policy (SCORING.md 3, spec dojo.md 7).
+
+Computed from the canonical source with ``tokenize`` and ``ast``. A submission is rejected when it imports or
+calls file I/O, networking or processes, or when it embeds a payload over the season's thresholds (numeric
+literal tokens, total string-literal characters, elements of one list/tuple literal). The policy is a scoring
+rule, not a security boundary: the sandbox is the boundary, so a clever evasion (``exec`` of a built string) is
+contained there even when the screen misses it.
+
+Hostile text can make the parser itself fail (``MemoryError``, ``RecursionError`` on 100,000 nested unary minus
+signs): the size is capped by ``admit`` first and every parser exception becomes a rejection with its reason.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import tokenize
+from dataclasses import dataclass
+
+from podium.core.records import StageFailure
+from podium.tracks.dojo.rules import ScoringRules
+from podium.tracks.dojo.verdicts import RunVerdict
+
+# Modules whose import alone is a rejection: file I/O, networking, processes, foreign code, dynamic import.
+FORBIDDEN_MODULES = frozenset(
+    {
+        "io", "pathlib", "shutil", "tempfile", "glob", "fileinput", "mmap", "zipfile", "tarfile", "gzip", "bz2",
+        "lzma", "sqlite3", "dbm", "shelve", "linecache",
+        "socket", "ssl", "select", "selectors", "asyncio", "urllib", "http", "ftplib", "smtplib", "poplib",
+        "imaplib", "telnetlib", "xmlrpc", "socketserver", "webbrowser",
+        "subprocess", "multiprocessing", "concurrent", "pty", "signal", "resource", "posix", "nt",
+        "ctypes", "cffi", "importlib", "imp", "runpy", "builtins",
+    }
+)  # fmt: skip
+# Attributes of ``os`` that touch files or processes; ``import os`` itself is allowed (``os.urandom`` etc.).
+FORBIDDEN_OS_ATTRIBUTES = frozenset(
+    {
+        "open", "fdopen", "read", "write", "remove", "unlink", "rmdir", "removedirs", "mkdir", "makedirs",
+        "rename", "renames", "replace", "link", "symlink", "chmod", "chown", "truncate", "listdir", "scandir",
+        "walk", "stat", "lstat", "chdir", "system", "popen", "fork", "forkpty", "kill", "killpg", "pipe",
+        "dup", "dup2", "startfile", "posix_spawn", "posix_spawnp", "sendfile",
+    }
+)  # fmt: skip
+FORBIDDEN_OS_PREFIXES = ("exec", "spawn", "wait")
+FORBIDDEN_BUILTINS = frozenset({"open", "__import__", "input", "breakpoint", "help"})
+
+
+@dataclass(frozen=True, slots=True)
+class PolicyFigures:
+    """What the screen measured, shown to the operator whether or not the source passed."""
+
+    numeric_literals: int
+    string_literal_chars: int
+    largest_list_tuple: int
+
+
+@dataclass(frozen=True, slots=True)
+class ScreenPassed:
+    """A source the static policy accepts, with its figures."""
+
+    figures: PolicyFigures
+
+
+def screen(source: str, rules: ScoringRules, *, numeric_literal_limit: bool = True) -> ScreenPassed | StageFailure:
+    """Apply the static policy to canonical ``source``; setters pass ``numeric_literal_limit=False`` (spec 4.1)."""
+    try:
+        tree = ast.parse(source, "<solver.py>")
+        numeric = sum(
+            1 for token in tokenize.generate_tokens(io.StringIO(source).readline) if token.type == tokenize.NUMBER
+        )
+        figures = _payload_figures(tree, numeric)
+        problem = _forbidden_use(tree)
+    except SyntaxError as error:
+        return StageFailure(RunVerdict.POLICY_REJECT, f"the source does not parse: {error.msg} (line {error.lineno})")
+    except (RecursionError, MemoryError):
+        return StageFailure(RunVerdict.POLICY_REJECT, "the source is nested too deeply to analyse")
+    except Exception as error:  # noqa: BLE001 - any parser failure on hostile text is a rejection, never a crash
+        return StageFailure(RunVerdict.POLICY_REJECT, f"the source cannot be analysed: {type(error).__name__}: {error}")
+    if problem:
+        return StageFailure(RunVerdict.POLICY_REJECT, problem)
+    if numeric_literal_limit and figures.numeric_literals > rules.max_numeric_literals:
+        return StageFailure(
+            RunVerdict.POLICY_REJECT,
+            f"hardcode-like: {figures.numeric_literals} numeric literals (at most {rules.max_numeric_literals})",
+        )
+    if figures.string_literal_chars > rules.max_string_literal_chars:
+        return StageFailure(
+            RunVerdict.POLICY_REJECT,
+            f"hardcode-like: {figures.string_literal_chars} characters of string literals "
+            f"(at most {rules.max_string_literal_chars})",
+        )
+    if figures.largest_list_tuple > rules.max_list_tuple_elements:
+        return StageFailure(
+            RunVerdict.POLICY_REJECT,
+            f"hardcode-like: a list/tuple literal of {figures.largest_list_tuple} elements "
+            f"(at most {rules.max_list_tuple_elements})",
+        )
+    return ScreenPassed(figures)
+
+
+def _payload_figures(tree: ast.AST, numeric_literals: int) -> PolicyFigures:
+    strings = 0
+    largest = 0
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str | bytes):
+            strings += len(node.value)
+        elif isinstance(node, ast.List | ast.Tuple):
+            largest = max(largest, len(node.elts))
+    return PolicyFigures(numeric_literals, strings, largest)
+
+
+def _forbidden_use(tree: ast.AST) -> str | None:
+    """The first forbidden import, ``os`` function or builtin the source uses, as a reason; None if clean."""
+    os_names = {"os"}  # names bound to the os module (``import os as o``)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                root = alias.name.split(".")[0]
+                if root in FORBIDDEN_MODULES:
+                    return f"imports {alias.name!r} (file I/O, networking and processes are not allowed)"
+                if root == "os":
+                    os_names.add(alias.asname or "os")
+        elif isinstance(node, ast.ImportFrom):
+            root = (node.module or "").split(".")[0]
+            if root in FORBIDDEN_MODULES or node.level:
+                return f"imports from {node.module!r} (file I/O, networking and processes are not allowed)"
+            if root == "os":
+                for alias in node.names:
+                    if alias.name == "*" or _forbidden_os_attribute(alias.name) or alias.name == "path":
+                        return f"imports os.{alias.name} (file and process functions are not allowed)"
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in os_names:
+            if _forbidden_os_attribute(node.attr) or node.attr == "path":
+                return f"uses os.{node.attr} (file and process functions are not allowed)"
+        elif isinstance(node, ast.Name) and node.id in FORBIDDEN_BUILTINS:
+            return f"uses {node.id}() (input, file access and dynamic import are not allowed)"
+    return None
+
+
+def _forbidden_os_attribute(name: str) -> bool:
+    return name in FORBIDDEN_OS_ATTRIBUTES or name.startswith(FORBIDDEN_OS_PREFIXES)
