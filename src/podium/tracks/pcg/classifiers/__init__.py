@@ -7,7 +7,6 @@ imports only the back-end it names, so the optional extras are needed only when 
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 from PIL import Image
 
-from podium.core.errors import ConfigError, DependencyError
+from podium.core.errors import ConfigError
 
 LETTERS = tuple(chr(ord("A") + i) for i in range(26))
 
@@ -52,14 +51,9 @@ def load_classifier(spec: str, *, batch_size: int = 1) -> LetterClassifier:
     """``embedded`` | ``hf:<hub id or local dir>`` | ``onnx:<file>``."""
     kind, _, target = spec.partition(":")
     if kind == "embedded" and not target:
-        try:
-            embedded = importlib.import_module("podium.tracks.pcg.classifiers.embedded")
-        except ImportError:
-            raise DependencyError(
-                "this podium build has no embedded classifier", fix="pass --classifier hf:<model> or onnx:<file>"
-            ) from None
-        classifier: LetterClassifier = embedded.EmbeddedClassifier.load()
-        return classifier
+        from podium.tracks.pcg.classifiers.embedded import EmbeddedClassifier  # NumPy only: always installed
+
+        return EmbeddedClassifier.load()
     if kind == "hf" and target:
         from podium.tracks.pcg.classifiers.hf import HuggingFaceClassifier
 

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Install the Debian font packages whose Latin capitals train the embedded letter classifier
+# (python -m podium.tracks.pcg.train_classifier). Only needed to retrain it or run its training smoke test;
+# the shipped weights need no fonts. Packages apt does not know are skipped with a note.
+set -euo pipefail
+PACKAGES=(
+  fonts-dejavu-core fonts-dejavu-extra fonts-liberation fonts-liberation2 fonts-freefont-ttf fonts-urw-base35
+  fonts-texgyre fonts-noto-core fonts-noto-mono fonts-crosextra-carlito fonts-crosextra-caladea fonts-croscore
+  fonts-roboto-unhinted fonts-cantarell fonts-open-sans fonts-lato fonts-linuxlibertine fonts-ebgaramond
+  fonts-comfortaa fonts-oxygen fonts-firacode fonts-inconsolata fonts-hack fonts-league-spartan fonts-stix
+  fonts-go fonts-jetbrains-mono fonts-sil-gentiumplus fonts-sil-charis fonts-sil-andika fonts-junicode
+  fonts-quicksand fonts-dosis fonts-paratype fonts-cabin fonts-karla fonts-lobster fonts-mplus
+  fonts-anonymous-pro fonts-courier-prime fonts-agave fonts-fantasque-sans fonts-hermit fonts-inter
+  fonts-adf-baskervald fonts-adf-gillius fonts-adf-universalis fonts-adf-verana fonts-adf-tribun fonts-adf-libris
+  fonts-adf-berenis fonts-adf-ikarius fonts-adf-romande fonts-averia-gwf fonts-bebas-neue fonts-yanone-kaffeesatz
+  fonts-oflb-euterpe fonts-tuffy fonts-jura fonts-mononoki fonts-monoid fonts-glasstty fonts-cmu fonts-lmodern
+  fonts-arkpandora fonts-femkeklaver fonts-f500 fonts-ecolier-court fonts-oldstandard fonts-play fonts-radisnoir
+  fonts-rufscript fonts-sil-doulos fonts-dustin fonts-humor-sans fonts-isabella fonts-kristi fonts-staypuft
+  fonts-quattrocento fonts-goudybookletter fonts-beteckna fonts-atarismall fonts-tomsontalks fonts-opendyslexic
+  fonts-ocr-a fonts-3270 fonts-uralic fonts-linex fonts-blankenburg
+)
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+$SUDO apt-get update -q
+AVAILABLE=()
+for package in "${PACKAGES[@]}"; do
+  candidate=$(apt-cache policy "$package" 2>/dev/null | awk '/Candidate:/ {print $2}')
+  if [ -n "$candidate" ] && [ "$candidate" != "(none)" ]; then
+    AVAILABLE+=("$package")
+  else
+    echo "install-fonts: apt has no $package, skipped" >&2
+  fi
+done
+$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${AVAILABLE[@]}"
+echo "install-fonts: $(find /usr/share/fonts -type f \( -iname '*.ttf' -o -iname '*.otf' \) | wc -l) TTF/OTF files"

@@ -1,0 +1,180 @@
+"""The embedded classifier: a small CNN shipped with podium, run with NumPy alone (no torch at run time).
+
+It was trained only on synthetic images in the evaluator's style (``podium.tracks.pcg.train_classifier``; data,
+accuracy and limits in ``docs/pcg-classifier-model-card.md``). Its probabilities approximate, but do not equal,
+the official ViT's, so scores made with it are not comparable with official leaderboards.
+
+Input: the evaluator's 1024×1024 image, turned to gray and shrunk by ``preprocess`` to 64×64 ink coverage (the
+mean of each 16×16 block, 1 = black) — the same function makes the training data. Network: 3×3 convolutions
+(padding 1, strides and 2×2 max pooling where the weights file says, batch norm folded into the weights) with ReLU,
+then a hidden linear layer with ReLU (its output is the ``embedding``) and a linear layer to the 26 logits.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+from PIL import Image
+
+from podium.core.errors import DependencyError, InputError
+from podium.tracks.pcg.classifiers import LETTERS, LetterPrediction, softmax
+
+INPUT_SIZE = 64
+WEIGHTS_PATH = Path(__file__).with_name("letter_cnn.npz")
+TRAIN_COMMAND = "python -m podium.tracks.pcg.train_classifier --out src/podium/tracks/pcg/classifiers/letter_cnn.npz"
+FORMAT_VERSION = 1
+
+FloatArray = npt.NDArray[np.float32]
+
+
+def preprocess(gray: npt.NDArray[np.uint8]) -> FloatArray:
+    """A gray image (255 = white) as the model's 64×64 input: the ink coverage of each cell, 0 to 1, float32.
+
+    A side that is a multiple of 64 (the evaluator's 1024) is averaged over exact blocks; any other size is first
+    resized to 1024×1024 with PIL's bilinear filter.
+    """
+    if gray.ndim != 2:
+        raise ValueError(f"expected a 2-D gray image, got shape {gray.shape}")
+    height, width = gray.shape
+    if height != width or height % INPUT_SIZE:
+        gray = np.asarray(Image.fromarray(gray).resize((1024, 1024), Image.Resampling.BILINEAR))
+        height = width = 1024
+    step = height // INPUT_SIZE
+    # sum each step×step block in two passes, exactly (32-bit integers), then scale once
+    rows = gray.reshape(INPUT_SIZE, step, width).sum(axis=1, dtype=np.uint32)
+    blocks = rows.reshape(INPUT_SIZE, INPUT_SIZE, step).sum(axis=2, dtype=np.uint32)
+    scale = np.float32(1.0 / (255.0 * step * step))
+    coverage: FloatArray = np.float32(1.0) - blocks.astype(np.float32) * scale
+    return coverage
+
+
+def image_to_gray(image: Image.Image) -> npt.NDArray[np.uint8]:
+    """The image as 8-bit gray; transparency is dropped like the official script's ``convert("RGB")`` does."""
+    if image.mode == "L":
+        return np.asarray(image)
+    if image.mode not in ("RGB", "RGBA", "LA", "1"):  # palette and others: through RGB, as the official script
+        image = image.convert("RGB")
+    return np.asarray(image.convert("L"))  # PIL's RGBA → L ignores alpha: the same gray as RGB → L
+
+
+@dataclass(frozen=True, slots=True)
+class _Conv:
+    weight: FloatArray  # (3, 3, in, out) flattened to (9·in, out)
+    bias: FloatArray
+    stride: int
+    pool: bool  # a 2×2 max pool follows the ReLU
+
+
+def _conv3x3_relu(x: FloatArray, layer: _Conv) -> FloatArray:
+    """3×3 convolution (padding 1) on NHWC ``x``, plus bias and ReLU, as one matrix product (im2col)."""
+    n, h, w, c = x.shape
+    step = layer.stride
+    out_h, out_w = (h - 1) // step + 1, (w - 1) // step + 1
+    padded = np.zeros((n, h + 2, w + 2, c), dtype=np.float32)
+    padded[:, 1:-1, 1:-1, :] = x
+    sn, sh, sw, sc = padded.strides
+    windows = np.lib.stride_tricks.as_strided(
+        padded, shape=(n, out_h, out_w, 3, 3, c), strides=(sn, sh * step, sw * step, sh, sw, sc), writeable=False
+    )
+    columns = windows.reshape(n * out_h * out_w, 9 * c)
+    out = columns @ layer.weight
+    out += layer.bias
+    np.maximum(out, 0, out=out)
+    result = out.reshape(n, out_h, out_w, -1)
+    if layer.pool:
+        k = result.shape[-1]
+        result = result.reshape(n, out_h // 2, 2, out_w // 2, 2, k).max(axis=(2, 4))
+    return result
+
+
+class LetterCnn:
+    """The network's weights and its NumPy forward pass."""
+
+    def __init__(self, arrays: dict[str, npt.NDArray[np.generic]]) -> None:
+        spec = json.loads(str(arrays["spec"]))
+        if spec.get("format") != FORMAT_VERSION:
+            raise ValueError(f"weights format {spec.get('format')!r}, expected {FORMAT_VERSION}")
+        self.spec = spec
+        self.convs: list[_Conv] = []
+        size = INPUT_SIZE
+        for index, (stride, pool) in enumerate(zip(spec["strides"], spec["pool_after"], strict=True)):
+            weight = np.asarray(arrays[f"conv{index}.weight"], dtype=np.float32)  # torch layout (out, in, 3, 3)
+            out_channels, in_channels = weight.shape[:2]
+            matrix = np.ascontiguousarray(weight.transpose(2, 3, 1, 0).reshape(9 * in_channels, out_channels))
+            bias = np.asarray(arrays[f"conv{index}.bias"], dtype=np.float32)
+            self.convs.append(_Conv(matrix, bias, int(stride), bool(pool)))
+            size = (size - 1) // int(stride) + 1
+            size //= 2 if pool else 1
+        hidden = np.asarray(arrays["hidden.weight"], dtype=np.float32)  # (features, channels·size·size), CHW order
+        channels = self.convs[-1].weight.shape[1]
+        # the flattened NHWC activations meet the weights in HWC order
+        hidden = hidden.reshape(-1, channels, size, size).transpose(0, 2, 3, 1).reshape(hidden.shape[0], -1)
+        self.hidden_weight = np.ascontiguousarray(hidden.T)
+        self.hidden_bias = np.asarray(arrays["hidden.bias"], dtype=np.float32)
+        self.out_weight = np.ascontiguousarray(np.asarray(arrays["out.weight"], dtype=np.float32).T)
+        self.out_bias = np.asarray(arrays["out.bias"], dtype=np.float32)
+        if self.out_weight.shape[1] != len(LETTERS):
+            raise ValueError(f"the output layer has {self.out_weight.shape[1]} classes, expected 26")
+
+    def forward(self, inputs: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """Logits (N, 26) and embeddings (N, hidden) for preprocessed inputs (N, 64, 64)."""
+        x = np.ascontiguousarray(inputs, dtype=np.float32)[..., None]
+        for layer in self.convs:
+            x = _conv3x3_relu(x, layer)
+        features = x.reshape(x.shape[0], -1) @ self.hidden_weight
+        features += self.hidden_bias
+        np.maximum(features, 0, out=features)
+        logits = features @ self.out_weight
+        logits += self.out_bias
+        return logits, features
+
+
+class EmbeddedClassifier:
+    """The shipped CNN behind the ``LetterClassifier`` interface."""
+
+    def __init__(self, network: LetterCnn, name: str, *, batch_size: int = 16) -> None:
+        self.network = network
+        self.name = name
+        self.batch_size = batch_size
+
+    @classmethod
+    def load(cls, path: Path | None = None) -> EmbeddedClassifier:
+        """Load weights from ``path`` (default: the ones shipped beside this module)."""
+        path = WEIGHTS_PATH if path is None else path
+        if not path.is_file():
+            raise DependencyError(
+                "the embedded classifier's weights file is missing",
+                path=path,
+                fix=f"train it with: {TRAIN_COMMAND} (needs torch; fonts from scripts/install-fonts.sh)",
+            )
+        data = path.read_bytes()
+        try:
+            with np.load(io.BytesIO(data), allow_pickle=False) as archive:
+                network = LetterCnn({key: archive[key] for key in archive.files})
+        except (OSError, ValueError, KeyError) as error:
+            raise InputError(f"not a letter CNN weights file: {error}", path=path, fix=TRAIN_COMMAND) from None
+        digest = hashlib.sha256(data).hexdigest()
+        return cls(network, f"embedded:{digest[:12]}")
+
+    def predict_arrays(self, inputs: FloatArray) -> list[LetterPrediction]:
+        """Predictions for preprocessed inputs (N, 64, 64)."""
+        predictions = []
+        for start in range(0, len(inputs), self.batch_size):
+            logits, features = self.network.forward(inputs[start : start + self.batch_size])
+            for row, embedding in zip(softmax(logits), features, strict=True):
+                predictions.append(LetterPrediction(tuple(row.tolist()), tuple(embedding.tolist())))
+        return predictions
+
+    def predict(self, images: Sequence[Image.Image]) -> list[LetterPrediction]:
+        """Classify ``images`` (any mode and size; the evaluator's are 1024×1024 RGBA)."""
+        if not images:
+            return []
+        inputs = np.stack([preprocess(image_to_gray(image)) for image in images])
+        return self.predict_arrays(inputs)

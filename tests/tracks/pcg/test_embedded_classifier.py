@@ -1,0 +1,147 @@
+"""The embedded letter classifier: shipped weights, NumPy forward pass against torch, block letters, training."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from podium.core.errors import DependencyError
+from podium.tracks.pcg.block_letters import DESIGNS, block_letter_levels, drop_sequence
+from podium.tracks.pcg.build import GridLevel, drop_blocks
+from podium.tracks.pcg.classifiers import LETTERS, load_classifier
+from podium.tracks.pcg.classifiers.embedded import WEIGHTS_PATH, EmbeddedClassifier, preprocess
+from podium.tracks.pcg.levelxml import level_xml_text, parse_level
+from podium.tracks.pcg.physics import PhysicsParameters, evaluate_stability
+from podium.tracks.pcg.render import render_level
+
+MIN_BLOCK_LETTER_ACCURACY = 0.88
+
+
+@pytest.fixture(scope="module")
+def shipped() -> EmbeddedClassifier:
+    return EmbeddedClassifier.load()
+
+
+def rgba(gray: np.ndarray) -> Image.Image:
+    return Image.fromarray(np.dstack([gray, gray, gray, np.full_like(gray, 255)]), "RGBA")
+
+
+def test_shipped_model_loads_by_spec(shipped: EmbeddedClassifier) -> None:
+    assert WEIGHTS_PATH.is_file()
+    assert shipped.name.startswith("embedded:") and len(shipped.name) == len("embedded:") + 12
+    assert load_classifier("embedded").name == shipped.name
+
+
+def test_missing_weights_name_the_training_command(tmp_path: Path) -> None:
+    with pytest.raises(DependencyError) as error:
+        EmbeddedClassifier.load(tmp_path / "nothing.npz")
+    assert error.value.fix is not None and "podium.tracks.pcg.train_classifier" in error.value.fix
+
+
+def test_predictions_are_26_probabilities(shipped: EmbeddedClassifier) -> None:
+    rng = np.random.default_rng(0)
+    images = []
+    for _ in range(3):
+        gray = np.full((1024, 1024), 255, np.uint8)
+        r, c = rng.integers(100, 600, size=2)
+        gray[r : r + 300, c : c + 80] = 0
+        images.append(rgba(gray))
+    images.append(rgba(np.full((1024, 1024), 255, np.uint8)))  # a level with no block left
+    predictions = shipped.predict(images)
+    assert len(predictions) == 4 and shipped.predict([]) == []
+    for prediction in predictions:
+        assert len(prediction.probabilities) == len(LETTERS)
+        assert all(isinstance(p, float) and 0.0 <= p <= 1.0 for p in prediction.probabilities)
+        assert sum(prediction.probabilities) == pytest.approx(1.0, abs=1e-5)
+        assert prediction.embedding is not None and all(isinstance(v, float) for v in prediction.embedding)
+    # one at a time or in a batch: the same numbers
+    assert shipped.predict(images[:1])[0].probabilities == pytest.approx(predictions[0].probabilities, abs=1e-6)
+
+
+def test_preprocess_averages_blocks_of_the_1024_image() -> None:
+    gray = np.full((1024, 1024), 255, np.uint8)
+    gray[:16, :8] = 0  # half of the top-left 16×16 block is ink
+    gray[512:, :] = 0
+    x = preprocess(gray)
+    assert x.shape == (64, 64) and x.dtype == np.float32
+    assert x[0, 0] == pytest.approx(0.5) and x[0, 1] == 0.0 and (x[32:] == 1.0).all()
+    # other sizes are resized to 1024 first
+    assert preprocess(np.full((500, 300), 255, np.uint8)).shape == (64, 64)
+
+
+def test_numpy_forward_pass_equals_torch(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch", reason="torch (the hf extra) is not installed")
+    from podium.tracks.pcg.train_classifier import Architecture, export_weights, torch_model
+
+    torch.manual_seed(3)
+    arch = Architecture()
+    model = torch_model(arch)
+    with torch.no_grad():  # batch norm statistics that are not the identity, so folding them is tested
+        for module in model.modules():
+            if isinstance(module, torch.nn.BatchNorm2d):
+                module.running_mean.uniform_(-0.2, 0.2)
+                module.running_var.uniform_(0.5, 2.0)
+                module.weight.uniform_(0.5, 1.5)
+                module.bias.uniform_(-0.2, 0.2)
+    model.eval()
+    path = tmp_path / "random.npz"
+    export_weights(model, arch, path)
+    classifier = EmbeddedClassifier.load(path)
+    inputs = np.random.default_rng(4).random((5, 64, 64), dtype=np.float32)
+    logits, features = classifier.network.forward(inputs)
+    with torch.no_grad():
+        expected = model(torch.from_numpy(inputs)).numpy()
+    np.testing.assert_allclose(logits, expected, atol=1e-4, rtol=0)
+    assert features.shape == (5, arch.hidden)
+
+
+def test_block_letter_designs_build_as_drawn() -> None:
+    assert set(DESIGNS) == set(LETTERS) and all(len(pictures) >= 2 for pictures in DESIGNS.values())
+    levels = block_letter_levels()
+    assert len(levels) >= 52
+    for _, calls in levels:
+        assert all(kind in ("b11", "b31", "b13") and 0 <= slot < 20 for kind, slot in calls)
+    with pytest.raises(ValueError, match="drop rule"):
+        drop_sequence("#.#\n...\n===")  # the top row would fall onto the bar
+
+
+def test_block_letter_accuracy(shipped: EmbeddedClassifier) -> None:
+    # only the first run's poses make the image, so one run per level gives the evaluator's picture
+    params = dataclasses.replace(PhysicsParameters(), runs=1)
+    inputs, labels = [], []
+    for letter, calls in block_letter_levels():
+        level = drop_blocks([(kind.upper(), slot) for kind, slot in calls])
+        assert isinstance(level, GridLevel)
+        result = evaluate_stability(parse_level(level_xml_text(level).encode()), params)
+        inputs.append(preprocess(render_level(result.image_poses)))
+        labels.append(LETTERS.index(letter))
+    predictions = shipped.predict_arrays(np.stack(inputs))
+    predicted = [int(np.argmax(p.probabilities)) for p in predictions]
+    accuracy = float(np.mean(np.asarray(predicted) == np.asarray(labels)))
+    misses = [(LETTERS[t], LETTERS[p]) for t, p in zip(labels, predicted, strict=True) if t != p]
+    # The shipped model reads 46 of the 52 designs (88.5 %); the target of 90 % is not reached yet (see
+    # docs/pcg-classifier-model-card.md). This guards against regressions below the measured figure.
+    assert accuracy >= MIN_BLOCK_LETTER_ACCURACY, misses
+
+
+def test_quick_training_run_writes_a_loadable_model(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch", reason="torch (the hf extra) is not installed")
+    from podium.tracks.pcg.train_classifier import find_fonts, main
+
+    if len(find_fonts()) < 2:
+        pytest.skip("no system fonts (scripts/install-fonts.sh installs them)")
+    out = tmp_path / "model" / "quick.npz"
+    threads = torch.get_num_threads()
+    try:
+        assert main(["--out", str(out), "--quick", "--workers", "1", "--threads", "1"]) == 0
+    finally:
+        torch.set_num_threads(threads)
+    classifier = EmbeddedClassifier.load(out)
+    report = out.with_suffix(".json").read_text("utf-8")
+    assert classifier.name.split(":")[1] in report and '"block_letters"' in report
+    prediction = classifier.predict([rgba(np.full((1024, 1024), 255, np.uint8))])[0]
+    assert sum(prediction.probabilities) == pytest.approx(1.0, abs=1e-5)
