@@ -11,6 +11,7 @@ import click
 from podium.core.execution.sandbox import open_sandbox
 from podium.core.storage.files import read_bytes
 from podium.tracks.dojo.judge import Judgment, judge_submission
+from podium.tracks.dojo.operator_cli import register
 from podium.tracks.dojo.problem import load_problem, setter_terms
 from podium.tracks.dojo.rules import ScoringRules
 
@@ -51,6 +52,9 @@ def judge(solver: Path, problem_dir: Path, as_json: bool, no_screen: bool, backe
     truth = setter_terms(problem.setter_source, sandbox, rules, where=problem_dir / "setter.py")
     judgment = judge_submission(read_bytes(solver), truth, sandbox, rules, apply_screen=not no_screen)
     click.echo(json.dumps(judgment_json(judgment), indent=2) if as_json else judgment_text(judgment))
+
+
+register(dojo)
 
 
 def judgment_json(judgment: Judgment) -> dict[str, Any]:

@@ -1,0 +1,280 @@
+"""``podium dojo`` commands for operators: database, users, seasons, problems, lifecycle, judging, results.
+
+The database comes from ``--db URL`` or ``PODIUM_DOJO_DB`` (default: ``dojo.sqlite3`` in the current folder).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import click
+
+from podium.core.clock import SystemClock, parse_utc
+from podium.core.execution.sandbox import Sandbox, open_sandbox
+from podium.core.reporting.tables import render_table
+from podium.core.storage.audit import verify_chain
+from podium.core.storage.files import read_bytes, read_json
+from podium.core.storage.sql import sqlite_url
+from podium.tracks.dojo.lifecycle import ProblemState
+from podium.tracks.dojo.platform import Dojo
+from podium.tracks.dojo.problem import load_problem
+from podium.tracks.dojo.records import Role
+from podium.tracks.dojo.replay import replay_season
+from podium.tracks.dojo.results import problem_leaderboard, season_leaderboard_text
+from podium.tracks.dojo.rules import ScoringRules
+from podium.tracks.dojo.standings import PROBLEM_HEADER, problem_rows
+from podium.tracks.dojo.store import audit_entries, open_store
+from podium.tracks.dojo.worker import work_in_threads
+
+FORMATS = click.Choice(["table", "markdown", "csv", "json"])
+
+
+def db_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--db URL`` (or ``PODIUM_DOJO_DB``)."""
+    return click.option(
+        "--db",
+        envvar="PODIUM_DOJO_DB",
+        default=lambda: sqlite_url(Path("dojo.sqlite3")),
+        show_default="sqlite:///./dojo.sqlite3",
+        help="database URL: sqlite:///PATH or postgresql+psycopg://USER:PASSWORD@HOST/DB",
+    )(command)
+
+
+def sandbox_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--sandbox bubblewrap|rlimits``."""
+    return click.option(
+        "--sandbox",
+        "backend",
+        type=click.Choice(["bubblewrap", "rlimits"]),
+        default="bubblewrap",
+        show_default=True,
+        help="rlimits is weaker and not isolated; results judged with it say so",
+    )(command)
+
+
+def connect(db: str, backend: str = "bubblewrap") -> Dojo:
+    """The platform on database ``db`` with the system clock; the sandbox opens only when something runs."""
+    return Dojo(open_store(db), SystemClock(), lambda: sandbox_for(backend))
+
+
+def sandbox_for(backend: str) -> Sandbox:
+    """The chosen sandbox; choosing the weaker one is the operator's explicit opt-in."""
+    return open_sandbox(backend, allow_weaker=backend != "bubblewrap")
+
+
+def when(value: str | None) -> datetime | None:
+    """An ISO-8601 time option (UTC when it names no offset)."""
+    return parse_utc(value) if value else None
+
+
+def register(dojo: click.Group) -> None:
+    """Add the operator commands to the ``dojo`` group."""
+
+    @dojo.command("init")
+    @db_option
+    def init(db: str) -> None:
+        """Create or upgrade the database."""
+        open_store(db)
+        click.echo(f"database ready: {db}")
+
+    @dojo.group("user")
+    def user() -> None:
+        """Users and their API tokens."""
+
+    @user.command("add")
+    @click.argument("name")
+    @click.option("--role", type=click.Choice([r.value for r in Role]), required=True)
+    @db_option
+    def user_add(name: str, role: str, db: str) -> None:
+        """Add a user; prints their API token once."""
+        added, token = connect(db).add_user(name, Role(role))
+        click.echo(f"{added.name} ({added.role.value}) token: {token}")
+
+    @dojo.group("season")
+    def season() -> None:
+        """Seasons and their scoring rules."""
+
+    @season.command("create")
+    @click.argument("name")
+    @click.option("--rules", "rules_file", type=click.Path(path_type=Path, dir_okay=False),
+                  help="JSON object overriding SCORING.md v0.1 defaults")  # fmt: skip
+    @db_option
+    def season_create(name: str, rules_file: Path | None, db: str) -> None:
+        """Create a season."""
+        rules = ScoringRules.from_json(read_json(rules_file)) if rules_file else ScoringRules()
+        created = connect(db).create_season(name, rules)
+        click.echo(f"season {created.name} created ({rules.version})")
+
+    @dojo.group("problem")
+    def problem() -> None:
+        """Problems: add, list."""
+
+    @problem.command("add")
+    @click.argument("folder", type=click.Path(path_type=Path, file_okay=False))
+    @click.option("--season", required=True)
+    @click.option("--slug", help="short name (default: the folder's name)")
+    @click.option("--setter", required=True, help="the setter's user name")
+    @click.option("--open-at", help="ISO-8601 time")
+    @click.option("--freeze-at", help="ISO-8601 time")
+    @click.option("--reveal-at", help="ISO-8601 time")
+    @db_option
+    def problem_add(
+        folder: Path, season: str, slug: str | None, setter: str, open_at: str | None, freeze_at: str | None,
+        reveal_at: str | None, db: str,
+    ) -> None:  # fmt: skip
+        """Add the problem in FOLDER (setter.py, problem.json) as a DRAFT."""
+        added = connect(db).add_problem(
+            season, slug or folder.name, setter, load_problem(folder),
+            open_at=when(open_at), freeze_at=when(freeze_at), reveal_at=when(reveal_at),
+        )  # fmt: skip
+        click.echo(f"problem {added.slug} added ({added.state.value})")
+
+    @dojo.command("problems")
+    @click.option("--season")
+    @db_option
+    def problems_list(season: str | None, db: str) -> None:
+        """List problems with their state and times."""
+        rows = [
+            [p.slug, p.title, p.state.value, p.open_at, p.freeze_at, p.reveal_at, p.seq_commit]
+            for p in connect(db).problems(season)
+        ]
+        click.echo(render_table(("slug", "title", "state", "open_at", "freeze_at", "reveal_at", "seq_commit"), rows))
+
+    @dojo.command("validate")
+    @click.argument("slug")
+    @click.option("--season")
+    @sandbox_option
+    @db_option
+    def validate(slug: str, season: str | None, backend: str, db: str) -> None:
+        """Run the setter checks; DRAFT -> VALIDATING (or REJECTED)."""
+        result = connect(db, backend).validate(slug, season)
+        for line in result.problems:
+            click.echo(f"problem: {line}")
+        for line in result.warnings:
+            click.echo(f"warning: {line}")
+        click.echo(f"{slug}: {'accepted' if result.accepted else 'REJECTED'} ({len(result.terms)} terms)")
+
+    def lifecycle_command(name: str, action: Callable[[Dojo, str, str | None], str]) -> None:
+        @dojo.command(name)
+        @click.argument("slug")
+        @click.option("--season")
+        @db_option
+        def command(slug: str, season: str | None, db: str) -> None:
+            click.echo(action(connect(db), slug, season))
+
+        command.__doc__ = {
+            "open": "Open a validated problem: publish its commitments.",
+            "freeze": "Freeze a problem now; prints the audit head hash to publish.",
+            "reveal": "Reveal a frozen problem: salt, setter, terms, final leaderboard; prints the audit head.",
+            "archive": "Archive a revealed problem.",
+            "withdraw": "Withdraw a problem before it opens.",
+            "void": "Annul a problem.",
+        }[name]
+
+    lifecycle_command("open", lambda d, s, season: f"{s}: OPEN, seq_commit {d.open(s, season).seq_commit}")
+    lifecycle_command("freeze", lambda d, s, season: f"{s}: FROZEN, audit head {d.freeze(s, season)}")
+    lifecycle_command("reveal", lambda d, s, season: f"{s}: REVEALED, audit head {d.reveal(s, season)}")
+    for verb, target in (
+        ("archive", ProblemState.ARCHIVED),
+        ("withdraw", ProblemState.WITHDRAWN),
+        ("void", ProblemState.VOID),
+    ):
+        lifecycle_command(verb, _set_state_action(target))
+
+    @dojo.command("tick")
+    @db_option
+    def tick(db: str) -> None:
+        """Make the scheduled moves that are due (open, freeze, reveal)."""
+        for line in connect(db).tick() or ["nothing due"]:
+            click.echo(line)
+
+    @dojo.command("submit")
+    @click.argument("solver", type=click.Path(path_type=Path, dir_okay=False))
+    @click.option("--problem", "slug", required=True)
+    @click.option("--token", envvar="PODIUM_DOJO_TOKEN", required=True, help="your API token (or PODIUM_DOJO_TOKEN)")
+    @click.option("--solution", type=click.Path(path_type=Path, dir_okay=False), help="solution.json with method_tag")
+    @db_option
+    def submit(solver: Path, slug: str, token: str, solution: Path | None, db: str) -> None:
+        """Submit SOLVER to a problem (straight to the database; the HTTP API does the same)."""
+        platform = connect(db)
+        receipt = platform.submit(
+            platform.authenticate(token), slug, read_bytes(solver), read_bytes(solution) if solution else None
+        )
+        click.echo(json.dumps(dataclasses.asdict(receipt), indent=2))
+
+    @dojo.command("worker")
+    @click.option("--threads", default=4, show_default=True, help="judging threads in this process")
+    @click.option("--forever", is_flag=True, help="keep polling instead of stopping when the queue is empty")
+    @sandbox_option
+    @db_option
+    def worker(threads: int, forever: bool, backend: str, db: str) -> None:
+        """Judge queued submissions."""
+        platform = connect(db, backend)
+        done = work_in_threads(platform, sandbox_for(backend), threads, until_idle=not forever)
+        click.echo(f"judged {done} submission(s)")
+
+    @dojo.command("rejudge")
+    @click.argument("slug")
+    @click.option("--season")
+    @click.option("--submission", type=int, help="only this submission")
+    @db_option
+    def rejudge(slug: str, season: str | None, submission: int | None, db: str) -> None:
+        """Queue a problem's submissions for judging again (before reveal)."""
+        click.echo(f"queued {connect(db).rejudge(slug, season, submission)} submission(s)")
+
+    @dojo.command("leaderboard")
+    @click.option("--problem", "slug", help="one problem's leaderboard")
+    @click.option("--season", help="the season's leaderboard (revealed problems only, unless --preview)")
+    @click.option("--preview", is_flag=True, help="operators: include problems not revealed yet")
+    @click.option("--format", "fmt", type=FORMATS, default="table", show_default=True)
+    @db_option
+    def leaderboard(slug: str | None, season: str | None, preview: bool, fmt: str, db: str) -> None:
+        """Print a problem's or a season's leaderboard."""
+        platform = connect(db)
+        if slug:
+            rows = problem_rows(problem_leaderboard(platform, platform.problem(slug, season)))
+            click.echo(render_table(PROBLEM_HEADER, rows, fmt))
+        elif season:
+            click.echo(season_leaderboard_text(platform, season, fmt, final_only=not preview))
+        else:
+            raise click.UsageError("name --problem or --season")
+
+    @dojo.command("verify-audit")
+    @db_option
+    def verify_audit(db: str) -> None:
+        """Check the audit log's hash chain; prints the head hash."""
+        with open_store(db).connect() as connection:
+            check = verify_chain(audit_entries(connection))
+        if not check.ok:
+            raise click.ClickException(f"audit log broken at entry {check.broken_at}: {check.problem}")
+        click.echo(f"audit log intact: {check.entries} entries, head {check.head}")
+
+    @dojo.command("replay")
+    @click.option("--season", required=True)
+    @click.option("--rejudge/--no-rejudge", default=True, show_default=True, help="rerun every counted submission")
+    @sandbox_option
+    @db_option
+    def replay(season: str, rejudge: bool, backend: str, db: str) -> None:
+        """Replay a season from the database and audit log; exit 1 on any discrepancy."""
+        report = replay_season(connect(db, backend), season, sandbox_for(backend) if rejudge else None)
+        click.echo(
+            f"audit entries {report.audit_entries}, head {report.audit_head}; problems {report.problems_checked}; "
+            f"rejudged {report.submissions_rejudged}"
+        )
+        for line in report.discrepancies:
+            click.echo(f"discrepancy: {line}")
+        if not report.ok:
+            raise click.ClickException(f"{len(report.discrepancies)} discrepancies")
+        click.echo("replay matches the published results")
+
+
+def _set_state_action(target: ProblemState) -> Callable[[Dojo, str, str | None], str]:
+    def action(platform: Dojo, slug: str, season: str | None) -> str:
+        return f"{slug}: {platform.set_state(slug, target, season).state.value}"
+
+    return action

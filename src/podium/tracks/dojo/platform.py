@@ -1,0 +1,494 @@
+"""The Sequence Dojo platform: users, seasons, the problem lifecycle, submissions and results, on one database.
+
+``Dojo`` is the one place that changes the database; the CLI, the HTTP API and the judge workers call it. Time
+comes from an injected ``Clock`` and salts from an injected byte source, so lifecycles are testable and a season
+replays exactly. Every commitment, submission receipt, judgment and state change is appended to the hash-chained
+audit log in the same transaction as the change it records.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection, Engine, Insert, func, insert, select, update
+
+from podium.core.clock import Clock, parse_utc, utc_text
+from podium.core.errors import ConfigError, InputError, PodiumError
+from podium.core.execution.sandbox import Sandbox
+from podium.core.records import StageFailure
+from podium.tracks.dojo.admit import admit
+from podium.tracks.dojo.bonus import method_tag
+from podium.tracks.dojo.commit import SALT_BYTES, commit, terms_bytes
+from podium.tracks.dojo.lifecycle import PUBLISHED, LifecycleError, ProblemState, check_transition
+from podium.tracks.dojo.problem import ProblemFiles
+from podium.tracks.dojo.records import JobStatus, Problem, Role, Season, Submission, User
+from podium.tracks.dojo.results import problem_leaderboard_csv
+from podium.tracks.dojo.rules import ScoringRules
+from podium.tracks.dojo.schema import problems, seasons, submissions, users
+from podium.tracks.dojo.store import append_audit, audit_head, transaction
+from podium.tracks.dojo.validate import SetterValidation, validate_setter
+
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+MAX_NOTES_CHARS = 2000
+
+
+class AuthError(PodiumError):
+    """A request without a valid token, or from a user whose role may not do this."""
+
+
+@dataclass(frozen=True, slots=True)
+class Receipt:
+    """What a submitter is told at once: the id, the hash and length we measured, and whether it counts."""
+
+    submission_id: int
+    solver_hash: str | None
+    length: int | None
+    created_at: str
+    practice: bool
+    method_tag: str
+
+
+def _check_name(kind: str, name: str) -> str:
+    if not NAME.fullmatch(name):
+        raise ConfigError(f"invalid {kind} name {name!r}", fix="use 1-64 letters, digits, '_', '.' or '-'")
+    return name
+
+
+def _new_id(db: Connection, statement: Insert) -> int:
+    """Run an INSERT and return the new row's id."""
+    key = db.execute(statement).inserted_primary_key
+    assert key is not None  # every dojo table has an integer primary key
+    return int(key[0])
+
+
+def _token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+class Dojo:
+    """Operations on one dojo database."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        clock: Clock,
+        sandbox: Callable[[], Sandbox],
+        salt_source: Callable[[int], bytes] = secrets.token_bytes,
+    ) -> None:
+        self.engine = engine
+        self.clock = clock
+        self._sandbox = sandbox
+        self._salt_source = salt_source
+
+    def now(self) -> str:
+        """The clock's time as stored."""
+        return utc_text(self.clock.now())
+
+    # -- users and seasons ------------------------------------------------------------------------------------
+
+    def add_user(self, name: str, role: Role) -> tuple[User, str]:
+        """Create a user; returns the user and their API token (shown once, stored only as a hash)."""
+        token = secrets.token_urlsafe(32)
+        with transaction(self.engine) as db:
+            if db.execute(select(users.c.id).where(users.c.name == _check_name("user", name))).first():
+                raise ConfigError(f"user {name!r} exists already")
+            now = self.now()
+            uid = _new_id(
+                db, insert(users).values(name=name, role=role.value, token_sha256=_token_hash(token), created_at=now)
+            )
+            append_audit(db, now, "user_added", {"user": name, "role": role.value})
+        return User(uid, name, role), token
+
+    def authenticate(self, token: str) -> User:
+        """The user a token belongs to."""
+        with self.engine.connect() as db:
+            row = db.execute(select(users).where(users.c.token_sha256 == _token_hash(token))).first()
+        if row is None:
+            raise AuthError("unknown or missing API token", fix="pass the token printed when the user was added")
+        return User(row.id, row.name, Role(row.role))
+
+    def user(self, name: str) -> User:
+        """A user by name."""
+        with self.engine.connect() as db:
+            row = db.execute(select(users).where(users.c.name == name)).first()
+        if row is None:
+            raise InputError(f"no user {name!r}", fix="add it with `podium dojo user add`")
+        return User(row.id, row.name, Role(row.role))
+
+    def user_names(self) -> dict[int, str]:
+        """Every user's name by id."""
+        with self.engine.connect() as db:
+            return {row.id: row.name for row in db.execute(select(users.c.id, users.c.name))}
+
+    def create_season(self, name: str, rules: ScoringRules | None = None) -> Season:
+        """A new season under ``rules`` (SCORING.md v0.1 defaults)."""
+        rules = rules or ScoringRules()
+        with transaction(self.engine) as db:
+            if db.execute(select(seasons.c.id).where(seasons.c.name == _check_name("season", name))).first():
+                raise ConfigError(f"season {name!r} exists already")
+            now = self.now()
+            rules_json = json.dumps(rules.to_json(), sort_keys=True)
+            sid = _new_id(db, insert(seasons).values(name=name, rules_json=rules_json, created_at=now))
+            append_audit(db, now, "season_created", {"season": name, "rules": rules.to_json()})
+        return Season(sid, name, rules)
+
+    def season(self, name: str) -> Season:
+        """A season by name."""
+        with self.engine.connect() as db:
+            row = db.execute(select(seasons).where(seasons.c.name == name)).first()
+        if row is None:
+            raise InputError(f"no season {name!r}", fix="create it with `podium dojo season create`")
+        return Season.from_row(row)
+
+    def season_of(self, problem: Problem) -> Season:
+        """The season a problem belongs to."""
+        with self.engine.connect() as db:
+            return Season.from_row(db.execute(select(seasons).where(seasons.c.id == problem.season_id)).one())
+
+    # -- problems ---------------------------------------------------------------------------------------------
+
+    def add_problem(
+        self,
+        season: str,
+        slug: str,
+        setter: str,
+        files: ProblemFiles,
+        *,
+        open_at: datetime | None = None,
+        freeze_at: datetime | None = None,
+        reveal_at: datetime | None = None,
+    ) -> Problem:
+        """Add a problem in DRAFT with its setter program and (optional) scheduled times."""
+        owner = self.user(setter)
+        if owner.role not in (Role.SETTER, Role.OPERATOR):
+            raise AuthError(f"user {setter!r} is a {owner.role.value}; only setters and operators add problems")
+        times = [t for t in (open_at, freeze_at, reveal_at) if t is not None]
+        if times != sorted(times):
+            raise ConfigError("the times must be in order: open_at <= freeze_at <= reveal_at")
+        admitted = admit(files.setter_source, max_bytes=self.season(season).rules.max_source_bytes)
+        if isinstance(admitted, StageFailure):
+            raise InputError(f"setter rejected: {admitted.reason}", path=files.folder / "setter.py")
+        season_id = self.season(season).id
+        with transaction(self.engine) as db:
+            exists = select(problems.c.id).where(problems.c.season_id == season_id, problems.c.slug == slug)
+            if db.execute(exists).first():
+                raise ConfigError(f"season {season!r} has a problem {slug!r} already")
+            now = self.now()
+            db.execute(
+                insert(problems).values(
+                    season_id=season_id,
+                    slug=_check_name("problem", slug),
+                    title=files.title,
+                    statement=files.statement,
+                    offset=files.offset,
+                    n_visible=files.n_visible,
+                    state=ProblemState.DRAFT.value,
+                    setter_id=owner.id,
+                    setter_source=admitted.canonical,
+                    open_at=utc_text(open_at) if open_at else None,
+                    freeze_at=utc_text(freeze_at) if freeze_at else None,
+                    reveal_at=utc_text(reveal_at) if reveal_at else None,
+                    created_at=now,
+                )
+            )
+            append_audit(db, now, "problem_added", {"season": season, "problem": slug, "setter": setter})
+        return self.problem(slug, season)
+
+    def problem(self, slug: str, season: str | None = None) -> Problem:
+        """A problem by slug (within ``season`` when several seasons use the slug)."""
+        query = select(problems).where(problems.c.slug == slug)
+        if season is not None:
+            query = query.where(problems.c.season_id == self.season(season).id)
+        with self.engine.connect() as db:
+            rows = db.execute(query).all()
+        if not rows:
+            raise InputError(f"no problem {slug!r}", fix="list them with `podium dojo problems`")
+        if len(rows) > 1:
+            raise ConfigError(f"several seasons have a problem {slug!r}", fix="name the season with --season")
+        return Problem.from_row(rows[0])
+
+    def problems(self, season: str | None = None) -> list[Problem]:
+        """Every problem (of one season), in id order."""
+        query = select(problems).order_by(problems.c.id)
+        if season is not None:
+            query = query.where(problems.c.season_id == self.season(season).id)
+        with self.engine.connect() as db:
+            return [Problem.from_row(row) for row in db.execute(query)]
+
+    def _move(self, db: Connection, problem: Problem, target: ProblemState, **values: Any) -> None:
+        check_transition(problem.state, target, problem.slug)
+        moved = db.execute(
+            update(problems)
+            .where(problems.c.id == problem.id, problems.c.state == problem.state.value)
+            .values(state=target.value, **values)
+        ).rowcount
+        if moved != 1:  # another process moved it first: the caller's view is stale
+            raise LifecycleError(f"problem {problem.slug!r} changed state meanwhile", fix="run the command again")
+
+    def validate(self, slug: str, season: str | None = None) -> SetterValidation:
+        """DRAFT → VALIDATING, then run every setter check; failures make it REJECTED (fix, then back to DRAFT)."""
+        problem = self.problem(slug, season)
+        rules = self.season_of(problem).rules
+        with transaction(self.engine) as db:
+            self._move(db, problem, ProblemState.VALIDATING)
+            append_audit(db, self.now(), "validating", {"problem": slug})
+        others = [p.visible_terms for p in self.problems() if p.id != problem.id and p.season_id == problem.season_id]
+        result = validate_setter(
+            problem.setter_source,
+            self._sandbox(),
+            rules,
+            n_visible=problem.n_visible,
+            other_visible=[o for o in others if o],
+            where=f"problem {slug}",
+        )
+        validating = self.problem(slug, self.season_of(problem).name)
+        with transaction(self.engine) as db:
+            report = {"problems": result.problems, "warnings": result.warnings}
+            if result.accepted:
+                db.execute(
+                    update(problems)
+                    .where(problems.c.id == problem.id)
+                    .values(terms=terms_bytes(result.terms).decode("ascii"), validation_json=json.dumps(report))
+                )
+            else:
+                self._move(db, validating, ProblemState.REJECTED, validation_json=json.dumps(report))
+            append_audit(db, self.now(), "validated", {"problem": slug, "accepted": result.accepted, **report})
+        return result
+
+    def redraft(self, slug: str, files: ProblemFiles, season: str | None = None) -> Problem:
+        """REJECTED → DRAFT with a corrected setter."""
+        problem = self.problem(slug, season)
+        admitted = admit(files.setter_source, max_bytes=self.season_of(problem).rules.max_source_bytes)
+        if isinstance(admitted, StageFailure):
+            raise InputError(f"setter rejected: {admitted.reason}", path=files.folder / "setter.py")
+        with transaction(self.engine) as db:
+            self._move(db, problem, ProblemState.DRAFT, setter_source=admitted.canonical, validation_json=None)
+            append_audit(db, self.now(), "redrafted", {"problem": slug})
+        return self.problem(slug, self.season_of(problem).name)
+
+    def open(self, slug: str, season: str | None = None, *, at: datetime | None = None) -> Problem:
+        """VALIDATING (validated) → OPEN: draw the salt and publish both commitments and the visible terms."""
+        problem = self.problem(slug, season)
+        if problem.terms is None:
+            raise LifecycleError(f"problem {slug!r} has not passed validation", fix="run `podium dojo validate` first")
+        salt = self._salt_source(SALT_BYTES)
+        commitments = commit(salt, problem.setter_source, problem.terms)
+        when = utc_text(at) if at else self.now()
+        with transaction(self.engine) as db:
+            self._move(
+                db,
+                problem,
+                ProblemState.OPEN,
+                salt_hex=salt.hex(),
+                setter_commit=commitments.setter_commit,
+                seq_commit=commitments.seq_commit,
+                opened_at=when,
+            )
+            append_audit(
+                db,
+                when,
+                "opened",
+                {
+                    "problem": slug,
+                    "setter_commit": commitments.setter_commit,
+                    "seq_commit": commitments.seq_commit,
+                    "offset": problem.offset,
+                    "visible_terms": list(problem.visible_terms),
+                    "freeze_at": problem.freeze_at,
+                    "reveal_at": problem.reveal_at,
+                },
+            )
+        return self.problem(slug, self.season_of(problem).name)
+
+    def freeze(self, slug: str, season: str | None = None, *, at: datetime | None = None) -> str:
+        """OPEN → FROZEN: the diversity window closes at ``at`` (default now); returns the audit head hash."""
+        problem = self.problem(slug, season)
+        when = utc_text(at) if at else self.now()
+        with transaction(self.engine) as db:
+            self._move(db, problem, ProblemState.FROZEN, freeze_started_at=when)
+            append_audit(
+                db, when, "frozen", {"problem": slug, "freeze_started_at": when, "head_before": audit_head(db)}
+            )
+            return audit_head(db)
+
+    def reveal(self, slug: str, season: str | None = None, *, at: datetime | None = None) -> str:
+        """FROZEN → REVEALED: publish salt, setter and terms, and the final leaderboard; returns the head hash."""
+        problem = self.problem(slug, season)
+        pending = self.pending_count(problem.id)
+        if pending:
+            raise LifecycleError(
+                f"problem {slug!r} has {pending} submission(s) not judged yet", fix="run `podium dojo worker` first"
+            )
+        when = utc_text(at) if at else self.now()
+        board = problem_leaderboard_csv(self, problem)
+        with transaction(self.engine) as db:
+            self._move(db, problem, ProblemState.REVEALED, revealed_at=when)
+            append_audit(
+                db,
+                when,
+                "revealed",
+                {
+                    "problem": slug,
+                    "salt_hex": problem.salt_hex,
+                    "setter_sha256": hashlib.sha256(problem.setter_source).hexdigest(),
+                    "terms_sha256": hashlib.sha256(terms_bytes(problem.terms or ())).hexdigest(),
+                    "leaderboard_csv": board,
+                },
+            )
+            return audit_head(db)
+
+    def set_state(self, slug: str, target: ProblemState, season: str | None = None) -> Problem:
+        """The operator's other moves: ARCHIVED, WITHDRAWN, VOID."""
+        if target not in (ProblemState.ARCHIVED, ProblemState.WITHDRAWN, ProblemState.VOID):
+            raise ConfigError(f"use the dedicated command to make a problem {target.value}")
+        problem = self.problem(slug, season)
+        with transaction(self.engine) as db:
+            self._move(db, problem, target)
+            append_audit(db, self.now(), target.value.lower(), {"problem": slug})
+        return self.problem(slug, self.season_of(problem).name)
+
+    def tick(self) -> list[str]:
+        """Make every scheduled move that is due (open, freeze, reveal); returns what happened, one line each."""
+        now = self.clock.now()
+        done = []
+        for problem in self.problems():
+            due_to_open = problem.terms and problem.open_at and parse_utc(problem.open_at) <= now
+            if problem.state is ProblemState.VALIDATING and due_to_open and problem.open_at:
+                self.open(problem.slug, self.season_of(problem).name, at=parse_utc(problem.open_at))
+                done.append(f"{problem.slug}: opened")
+                problem = self.problem(problem.slug, self.season_of(problem).name)
+            if problem.state is ProblemState.OPEN and problem.freeze_at and parse_utc(problem.freeze_at) <= now:
+                # frozen at the scheduled time, however late the tick: the window must not depend on the tick
+                self.freeze(problem.slug, self.season_of(problem).name, at=parse_utc(problem.freeze_at))
+                done.append(f"{problem.slug}: frozen")
+                problem = self.problem(problem.slug, self.season_of(problem).name)
+            if problem.state is ProblemState.FROZEN and problem.reveal_at and parse_utc(problem.reveal_at) <= now:
+                if self.pending_count(problem.id):
+                    done.append(f"{problem.slug}: reveal due, waiting for the judge")
+                else:
+                    self.reveal(problem.slug, self.season_of(problem).name)
+                    done.append(f"{problem.slug}: revealed")
+        return done
+
+    # -- submissions ------------------------------------------------------------------------------------------
+
+    def submit(self, user: User, slug: str, source: bytes, solution_json: bytes | None = None) -> Receipt:
+        """Queue a submission; it counts only while the problem is open and before its freeze time."""
+        if user.role is not Role.SOLVER and user.role is not Role.OPERATOR:
+            raise AuthError(f"user {user.name!r} is a {user.role.value}; only solvers submit")
+        problem = self.problem(slug)
+        if problem.state not in PUBLISHED:
+            raise LifecycleError(f"problem {slug!r} is {problem.state.value}; it takes no submissions")
+        rules = self.season_of(problem).rules
+        tag, notes = _solution_claims(solution_json, rules)
+        admitted = admit(source, max_bytes=rules.max_source_bytes)
+        stored, digest, length = (
+            (source[: rules.max_source_bytes], None, None)
+            if isinstance(admitted, StageFailure)
+            else (admitted.canonical, admitted.sha256, admitted.length)
+        )
+        with transaction(self.engine) as db:
+            now = self.clock.now()
+            created_at = utc_text(now)
+            current = Problem.from_row(db.execute(select(problems).where(problems.c.id == problem.id)).one())
+            practice = current.state is not ProblemState.OPEN or (
+                current.freeze_at is not None and parse_utc(current.freeze_at) <= now
+            )
+            sid = _new_id(
+                db,
+                insert(submissions).values(
+                    problem_id=problem.id,
+                    user_id=user.id,
+                    source=stored,
+                    solver_hash=digest,
+                    length=length,
+                    method_tag=tag,
+                    notes=notes,
+                    created_at=created_at,
+                    practice=practice,
+                    status=JobStatus.QUEUED.value,
+                    attempts=0,
+                ),
+            )
+            append_audit(
+                db,
+                created_at,
+                "submission",
+                {
+                    "submission": sid,
+                    "problem": slug,
+                    "user": user.name,
+                    "solver_hash": digest,
+                    "length": length,
+                    "method_tag": tag,
+                    "practice": practice,
+                },
+            )
+        return Receipt(sid, digest, length, created_at, practice, tag)
+
+    def submission(self, submission_id: int) -> Submission:
+        """One submission by id."""
+        with self.engine.connect() as db:
+            row = db.execute(select(submissions).where(submissions.c.id == submission_id)).first()
+        if row is None:
+            raise InputError(f"no submission {submission_id}")
+        return Submission.from_row(row)
+
+    def submissions(self, problem_id: int | None = None, user_id: int | None = None) -> list[Submission]:
+        """Submissions (of a problem, of a user) in id order."""
+        query = select(submissions).order_by(submissions.c.id)
+        if problem_id is not None:
+            query = query.where(submissions.c.problem_id == problem_id)
+        if user_id is not None:
+            query = query.where(submissions.c.user_id == user_id)
+        with self.engine.connect() as db:
+            return [Submission.from_row(row) for row in db.execute(query)]
+
+    def pending_count(self, problem_id: int) -> int:
+        """Submissions of a problem still queued or being judged."""
+        with self.engine.connect() as db:
+            return int(
+                db.execute(
+                    select(func.count())
+                    .select_from(submissions)
+                    .where(submissions.c.problem_id == problem_id, submissions.c.status != JobStatus.JUDGED.value)
+                ).scalar_one()
+            )
+
+    def rejudge(self, slug: str, season: str | None = None, submission_id: int | None = None) -> int:
+        """Queue a problem's submissions (or one) for judging again; not after reveal, whose results are final."""
+        problem = self.problem(slug, season)
+        if problem.state not in (ProblemState.OPEN, ProblemState.FROZEN):
+            raise LifecycleError(
+                f"problem {slug!r} is {problem.state.value}: only OPEN or FROZEN problems are rejudged"
+            )
+        query = update(submissions).where(submissions.c.problem_id == problem.id)
+        if submission_id is not None:
+            query = query.where(submissions.c.id == submission_id)
+        with transaction(self.engine) as db:
+            count = db.execute(
+                query.values(status=JobStatus.QUEUED.value, attempts=0, claimed_by=None, claimed_at=None)
+            ).rowcount
+            append_audit(db, self.now(), "rejudge", {"problem": slug, "submission": submission_id, "queued": count})
+        return int(count)
+
+
+def _solution_claims(solution_json: bytes | None, rules: ScoringRules) -> tuple[str, str]:
+    """The method tag and notes a ``solution.json`` claims; anything malformed is ``unspecified`` (SCORING 6.1)."""
+    if not solution_json:
+        return method_tag(None, rules), ""
+    try:
+        data = json.loads(solution_json.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return method_tag(None, rules), ""
+    if not isinstance(data, dict):
+        return method_tag(None, rules), ""
+    notes = data.get("notes")
+    return method_tag(data.get("method_tag"), rules), notes[:MAX_NOTES_CHARS] if isinstance(notes, str) else ""

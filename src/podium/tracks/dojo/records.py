@@ -1,0 +1,158 @@
+"""The platform's nouns as frozen records, read from and written to the dojo tables."""
+
+from __future__ import annotations
+
+import enum
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from podium.tracks.dojo.lifecycle import ProblemState
+from podium.tracks.dojo.rules import ScoringRules
+
+
+class Role(enum.StrEnum):
+    """What a user may do."""
+
+    SETTER = "setter"
+    SOLVER = "solver"
+    OPERATOR = "operator"
+
+
+class JobStatus(enum.StrEnum):
+    """Where a submission is in the judging queue."""
+
+    QUEUED = "queued"
+    RUNNING = "running"
+    JUDGED = "judged"
+
+
+@dataclass(frozen=True, slots=True)
+class User:
+    """A person with a role and an API token (only its hash is stored)."""
+
+    id: int
+    name: str
+    role: Role
+
+
+@dataclass(frozen=True, slots=True)
+class Season:
+    """A set of problems judged under one set of rules."""
+
+    id: int
+    name: str
+    rules: ScoringRules
+
+    @classmethod
+    def from_row(cls, row: Any) -> Season:
+        """From a ``dojo_seasons`` row."""
+        return cls(row.id, row.name, ScoringRules.from_json(json.loads(row.rules_json)))
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """A problem with its lifecycle state, times and (secret until reveal) setter, terms and salt."""
+
+    id: int
+    season_id: int
+    slug: str
+    title: str
+    statement: str
+    offset: int
+    n_visible: int
+    state: ProblemState
+    setter_id: int
+    setter_source: bytes
+    terms: tuple[str, ...] | None
+    salt_hex: str | None
+    setter_commit: str | None
+    seq_commit: str | None
+    warnings: tuple[str, ...]
+    open_at: str | None
+    freeze_at: str | None
+    reveal_at: str | None
+    opened_at: str | None
+    freeze_started_at: str | None
+    revealed_at: str | None
+
+    @classmethod
+    def from_row(cls, row: Any) -> Problem:
+        """From a ``dojo_problems`` row."""
+        validation = json.loads(row.validation_json) if row.validation_json else {}
+        return cls(
+            id=row.id,
+            season_id=row.season_id,
+            slug=row.slug,
+            title=row.title,
+            statement=row.statement,
+            offset=row.offset,
+            n_visible=row.n_visible,
+            state=ProblemState(row.state),
+            setter_id=row.setter_id,
+            setter_source=bytes(row.setter_source),
+            terms=tuple(row.terms.splitlines()) if row.terms else None,
+            salt_hex=row.salt_hex,
+            setter_commit=row.setter_commit,
+            seq_commit=row.seq_commit,
+            warnings=tuple(validation.get("warnings", ())),
+            open_at=row.open_at,
+            freeze_at=row.freeze_at,
+            reveal_at=row.reveal_at,
+            opened_at=row.opened_at,
+            freeze_started_at=row.freeze_started_at,
+            revealed_at=row.revealed_at,
+        )
+
+    @property
+    def visible_terms(self) -> tuple[str, ...]:
+        """The terms everyone sees while the problem is open."""
+        return (self.terms or ())[: self.n_visible]
+
+
+@dataclass(frozen=True, slots=True)
+class Submission:
+    """One submission and, once judged, its verdict and gates."""
+
+    id: int
+    problem_id: int
+    user_id: int
+    source: bytes
+    solver_hash: str | None
+    length: int | None
+    method_tag: str
+    notes: str
+    created_at: str
+    practice: bool
+    status: JobStatus
+    attempts: int
+    verdict: str | None
+    reason: str | None
+    stage_pass: bool | None
+    reward_correct: bool | None
+    backend: str | None
+    isolated: bool | None
+
+    @classmethod
+    def from_row(cls, row: Any) -> Submission:
+        """From a ``dojo_submissions`` row."""
+        return cls(
+            id=row.id,
+            problem_id=row.problem_id,
+            user_id=row.user_id,
+            source=bytes(row.source),
+            solver_hash=row.solver_hash,
+            length=row.length,
+            method_tag=row.method_tag,
+            notes=row.notes,
+            created_at=row.created_at,
+            practice=bool(row.practice),
+            status=JobStatus(row.status),
+            attempts=row.attempts,
+            verdict=row.verdict,
+            reason=row.reason,
+            stage_pass=row.stage_pass,
+            reward_correct=row.reward_correct,
+            backend=row.backend,
+            isolated=row.isolated,
+        )

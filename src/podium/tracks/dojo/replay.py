@@ -1,0 +1,92 @@
+"""Replay a season from its database and audit log: anyone holding both can check the published results.
+
+1. The audit chain is intact (every entry hashes to its successor's ``prev_hash``).
+2. For every revealed problem, the revealed salt, setter and terms reproduce the commitments published at opening.
+3. Rejudging every counted submission in the sandbox (optional; judging is deterministic) gives the stored verdict
+   and gates, and each matches its ``judged`` audit entry.
+4. The per-problem leaderboard recomputed from the database equals, byte for byte, the one in the ``revealed``
+   audit entry.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from podium.core.execution.sandbox import Sandbox
+from podium.core.storage.audit import verify_chain
+from podium.tracks.dojo.commit import Commitments, verify_reveal
+from podium.tracks.dojo.judge import judge_submission
+from podium.tracks.dojo.lifecycle import REVEALED_STATES
+from podium.tracks.dojo.platform import Dojo
+from podium.tracks.dojo.results import counted, problem_leaderboard_csv
+from podium.tracks.dojo.store import audit_entries, audit_payload
+
+
+@dataclass
+class ReplayReport:
+    """What a replay checked and every discrepancy it found (none means the season replays exactly)."""
+
+    audit_entries: int = 0
+    audit_head: str = ""
+    problems_checked: int = 0
+    submissions_rejudged: int = 0
+    discrepancies: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Whether everything matched."""
+        return not self.discrepancies
+
+
+def replay_season(dojo: Dojo, season: str, sandbox: Sandbox | None = None) -> ReplayReport:
+    """Check ``season`` as described above; rejudge only when a ``sandbox`` is given."""
+    report = ReplayReport()
+    with dojo.engine.connect() as db:
+        entries = audit_entries(db)
+    chain = verify_chain(entries)
+    report.audit_entries, report.audit_head = chain.entries, chain.head
+    if not chain.ok:
+        report.discrepancies.append(f"audit log broken at entry {chain.broken_at}: {chain.problem}")
+    opened: dict[str, dict[str, object]] = {}
+    revealed: dict[str, dict[str, object]] = {}
+    judged: dict[int, dict[str, object]] = {}
+    for entry in entries:
+        payload = audit_payload(entry)
+        if entry.kind == "opened":
+            opened[str(payload["problem"])] = payload
+        elif entry.kind == "revealed":
+            revealed[str(payload["problem"])] = payload
+        elif entry.kind == "judged":
+            judged[int(payload["submission"])] = payload  # the last judgment of a rejudged submission wins
+    rules = dojo.season(season).rules
+    for problem in dojo.problems(season):
+        if problem.state not in REVEALED_STATES:
+            continue
+        report.problems_checked += 1
+        published, final = opened.get(problem.slug), revealed.get(problem.slug)
+        if published is None or final is None:
+            report.discrepancies.append(f"{problem.slug}: no opened/revealed entry in the audit log")
+            continue
+        commitments = Commitments(str(published["setter_commit"]), str(published["seq_commit"]))
+        if not verify_reveal(
+            commitments, bytes.fromhex(str(final["salt_hex"])), problem.setter_source, problem.terms or ()
+        ):
+            report.discrepancies.append(f"{problem.slug}: revealed salt, setter and terms do not match the commitments")
+        for submission in dojo.submissions(problem.id):
+            if not counted(submission):
+                continue
+            stored = (submission.verdict, submission.stage_pass, submission.reward_correct)
+            logged = judged.get(submission.id)
+            if logged is None or (logged["verdict"], logged["stage_pass"], logged["reward_correct"]) != stored:
+                report.discrepancies.append(f"submission {submission.id}: stored result differs from the audit log")
+            if sandbox is not None:
+                again = judge_submission(submission.source, problem.terms or (), sandbox, rules)
+                report.submissions_rejudged += 1
+                if (again.verdict.value, again.stage_pass, again.reward_correct) != stored:
+                    report.discrepancies.append(
+                        f"submission {submission.id}: rejudged {again.verdict.value} "
+                        f"(stage {again.stage_pass}, reward {again.reward_correct}), stored {stored}"
+                    )
+        if problem_leaderboard_csv(dojo, problem) != final["leaderboard_csv"]:
+            report.discrepancies.append(f"{problem.slug}: recomputed leaderboard differs from the published one")
+    return report

@@ -1,0 +1,107 @@
+"""Scores and leaderboards from what the database holds: judged, counted submissions with their diversity bonus.
+
+Practice submissions (after the freeze, or on a closed problem) are judged but never counted. The diversity window
+is the problem's ``freeze_started_at`` (every counted submission while it is still open).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import TYPE_CHECKING
+
+from podium.core.clock import parse_utc
+from podium.core.ranking.leaderboard import Ranked
+from podium.core.reporting.tables import render_table
+from podium.tracks.dojo.bonus import DiversityEntry, diversity_bonuses, problem_score
+from podium.tracks.dojo.lifecycle import REVEALED_STATES
+from podium.tracks.dojo.records import JobStatus, Problem, Submission
+from podium.tracks.dojo.rules import ScoringRules
+from podium.tracks.dojo.standings import (
+    PROBLEM_HEADER,
+    SEASON_HEADER,
+    ScoredSubmission,
+    SeasonRow,
+    problem_rows,
+    problem_standings,
+    season_rows,
+    season_standings,
+)
+
+if TYPE_CHECKING:
+    from podium.tracks.dojo.platform import Dojo
+
+
+def counted(submission: Submission) -> bool:
+    """Whether a submission takes part in scoring."""
+    return not submission.practice and submission.status is JobStatus.JUDGED
+
+
+def score_submissions(
+    problem: Problem, judged: list[Submission], names: dict[int, str], rules: ScoringRules
+) -> list[ScoredSubmission]:
+    """Final scores of a problem's counted submissions, diversity included."""
+    window_end = parse_utc(problem.freeze_started_at) if problem.freeze_started_at else None
+    entries = [s for s in judged if counted(s)]
+    bonuses = diversity_bonuses(
+        (
+            DiversityEntry(
+                s.id, s.user_id, s.method_tag, parse_utc(s.created_at), s.solver_hash or "", bool(s.reward_correct)
+            )
+            for s in entries
+        ),
+        rules,
+        window_end,
+    )
+    return [
+        ScoredSubmission(
+            submission_id=s.id,
+            user=names[s.user_id],
+            problem=problem.slug,
+            score=problem_score(
+                stage_pass=bool(s.stage_pass),
+                reward_correct=bool(s.reward_correct),
+                length=s.length or 0,
+                diversity=bonuses[s.id],
+                rules=rules,
+            ),
+            length=s.length if s.length is not None else len(s.source),
+            created_at=parse_utc(s.created_at),
+            solver_hash=s.solver_hash or hashlib.sha256(s.source).hexdigest(),
+            stage_pass=bool(s.stage_pass),
+            reward_correct=bool(s.reward_correct),
+        )
+        for s in entries
+    ]
+
+
+def problem_scores(dojo: Dojo, problem: Problem) -> list[ScoredSubmission]:
+    """A problem's counted submissions, scored."""
+    rules = dojo.season_of(problem).rules
+    return score_submissions(problem, dojo.submissions(problem.id), dojo.user_names(), rules)
+
+
+def problem_leaderboard(dojo: Dojo, problem: Problem) -> list[Ranked[ScoredSubmission]]:
+    """The per-problem leaderboard."""
+    return problem_standings(problem_scores(dojo, problem))
+
+
+def problem_leaderboard_csv(dojo: Dojo, problem: Problem) -> str:
+    """The per-problem leaderboard as the CSV published at reveal."""
+    return render_table(PROBLEM_HEADER, problem_rows(problem_leaderboard(dojo, problem)), "csv")
+
+
+def season_leaderboard(dojo: Dojo, season: str, *, final_only: bool = True) -> list[Ranked[SeasonRow]]:
+    """The season leaderboard over its revealed problems (or all problems, for an operator's preview)."""
+    scored: list[ScoredSubmission] = []
+    for problem in dojo.problems(season):
+        if not final_only or problem.state in REVEALED_STATES:
+            scored.extend(problem_scores(dojo, problem))
+    return season_standings(scored)
+
+
+def season_leaderboard_text(dojo: Dojo, season: str, fmt: str, *, final_only: bool = True) -> str:
+    """The season leaderboard rendered as ``table``, ``markdown``, ``csv`` or ``json``."""
+    return render_table(SEASON_HEADER, season_rows(season_leaderboard(dojo, season, final_only=final_only)), fmt)
+
+
+__all__ = ["SeasonRow", "problem_leaderboard_csv", "season_leaderboard_text"]

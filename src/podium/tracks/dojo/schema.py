@@ -1,0 +1,107 @@
+"""The dojo's tables (SQLAlchemy Core). Migrations in ``migrations/versions`` create and change them.
+
+Times are stored as UTC ISO-8601 text with microseconds (``T`` separator, ``+00:00``): they sort as text on
+every database, compare exactly, and replay byte for byte.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    Boolean,
+    Column,
+    ForeignKey,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+
+VERSION_TABLE = "dojo_alembic_version"
+metadata = MetaData()
+
+users = Table(
+    "dojo_users",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("name", String(64), nullable=False, unique=True),
+    Column("role", String(16), nullable=False),  # setter | solver | operator
+    Column("token_sha256", String(64), nullable=False, unique=True),
+    Column("created_at", String(32), nullable=False),
+)
+
+seasons = Table(
+    "dojo_seasons",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("name", String(64), nullable=False, unique=True),
+    Column("rules_json", Text, nullable=False),
+    Column("created_at", String(32), nullable=False),
+)
+
+problems = Table(
+    "dojo_problems",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("season_id", Integer, ForeignKey("dojo_seasons.id"), nullable=False),
+    Column("slug", String(64), nullable=False),
+    Column("title", String(200), nullable=False),
+    Column("statement", Text, nullable=False),
+    Column("offset", Integer, nullable=False),
+    Column("n_visible", Integer, nullable=False),
+    Column("state", String(16), nullable=False),
+    Column("setter_id", Integer, ForeignKey("dojo_users.id"), nullable=False),
+    Column("setter_source", LargeBinary, nullable=False),  # canonical bytes; secret until reveal
+    Column("terms", Text),  # the n_check terms, "\n"-joined with a final "\n"; secret until reveal
+    Column("salt_hex", String(64)),  # secret until reveal
+    Column("setter_commit", String(64)),
+    Column("seq_commit", String(64)),
+    Column("validation_json", Text),  # what validating the setter found (warnings for the operator)
+    Column("open_at", String(32)),
+    Column("freeze_at", String(32)),
+    Column("reveal_at", String(32)),
+    Column("opened_at", String(32)),
+    Column("freeze_started_at", String(32)),
+    Column("revealed_at", String(32)),
+    Column("created_at", String(32), nullable=False),
+    UniqueConstraint("season_id", "slug", name="uq_dojo_problem_slug"),
+)
+
+submissions = Table(
+    "dojo_submissions",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("problem_id", Integer, ForeignKey("dojo_problems.id"), nullable=False, index=True),
+    Column("user_id", Integer, ForeignKey("dojo_users.id"), nullable=False, index=True),
+    Column("source", LargeBinary, nullable=False),  # canonical bytes (raw bytes when not admitted)
+    Column("solver_hash", String(64)),
+    Column("length", Integer),
+    Column("method_tag", String(64), nullable=False),
+    Column("notes", Text, nullable=False),
+    Column("created_at", String(32), nullable=False),
+    Column("practice", Boolean, nullable=False),  # made after the freeze: judged, never counted
+    Column("status", String(16), nullable=False, index=True),  # queued | running | judged
+    Column("attempts", Integer, nullable=False),
+    Column("claimed_by", String(128)),
+    Column("claimed_at", String(32)),
+    Column("verdict", String(16)),
+    Column("reason", Text),
+    Column("stage_pass", Boolean),
+    Column("reward_correct", Boolean),
+    Column("backend", String(32)),
+    Column("isolated", Boolean),
+    Column("judged_at", String(32)),
+)
+
+audit_log = Table(
+    "dojo_audit_log",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("at", String(32), nullable=False),
+    Column("kind", String(32), nullable=False),
+    Column("payload", Text, nullable=False),  # canonical JSON
+    Column("prev_hash", String(64), nullable=False),
+    Column("entry_hash", String(64), nullable=False, unique=True),
+)

@@ -1,0 +1,2 @@
+x=bytearray(1<<30)
+print(len(x))

@@ -1,0 +1,2 @@
+x=[]
+while 1:x.append(bytearray(1<<20))

@@ -1,0 +1,4 @@
+a, b = 0, 1
+for _ in range(250):
+    print(a)
+    a, b = b, a + b

@@ -1,0 +1,3 @@
+print(0)
+print(1)
+raise SystemExit(3)

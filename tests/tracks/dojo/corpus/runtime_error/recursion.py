@@ -1,0 +1,2 @@
+def f(n):return f(n+1)
+f(0)
