@@ -1,0 +1,351 @@
+"""The isolated backend: bubblewrap with every namespace unshared, run as a slot's own unprivileged host uid.
+
+One run, from the trusted side::
+
+    setpriv --reuid=SLOT_UID ... -- prlimit --cpu=... --nproc=... -- bwrap [namespaces, binds] --info-fd --block-fd
+        bwrap (outer, SLOT_UID) -- clone into new namespaces --> bwrap as pid 1 (blocks on --block-fd)
+    judge: reads pid 1's host pid from --info-fd, moves it into the slot's cgroup, writes to --block-fd
+        pid 1 --> the program (uid 65534 inside, SLOT_UID outside; rlimits inherited from the chain)
+
+Only the interpreter's files are visible: ``/usr`` and the ``/bin``, ``/lib*`` links read-only, a fresh ``/proc``
+and ``/dev``, an 8 MiB ``/tmp``, and ``/box`` (the working directory) holding only the given files, read-only.
+No ``/etc`` beyond the loader cache and alternatives links, no ``/home``, ``/root`` or the repository. Killing the
+namespace's pid 1 kills every process in it, so the parent's wall limit reaches the whole tree however it forks.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import select
+import shutil
+import subprocess
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from podium.core.errors import DependencyError
+from podium.core.execution.sandbox.records import Limits, RunRequest, RunResult, RunStatus
+from podium.core.execution.sandbox.supervise import (
+    RlimitValues,
+    Slot,
+    become_subreaper,
+    box_directory,
+    can_switch_uid,
+    capture,
+    kill_pidfd,
+    reap_orphan,
+    rlimit_args,
+    slot_pool,
+    sweep_uid,
+    uid_switch_args,
+    wait_with_deadline,
+)
+from podium.core.execution.sandbox.verdict import Evidence, Stop, decide, split_status
+
+BOX = "/box"
+"""The program's working directory inside the sandbox."""
+
+SANDBOX_UID = 65534
+_HANDSHAKE_S = 10.0
+_REAP_S = 2.0
+_FIX = "apt-get install bubblewrap, or pass --sandbox rlimits to accept a weaker, unisolated backend"
+
+
+class BubblewrapSandbox:
+    """Runs programs under bubblewrap; ``cgroups`` says which limits a cgroup enforces (or why none)."""
+
+    name = "bubblewrap"
+    isolated = True
+
+    def __init__(self, *, cgroups: bool = True) -> None:
+        self._tools = _tools()
+        self._pool = slot_pool(cgroups)
+        self._layout = _host_layout()
+        become_subreaper()
+
+    @property
+    def cgroups(self) -> str:
+        """Which cgroup enforces memory and processes per run, or ``none: <why>`` (rlimits alone then)."""
+        return self._pool.support.description
+
+    def run(self, request: RunRequest) -> RunResult:
+        """Run one program in a fresh sandbox; any failure of the sandbox itself is an INTERNAL_ERROR result."""
+        if not _program_exists(request):
+            return internal_result(self, f"program {request.argv[0]!r} does not exist inside the sandbox")
+        try:
+            with self._pool.slot() as slot, box_directory(request.files) as box:
+                return _Run(self, slot, box, request).execute()
+        except OSError as error:
+            return internal_result(self, f"sandbox failure: {error}")
+
+
+@dataclass(frozen=True, slots=True)
+class _Tools:
+    bwrap: str
+    setpriv: str
+    prlimit: str
+
+
+def _tools() -> _Tools:
+    found = {name: shutil.which(name, path="/usr/bin:/bin:/usr/sbin:/sbin") for name in ("bwrap", "setpriv", "prlimit")}
+    if found["bwrap"] is None:
+        raise DependencyError("bubblewrap is missing (no bwrap on PATH)", fix=_FIX)
+    missing = [name for name in ("setpriv", "prlimit") if found[name] is None]
+    if missing:
+        raise DependencyError(f"{' and '.join(missing)} missing", fix="apt-get install util-linux")
+    return _Tools(str(found["bwrap"]), str(found["setpriv"]), str(found["prlimit"]))
+
+
+def _host_layout() -> list[str]:
+    """Read-only binds of the interpreter's files, mirroring how this host lays out ``/bin`` and ``/lib*``."""
+    args = ["--ro-bind", "/usr", "/usr"]
+    for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+        path = Path("/", name)
+        if path.is_symlink():
+            args += ["--symlink", os.readlink(path), str(path)]
+        elif path.is_dir():
+            args += ["--ro-bind", str(path), str(path)]
+    # neither holds secrets: the loader's cache and the Debian alternatives links some /usr/bin names go through
+    args += ["--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache"]
+    args += ["--ro-bind-try", "/etc/alternatives", "/etc/alternatives"]
+    return args
+
+
+def bwrap_args(layout: list[str], box: Path, limits: Limits) -> list[str]:
+    """Namespaces, mounts and identity of one sandbox (everything but the handshake fds and the argv)."""
+    return [
+        "--unshare-all",  # pid, net (no network, no DNS), ipc, uts, cgroup; and "try" user
+        "--unshare-user",  # not just "try": --uid and --disable-userns need it
+        "--disable-userns",  # and the program cannot make a user namespace of its own
+        "--die-with-parent",
+        "--new-session",
+        "--uid",
+        str(SANDBOX_UID),
+        "--gid",
+        str(SANDBOX_UID),
+        "--hostname",
+        "sandbox",
+        *layout,
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--perms",
+        "1777",
+        "--size",
+        str(limits.tmp_mib << 20),
+        "--tmpfs",
+        "/tmp",
+        "--ro-bind",
+        str(box),
+        BOX,
+        "--chdir",
+        BOX,
+        # bubblewrap's own root and /dev are writable tmpfs mounts (so /dev/shm too): only /tmp may be
+        "--remount-ro",
+        "/dev",
+        "--remount-ro",
+        "/",
+    ]
+
+
+def _program_exists(request: RunRequest) -> bool:
+    program = request.argv[0]
+    if "/" not in program:
+        search = request.environment().get("PATH", "").split(":")
+        return any(folder and os.path.exists(os.path.join(folder, program)) for folder in search)
+    path = PurePosixPath(BOX, program)  # a relative path starts in the working directory
+    if path.is_relative_to(BOX):
+        return str(path.relative_to(BOX)) in request.files
+    return os.path.exists(path)
+
+
+def address_space_mib(limits: Limits, cgroup: bool) -> int:
+    """The RLIMIT_AS backstop: tight without a cgroup, roomy with one (threads reserve address space they never use)."""
+    return limits.memory_mib * 2 + 64 if cgroup else limits.memory_mib + 64
+
+
+def internal_result(sandbox: BubblewrapSandbox | object, detail: str, wall_time_s: float = 0.0) -> RunResult:
+    """A result for a run the sandbox could not carry out (never the program's fault)."""
+    return RunResult(
+        status=RunStatus.INTERNAL_ERROR,
+        exit_code=None,
+        signal=None,
+        stdout=b"",
+        stderr=b"",
+        stopped_early=False,
+        wall_time_s=wall_time_s,
+        cpu_time_s=None,
+        peak_memory_mib=None,
+        backend=str(getattr(sandbox, "name", "?")),
+        isolated=bool(getattr(sandbox, "isolated", False)),
+        detail=detail.splitlines()[0] if detail else "sandbox failure",
+    )
+
+
+class _Run:
+    """One run's processes and descriptors, from spawn to reaping."""
+
+    def __init__(self, sandbox: BubblewrapSandbox, slot: Slot, box: Path, request: RunRequest) -> None:
+        self.sandbox, self.slot, self.box, self.request = sandbox, slot, box, request
+
+    def execute(self) -> RunResult:
+        info_read, info_write = os.pipe()
+        block_read, block_write = os.pipe()
+        try:
+            proc = self._spawn(info_write, block_read)
+        finally:
+            os.close(info_write)
+            os.close(block_read)
+        with proc, contextlib.ExitStack() as fds:
+            fds.callback(os.close, info_read)
+            fds.callback(os.close, block_write)
+            outer = os.pidfd_open(proc.pid)
+            fds.callback(os.close, outer)
+            pid1 = self._handshake(info_read)
+            if isinstance(pid1, str):
+                return self._abandon(proc, outer, pid1)
+            pidfd1 = os.pidfd_open(pid1)
+            fds.callback(os.close, pidfd1)
+            try:
+                self._confine(pid1)
+                os.write(block_write, b"go")
+            except OSError as error:
+                kill_pidfd(pidfd1)
+                return self._abandon(proc, outer, f"could not confine the sandbox: {error}")
+            return self._supervise(proc, outer, pid1, pidfd1)
+
+    def _spawn(self, info_write: int, block_read: int) -> subprocess.Popen[bytes]:
+        tools, limits = self.sandbox._tools, self.request.limits
+        cgroup = self.slot.cgroup is not None
+        rlimits = RlimitValues.of(
+            limits.cpu_time_s, address_space_mib(limits, cgroup), limits.file_size_mib, _nproc(limits, self.slot.uid)
+        )
+        chain = uid_switch_args(tools.setpriv, self.slot.uid) if can_switch_uid() else []
+        argv = [
+            *chain,
+            *rlimit_args(tools.prlimit, rlimits),
+            tools.bwrap,
+            *bwrap_args(self.sandbox._layout, self.box, limits),
+            *("--info-fd", str(info_write), "--block-fd", str(block_read), "--"),
+            *self.request.argv,
+        ]
+        return subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=self.request.environment(),
+            pass_fds=(info_write, block_read),
+            start_new_session=True,  # the judge's terminal signals are not the sandbox's business
+        )
+
+    def _handshake(self, info_read: int) -> int | str:
+        """The host pid of the sandbox's pid 1 (from --info-fd), or why bubblewrap did not get that far."""
+        data = b""
+        deadline = time.monotonic() + _HANDSHAKE_S
+        while not data.rstrip().endswith(b"}"):
+            if not select.select([info_read], [], [], max(0.0, deadline - time.monotonic()))[0]:
+                return "bubblewrap did not start within 10 s"
+            chunk = os.read(info_read, 4096)
+            if not chunk:
+                return "bubblewrap failed before starting the sandbox"
+            data += chunk
+        try:
+            return int(json.loads(data)["child-pid"])
+        except (ValueError, KeyError, TypeError):
+            return f"bubblewrap said something unexpected on --info-fd: {data[:200]!r}"
+
+    def _confine(self, pid1: int) -> None:
+        cgroup, limits = self.slot.cgroup, self.request.limits
+        if cgroup is not None:
+            cgroup.prepare(limits.memory_mib, limits.processes + 1)  # + 1: bubblewrap's pid 1 is in there too
+            cgroup.attach(pid1)
+
+    def _abandon(self, proc: subprocess.Popen[bytes], outer: int, reason: str) -> RunResult:
+        """Kill a sandbox that never started its program and report why, with bubblewrap's own message."""
+        kill_pidfd(outer)  # --die-with-parent takes pid 1 along before the block fd closes
+        code, _ = wait_with_deadline(proc.pid, outer, 0.0)
+        proc.returncode = code
+        message = proc.stderr.read(4096).decode("utf-8", "replace").strip() if proc.stderr else ""
+        if can_switch_uid():
+            sweep_uid(self.slot.uid)  # pid 1, orphaned to us, and anything else of this slot's uid
+        return internal_result(self.sandbox, f"{reason}: {message}" if message else reason)
+
+    def _supervise(self, proc: subprocess.Popen[bytes], outer: int, pid1: int, pidfd1: int) -> RunResult:
+        request, limits = self.request, self.request.limits
+        assert proc.stdout is not None and proc.stderr is not None
+        started = time.monotonic()
+        captured = capture(
+            proc.stdout.fileno(),
+            proc.stderr.fileno(),
+            wall_time_s=limits.wall_time_s,
+            stdout_limit=limits.stdout_bytes,
+            stderr_limit=limits.stderr_bytes,
+            lines=request.stop_after_lines,
+        )
+        if captured.stop is not Stop.EXITED:
+            kill_pidfd(pidfd1)  # pid 1's death takes every process of the namespace with it
+        code, outer_usage = wait_with_deadline(proc.pid, outer, _REAP_S)
+        proc.returncode = code
+        wall_time_s = time.monotonic() - started
+        usages = [outer_usage, reap_orphan(pid1, pidfd1)]
+        oom_kills = self.slot.cgroup.oom_kills() if self.slot.cgroup is not None else 0
+        if self.slot.cgroup is not None:
+            self.slot.cgroup.kill_all()  # empty after a normal end; a safety net for the next run in this slot
+        cpu = sum(u.ru_utime + u.ru_stime for u in usages if u is not None)
+        peak_kib = max(u.ru_maxrss for u in usages if u is not None)
+        exit_code, signal = (None, 9) if captured.stop is not Stop.EXITED else split_status(code)
+        evidence = Evidence(captured.stop, exit_code, signal, cpu, oom_kills, captured.stderr_tail)
+        status, detail = decide(evidence, limits)
+        return RunResult(
+            status=status,
+            exit_code=exit_code,
+            signal=signal,
+            stdout=captured.stdout,
+            stderr=captured.stderr,
+            stopped_early=captured.stop is Stop.LINES,
+            wall_time_s=wall_time_s,
+            cpu_time_s=cpu,
+            peak_memory_mib=peak_kib / 1024,
+            backend=self.sandbox.name,
+            isolated=self.sandbox.isolated,
+            detail=detail,
+        )
+
+
+def _nproc(limits: Limits, uid: int) -> int:
+    # the slot's uid also runs the outer bubblewrap and pid 1; without root the uid is ours and shared, so the
+    # limit sits above what we already run (approximate, and said so in the docs)
+    if can_switch_uid():
+        return limits.processes + 2
+    return limits.processes + 2 + _processes_of(os.getuid())
+
+
+def _processes_of(uid: int) -> int:
+    count = 0
+    for entry in os.scandir("/proc"):
+        with contextlib.suppress(OSError):
+            count += entry.name.isdigit() and entry.stat().st_uid == uid
+    return count
+
+
+_probe_lock = threading.Lock()
+_probe_error: list[str] = []
+_probed = False
+
+
+def probe() -> None:
+    """Check once per process that bubblewrap can start a sandbox here; raise DependencyError if not."""
+    global _probed
+    with _probe_lock:
+        if not _probed:
+            result = BubblewrapSandbox(cgroups=False).run(RunRequest(("true",), {}))
+            if result.status is not RunStatus.OK:
+                _probe_error.append(result.detail)
+            _probed = True
+    if _probe_error:
+        raise DependencyError(f"bubblewrap cannot start a sandbox here: {_probe_error[0]}", fix=_FIX)

@@ -1,0 +1,312 @@
+"""Per-run cgroups (v1 ``memory`` + ``pids``, or v2), created once per slot and reused from run to run.
+
+Creating and removing a cgroup per run costs about 33 ms (spec 11), more than bubblewrap itself, so each sandbox
+slot owns one cgroup for the life of the process: a run only rewrites the limits when they change, reads the OOM
+counter before and after, and moves the sandbox's first process in before the program starts. The cgroups live
+under the judge's own cgroup (``podium-sandbox-<pid>/slot-<n>``), so the container's limits still hold over them;
+they are removed at exit, and those left by a judge that died are removed by the next one.
+
+Where no cgroup can be written (no root, a read-only cgroupfs, a v2 tree whose controllers are not delegated),
+``detect`` says why and the sandbox falls back to rlimits alone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+_MIB = 1 << 20
+_PREFIX = "podium-sandbox-"
+
+
+class Cgroup(Protocol):
+    """One reusable cgroup: limits, membership, the OOM counter and a kill switch."""
+
+    def prepare(self, memory_mib: int, tasks: int) -> None:
+        """Set the limits for the next run and remember the OOM counter."""
+        ...
+
+    def attach(self, pid: int) -> None:
+        """Move a process (and so all it will fork) into the cgroup."""
+        ...
+
+    def oom_kills(self) -> int:
+        """OOM kills inside the cgroup since ``prepare``."""
+        ...
+
+    def kill_all(self) -> None:
+        """SIGKILL every process still in the cgroup."""
+        ...
+
+    def remove(self) -> None:
+        """Remove the cgroup (it must be empty)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class CgroupSupport:
+    """Where per-run cgroups can be made, or why they cannot (``factory`` is None then)."""
+
+    description: str
+    factory: CgroupFactory | None
+
+
+class CgroupFactory(Protocol):
+    """Makes the cgroup of one sandbox slot."""
+
+    def create(self, name: str) -> Cgroup:
+        """Create (or take over) the cgroup called ``name`` under this process's sandbox folder."""
+        ...
+
+    def cleanup(self) -> None:
+        """Remove this process's sandbox folder once its slots are gone."""
+        ...
+
+
+def _write(path: Path, value: str) -> None:
+    # one write() per value: cgroup files take a whole value per write and reject partial ones
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        os.write(fd, value.encode())
+    finally:
+        os.close(fd)
+
+
+def _counter(path: Path, key: str) -> int:
+    for line in path.read_text().splitlines():
+        name, _, value = line.partition(" ")
+        if name == key:
+            return int(value)
+    return 0
+
+
+def _kill_listed(procs: Path) -> None:
+    for pid in procs.read_text().split():
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(int(pid), signal.SIGKILL)
+
+
+class _V1Cgroup:
+    """A pair of v1 cgroups, one in the ``memory`` hierarchy and one in ``pids``."""
+
+    def __init__(self, memory: Path, pids: Path) -> None:
+        self.memory, self.pids = memory, pids
+        self._swap = (memory / "memory.memsw.limit_in_bytes").exists()
+        self._memory_bytes: int | None = None
+        self._tasks: int | None = None
+        self._oom_before = 0
+
+    def prepare(self, memory_mib: int, tasks: int) -> None:
+        if memory_mib * _MIB != self._memory_bytes:
+            self._set_memory(memory_mib * _MIB)
+        if tasks != self._tasks:
+            _write(self.pids / "pids.max", str(tasks))
+            self._tasks = tasks
+        self._oom_before = _counter(self.memory / "memory.oom_control", "oom_kill")
+
+    def _set_memory(self, limit: int) -> None:
+        # memory+swap may never be below memory: raise memsw first when growing, lower it last when shrinking
+        # (a new cgroup starts unlimited, so its first limit is a shrink)
+        files = ["memory.limit_in_bytes"]
+        if self._swap:
+            files.append("memory.memsw.limit_in_bytes")
+            if self._memory_bytes is not None and limit > self._memory_bytes:
+                files.reverse()
+        for name in files:
+            _write(self.memory / name, str(limit))
+        self._memory_bytes = limit
+        with contextlib.suppress(OSError):
+            _write(self.memory / "memory.max_usage_in_bytes", "0")
+
+    def attach(self, pid: int) -> None:
+        _write(self.memory / "cgroup.procs", str(pid))
+        _write(self.pids / "cgroup.procs", str(pid))
+
+    def oom_kills(self) -> int:
+        return _counter(self.memory / "memory.oom_control", "oom_kill") - self._oom_before
+
+    def kill_all(self) -> None:
+        _kill_listed(self.pids / "cgroup.procs")
+
+    def remove(self) -> None:
+        for path in (self.memory, self.pids):
+            with contextlib.suppress(OSError):
+                path.rmdir()
+
+
+class _V2Cgroup:
+    """One v2 cgroup with the ``memory`` and ``pids`` controllers."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._memory_bytes: int | None = None
+        self._tasks: int | None = None
+        self._oom_before = 0
+
+    def prepare(self, memory_mib: int, tasks: int) -> None:
+        if memory_mib * _MIB != self._memory_bytes:
+            _write(self.path / "memory.max", str(memory_mib * _MIB))
+            with contextlib.suppress(OSError):  # no swap controller: nothing to turn off
+                _write(self.path / "memory.swap.max", "0")
+            self._memory_bytes = memory_mib * _MIB
+        if tasks != self._tasks:
+            _write(self.path / "pids.max", str(tasks))
+            self._tasks = tasks
+        self._oom_before = _counter(self.path / "memory.events", "oom_kill")
+
+    def attach(self, pid: int) -> None:
+        _write(self.path / "cgroup.procs", str(pid))
+
+    def oom_kills(self) -> int:
+        return _counter(self.path / "memory.events", "oom_kill") - self._oom_before
+
+    def kill_all(self) -> None:
+        try:
+            _write(self.path / "cgroup.kill", "1")
+        except OSError:  # kernels before 5.14 have no cgroup.kill
+            _kill_listed(self.path / "cgroup.procs")
+
+    def remove(self) -> None:
+        with contextlib.suppress(OSError):
+            self.path.rmdir()
+
+
+class _V1Factory:
+    def __init__(self, memory_root: Path, pids_root: Path) -> None:
+        self.memory_root, self.pids_root = memory_root, pids_root
+
+    def create(self, name: str) -> Cgroup:
+        memory, pids = self.memory_root / name, self.pids_root / name
+        memory.mkdir(parents=True, exist_ok=True)
+        pids.mkdir(parents=True, exist_ok=True)
+        return _V1Cgroup(memory, pids)
+
+    def cleanup(self) -> None:
+        for root in (self.memory_root, self.pids_root):
+            with contextlib.suppress(OSError):
+                root.rmdir()
+
+
+class _V2Factory:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def create(self, name: str) -> Cgroup:
+        if not self.root.exists():
+            self.root.mkdir()
+            # v2 hands controllers down one level at a time: the slots below need them enabled here too
+            _write(self.root / "cgroup.subtree_control", "+memory +pids")
+        path = self.root / name
+        path.mkdir(exist_ok=True)
+        return _V2Cgroup(path)
+
+    def cleanup(self) -> None:
+        with contextlib.suppress(OSError):
+            self.root.rmdir()
+
+
+@dataclass(frozen=True, slots=True)
+class _Mount:
+    fstype: str
+    root: str
+    point: Path
+    options: frozenset[str]
+
+
+def _mounts(mountinfo: str) -> list[_Mount]:
+    mounts = []
+    for line in mountinfo.splitlines():
+        left, _, right = line.partition(" - ")
+        fields, extra = left.split(), right.split()
+        if len(fields) >= 5 and len(extra) >= 3 and extra[0] in ("cgroup", "cgroup2"):
+            mounts.append(_Mount(extra[0], fields[3], Path(fields[4]), frozenset(extra[2].split(","))))
+    return mounts
+
+
+def _own_paths(proc_cgroup: str) -> dict[str, str]:
+    """Controller (or ``""`` for v2) -> this process's cgroup path, from ``/proc/self/cgroup``."""
+    paths: dict[str, str] = {}
+    for line in proc_cgroup.splitlines():
+        _, controllers, path = line.split(":", 2)
+        for controller in controllers.split(",") if controllers else [""]:
+            paths[controller] = path
+    return paths
+
+
+def _inside(mount: _Mount, path: str) -> Path:
+    """Where the cgroup ``path`` (as /proc/self/cgroup names it) lies under ``mount``."""
+    relative = os.path.relpath(path, mount.root) if mount.root != "/" else path.lstrip("/")
+    return mount.point / ("" if relative == "." else relative)
+
+
+def detect(mountinfo: str | None = None, proc_cgroup: str | None = None) -> CgroupSupport:
+    """Find where this process may make per-run cgroups: v1 ``memory``+``pids`` first, else v2."""
+    mountinfo = Path("/proc/self/mountinfo").read_text() if mountinfo is None else mountinfo
+    proc_cgroup = Path("/proc/self/cgroup").read_text() if proc_cgroup is None else proc_cgroup
+    mounts, own = _mounts(mountinfo), _own_paths(proc_cgroup)
+    folder = f"{_PREFIX}{os.getpid()}"
+    v1 = {c: m for m in mounts if m.fstype == "cgroup" for c in ("memory", "pids") if c in m.options}
+    if "memory" in v1 and "pids" in v1:
+        memory = _inside(v1["memory"], own.get("memory", "/"))
+        pids = _inside(v1["pids"], own.get("pids", "/"))
+        return _try_folders(
+            "cgroup v1 (memory, pids)", [memory, pids], lambda: _V1Factory(memory / folder, pids / folder)
+        )
+    v2 = [m for m in mounts if m.fstype == "cgroup2"]
+    if v2:
+        base = _inside(v2[0], own.get("", "/"))
+        reason = _delegate_v2(base)
+        if reason:
+            return CgroupSupport(f"none: {reason}", None)
+        return _try_folders("cgroup v2 (memory, pids)", [base], lambda: _V2Factory(base / folder))
+    return CgroupSupport("none: no cgroup memory and pids controllers are mounted", None)
+
+
+def _delegate_v2(base: Path) -> str | None:
+    """Make sure ``base``'s children get the memory and pids controllers; say why not if they cannot."""
+    try:
+        enabled = set((base / "cgroup.subtree_control").read_text().split())
+        if {"memory", "pids"} <= enabled:
+            return None
+        available = set((base / "cgroup.controllers").read_text().split())
+        if not {"memory", "pids"} <= available:
+            return f"cgroup v2 at {base} lacks the memory and pids controllers"
+        _write(base / "cgroup.subtree_control", "+memory +pids")
+    except OSError as error:
+        return f"cannot delegate memory and pids under {base} ({error.strerror})"
+    return None
+
+
+def _try_folders(description: str, bases: list[Path], make: _Maker) -> CgroupSupport:
+    for base in bases:
+        _remove_stale(base)
+    factory = make()
+    try:
+        probe = factory.create("probe")
+        probe.remove()
+    except OSError as error:
+        factory.cleanup()
+        return CgroupSupport(f"none: {description} is not writable ({error.strerror})", None)
+    return CgroupSupport(description, factory)
+
+
+class _Maker(Protocol):
+    def __call__(self) -> CgroupFactory: ...
+
+
+def _remove_stale(base: Path) -> None:
+    """Remove the (empty) sandbox cgroups of judges that no longer run."""
+    with contextlib.suppress(OSError):
+        for folder in base.glob(f"{_PREFIX}*"):
+            pid = folder.name.removeprefix(_PREFIX)
+            if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+                for slot in folder.iterdir():
+                    if slot.is_dir():
+                        with contextlib.suppress(OSError):
+                            slot.rmdir()
+                with contextlib.suppress(OSError):
+                    folder.rmdir()

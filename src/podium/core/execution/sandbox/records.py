@@ -1,0 +1,105 @@
+"""The sandbox's records and protocol: what a caller asks for (``RunRequest``, ``Limits``) and gets (``RunResult``).
+
+Every limit lives in ``Limits``, with its unit in its name. A ``RunResult`` always carries the backend's name and
+whether it isolates, so a result judged by a weaker backend can never pass for an isolated one. These names are a
+contract that other parts of podium code against; change them only together with their callers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from enum import StrEnum
+from typing import Protocol
+
+from podium.core.errors import ConfigError
+
+BASE_ENV: Mapping[str, str] = {"PATH": "/usr/bin", "LANG": "C.UTF-8"}
+"""The whole environment of a sandboxed program, before ``RunRequest.env`` is merged over it."""
+
+
+class RunStatus(StrEnum):
+    """How a run ended (closed set)."""
+
+    OK = "ok"
+    """Exited 0, or was stopped by the reader after ``stop_after_lines`` lines."""
+    RUNTIME_ERROR = "runtime_error"
+    """Non-zero exit, or killed by a signal that is not a limit."""
+    TIME_LIMIT = "time_limit"
+    """CPU limit (RLIMIT_CPU, SIGXCPU) or the wall limit the parent enforces."""
+    MEMORY_LIMIT = "memory_limit"
+    """Killed by the cgroup's OOM killer, or MemoryError under the address-space backstop."""
+    OUTPUT_LIMIT = "output_limit"
+    """More than ``stdout_bytes`` before enough lines, or a file over ``file_size_mib``."""
+    INTERNAL_ERROR = "internal_error"
+    """The sandbox itself failed; never the program's fault."""
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Every limit of one run. ``processes`` counts threads too (the kernel counts tasks)."""
+
+    cpu_time_s: float = 2.0
+    wall_time_s: float = 5.0
+    memory_mib: int = 256
+    processes: int = 16
+    file_size_mib: int = 1
+    tmp_mib: int = 8
+    stdout_bytes: int = 1 << 20
+    stderr_bytes: int = 64 << 10
+
+    def __post_init__(self) -> None:
+        for limit in fields(self):
+            value = getattr(self, limit.name)
+            if value <= 0:
+                raise ConfigError(f"sandbox limit {limit.name} must be positive, not {value}")
+
+
+@dataclass(frozen=True, slots=True)
+class RunRequest:
+    """One program to run: its argv, the files of its (otherwise empty, read-only) working directory, its limits."""
+
+    argv: tuple[str, ...]
+    files: Mapping[str, bytes]
+    limits: Limits = Limits()
+    env: Mapping[str, str] = field(default_factory=dict)
+    stop_after_lines: int | None = None
+
+    def __post_init__(self) -> None:
+        if not self.argv:
+            raise ConfigError("a sandbox run needs a non-empty argv")
+        if self.stop_after_lines is not None and self.stop_after_lines < 1:
+            raise ConfigError(f"stop_after_lines must be at least 1, not {self.stop_after_lines}")
+
+    def environment(self) -> dict[str, str]:
+        """The program's whole environment: the fixed base with ``env`` merged over it."""
+        return {**BASE_ENV, **self.env}
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult:
+    """How one run ended, what it printed (each stream capped) and what it cost."""
+
+    status: RunStatus
+    exit_code: int | None
+    signal: int | None
+    stdout: bytes
+    stderr: bytes
+    stopped_early: bool
+    wall_time_s: float
+    cpu_time_s: float | None
+    peak_memory_mib: float | None
+    backend: str
+    isolated: bool
+    detail: str
+
+
+class Sandbox(Protocol):
+    """Runs untrusted programs under ``Limits``; safe to call from several threads at once."""
+
+    name: str
+    isolated: bool
+
+    def run(self, request: RunRequest) -> RunResult:
+        """Run one program to completion (or to a limit) and describe how it ended."""
+        ...

@@ -1,0 +1,115 @@
+"""The weaker backend: a plain child process with rlimits, a process-group kill, the capped reader, a cleared env.
+
+It does not isolate: the program sees the host's files and network with the rights of its uid. As root it runs
+as a slot's own uid (so ``RLIMIT_NPROC`` holds and the tree can be found and killed by uid); otherwise as the
+judge's own user. It exists for hosts where bubblewrap cannot run, only when the operator asks for it, and every
+result says ``isolated=False``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from podium.core.errors import DependencyError
+from podium.core.execution.sandbox.records import RunRequest, RunResult
+from podium.core.execution.sandbox.supervise import (
+    RlimitValues,
+    Slot,
+    become_subreaper,
+    box_directory,
+    can_switch_uid,
+    capture,
+    rlimit_args,
+    slot_pool,
+    sweep_uid,
+    uid_switch_args,
+)
+from podium.core.execution.sandbox.verdict import Evidence, Stop, decide, split_status
+
+
+class RlimitsSandbox:
+    """Runs programs as plain child processes under rlimits; not isolated."""
+
+    name = "rlimits"
+    isolated = False
+
+    def __init__(self) -> None:
+        found = {name: shutil.which(name, path="/usr/bin:/bin") for name in ("setpriv", "prlimit")}
+        if None in found.values():
+            raise DependencyError("setpriv or prlimit missing", fix="apt-get install util-linux")
+        self._setpriv, self._prlimit = str(found["setpriv"]), str(found["prlimit"])
+        self._pool = slot_pool(False)
+        become_subreaper()
+
+    def run(self, request: RunRequest) -> RunResult:
+        """Run one program as a child process under rlimits."""
+        from podium.core.execution.sandbox.bubblewrap import internal_result
+
+        try:
+            with self._pool.slot() as slot, box_directory(request.files) as box:
+                return self._run(slot, box, request)
+        except OSError as error:
+            return internal_result(self, f"sandbox failure: {error}")
+
+    def _run(self, slot: Slot, box: Path, request: RunRequest) -> RunResult:
+        limits, switch = request.limits, can_switch_uid()
+        rlimits = RlimitValues.of(limits.cpu_time_s, limits.memory_mib + 64, limits.file_size_mib, limits.processes)
+        chain = uid_switch_args(self._setpriv, slot.uid) if switch else []
+        if not switch:  # our own uid runs other processes too: no NPROC rather than a wrong one
+            rlimits = RlimitValues(rlimits.cpu_soft_s, rlimits.address_space_bytes, rlimits.file_size_bytes, 1 << 20)
+        argv = [*chain, *rlimit_args(self._prlimit, rlimits), *request.argv]
+        started = time.monotonic()
+        with subprocess.Popen(
+            argv,
+            cwd=box,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=request.environment(),
+            start_new_session=True,  # its own process group, so one killpg reaches the tree (unless it setsids)
+        ) as proc:
+            assert proc.stdout is not None and proc.stderr is not None
+            captured = capture(
+                proc.stdout.fileno(),
+                proc.stderr.fileno(),
+                wall_time_s=limits.wall_time_s,
+                stdout_limit=limits.stdout_bytes,
+                stderr_limit=limits.stderr_bytes,
+                lines=request.stop_after_lines,
+            )
+            if captured.stop is not Stop.EXITED:
+                _kill_group(proc.pid)
+            _, status, usage = os.wait4(proc.pid, 0)
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            _kill_group(proc.pid)
+            if switch:
+                sweep_uid(slot.uid)  # whatever left the group (setsid) still has the slot's uid
+        wall_time_s = time.monotonic() - started
+        exit_code, sig = (None, 9) if captured.stop is not Stop.EXITED else split_status(proc.returncode)
+        cpu = usage.ru_utime + usage.ru_stime
+        status_, detail = decide(Evidence(captured.stop, exit_code, sig, cpu, 0, captured.stderr_tail), limits)
+        return RunResult(
+            status=status_,
+            exit_code=exit_code,
+            signal=sig,
+            stdout=captured.stdout,
+            stderr=captured.stderr,
+            stopped_early=captured.stop is Stop.LINES,
+            wall_time_s=wall_time_s,
+            cpu_time_s=cpu,
+            peak_memory_mib=usage.ru_maxrss / 1024,
+            backend=self.name,
+            isolated=False,
+            detail=f"{detail} (not isolated)",
+        )
+
+
+def _kill_group(pgid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)

@@ -1,0 +1,385 @@
+"""Attacks on the bubblewrap sandbox, each a tiny Python program run for real; nothing here is mocked.
+
+Every test asserts the status and, where the attack aims outside, that nothing changed on the host. The suite
+skips only where ``bwrap`` is not installed and nobody asked for it (``make test`` installs it and sets
+``PODIUM_REQUIRE_ORACLE=1``; ``PODIUM_REQUIRE_SANDBOX=1`` or ``CI`` also make a missing sandbox a failure).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import os
+import resource
+import shutil
+import subprocess
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from podium.core.errors import ConfigError
+from podium.core.execution.sandbox import Limits, RunRequest, RunResult, RunStatus, open_sandbox
+from podium.core.execution.sandbox.bubblewrap import BubblewrapSandbox
+from podium.core.execution.sandbox.supervise import slot_pool
+
+PYTHON = ("python3", "-s", "-S", "-P", "-B", "solver.py")
+JUDGE_ENV = {"PYTHONHASHSEED": "0", "PYTHONINTMAXSTRDIGITS": "0"}
+QUICK = Limits(cpu_time_s=1.0, wall_time_s=2.0)
+
+
+def _required() -> bool:
+    flags = ("PODIUM_REQUIRE_SANDBOX", "PODIUM_REQUIRE_ORACLE")
+    return any(os.environ.get(flag) == "1" for flag in flags) or bool(os.environ.get("CI"))
+
+
+@pytest.fixture(scope="module")
+def sandbox() -> BubblewrapSandbox:
+    if shutil.which("bwrap") is None and not _required():
+        pytest.skip("bubblewrap is not installed (apt-get install bubblewrap; `make test` does it)")
+    opened = open_sandbox("bubblewrap")
+    assert isinstance(opened, BubblewrapSandbox)
+    return opened
+
+
+def solve(
+    sandbox: BubblewrapSandbox, source: str, limits: Limits = QUICK, stop_after_lines: int | None = None
+) -> RunResult:
+    files = {"solver.py": source.encode()}
+    return sandbox.run(RunRequest(PYTHON, files, limits=limits, env=JUDGE_ENV, stop_after_lines=stop_after_lines))
+
+
+def lines(result: RunResult) -> list[str]:
+    return result.stdout.decode().splitlines()
+
+
+@pytest.fixture
+def canaries() -> Iterator[list[Path]]:
+    """Files on the host the program must not see."""
+    token = uuid.uuid4().hex
+    paths = [Path("/root") / f"podium-canary-{token}", Path("/tmp") / f"podium-canary-{token}"]
+    for path in paths:
+        path.write_text("secret canary")
+    yield paths
+    for path in paths:
+        path.unlink(missing_ok=True)
+
+
+def test_a_plain_solver_runs_with_the_judges_flags(sandbox: BubblewrapSandbox) -> None:
+    source = """
+import os, sys, resource
+print(os.getuid(), os.getgid(), os.getcwd(), sorted(os.listdir('.')))
+print(sys.flags.safe_path, sys.flags.no_site, sys.flags.no_user_site, sys.dont_write_bytecode, hash('podium'))
+print(len(str(10 ** 5000)))
+print(resource.getrlimit(resource.RLIMIT_CPU), resource.getrlimit(resource.RLIMIT_CORE))
+"""
+    first, second = solve(sandbox, source), solve(sandbox, source)
+    assert first.status is RunStatus.OK, first
+    assert first.backend == "bubblewrap" and first.isolated
+    assert lines(first)[0] == "65534 65534 /box ['solver.py']"
+    assert lines(first)[1].startswith("True 1 1 True ")
+    assert lines(first)[1] == lines(second)[1]  # PYTHONHASHSEED reached the program
+    assert lines(first)[2] == "5001"  # PYTHONINTMAXSTRDIGITS=0 lifted the 4,300-digit limit
+    assert lines(first)[3] == "(1, 2) (0, 0)"
+    assert first.cpu_time_s is not None and first.peak_memory_mib is not None and first.wall_time_s > 0
+
+
+def test_cpu_loop_hits_the_time_limit(sandbox: BubblewrapSandbox) -> None:
+    result = solve(sandbox, "while True: pass")
+    assert result.status is RunStatus.TIME_LIMIT, result
+    assert result.cpu_time_s is not None and result.cpu_time_s >= 1.0
+    assert "CPU" in result.detail
+
+
+def test_sleeping_forever_hits_the_wall_limit(sandbox: BubblewrapSandbox) -> None:
+    result = solve(sandbox, "import time\nprint('zzz', flush=True)\ntime.sleep(3600)")
+    assert result.status is RunStatus.TIME_LIMIT, result
+    assert "wall" in result.detail and result.stdout == b"zzz\n"
+    assert 2.0 <= result.wall_time_s < 3.5
+
+
+def test_fork_counting_stops_at_the_process_limit(sandbox: BubblewrapSandbox) -> None:
+    source = """
+import os, time
+count = 0
+try:
+    while count < 1000:
+        if os.fork() == 0:
+            time.sleep(5)
+            os._exit(0)
+        count += 1
+except OSError as error:
+    print(count, error.errno)
+"""
+    result = solve(sandbox, source)
+    assert result.status is RunStatus.OK, result
+    forked, errno = (int(word) for word in result.stdout.split())
+    assert forked < 16 and errno == 11  # EAGAIN: the pids cgroup or RLIMIT_NPROC of the slot's own uid
+
+
+def test_fork_bomb_is_contained_and_cleaned_up(sandbox: BubblewrapSandbox) -> None:
+    source = """
+import os
+while True:
+    try:
+        os.fork()
+    except OSError:
+        pass
+"""
+    result = solve(sandbox, source)
+    assert result.status in (RunStatus.TIME_LIMIT, RunStatus.RUNTIME_ERROR), result
+    assert _processes_of_sandbox_uids() == []
+    assert subprocess.run(["true"], check=False).returncode == 0  # the host can still fork
+
+
+def test_a_big_bytearray_is_a_memory_limit(sandbox: BubblewrapSandbox) -> None:
+    result = solve(sandbox, "data = bytearray(1 << 30)\nprint(len(data))")
+    assert result.status is RunStatus.MEMORY_LIMIT, result
+
+
+def test_a_growing_list_is_a_memory_limit(sandbox: BubblewrapSandbox) -> None:
+    result = solve(sandbox, "items = []\nwhile True: items.append([0] * 1000)")
+    assert result.status is RunStatus.MEMORY_LIMIT, result
+    assert result.peak_memory_mib is not None and result.peak_memory_mib < 300
+
+
+def test_a_growing_list_without_cgroups_meets_the_address_space_backstop(sandbox: BubblewrapSandbox) -> None:
+    result = solve(BubblewrapSandbox(cgroups=False), "items = []\nwhile True: items.append([0] * 1000)")
+    assert result.status is RunStatus.MEMORY_LIMIT, result
+    assert "MemoryError" in result.detail
+
+
+def test_a_huge_integer_is_a_memory_or_time_limit(sandbox: BubblewrapSandbox) -> None:
+    result = solve(sandbox, "print(10 ** 10 ** 9)")
+    assert result.status in (RunStatus.MEMORY_LIMIT, RunStatus.TIME_LIMIT), result
+
+
+def test_filling_tmp_fails_at_its_size(sandbox: BubblewrapSandbox) -> None:
+    source = """
+written = 0
+for i in range(100):
+    with open(f'/tmp/fill{i}', 'wb') as f:
+        f.write(b'x' * 1_000_000)
+    written += 1
+"""
+    result = solve(sandbox, source)
+    assert result.status is RunStatus.RUNTIME_ERROR, result
+    assert b"No space left on device" in result.stderr
+
+
+def test_one_big_file_meets_the_file_size_limit(sandbox: BubblewrapSandbox) -> None:
+    result = solve(sandbox, "open('/tmp/big', 'wb').write(b'x' * (2 << 20))")
+    assert result.status is RunStatus.OUTPUT_LIMIT, result
+
+
+def test_writes_outside_tmp_fail_and_leave_the_host_alone(sandbox: BubblewrapSandbox) -> None:
+    name = f"podium-escape-{uuid.uuid4().hex}"
+    source = f"""
+import os
+for folder in ('/box', '/usr', '/', '/root', '/dev', '/proc', '/etc', '/home'):
+    try:
+        with open(os.path.join(folder, '{name}'), 'w') as f:
+            f.write('escaped')
+        print(folder, 'WRITTEN')
+    except OSError as error:
+        print(folder, type(error).__name__)
+"""
+    result = solve(sandbox, source)
+    assert result.status is RunStatus.OK, result
+    assert "WRITTEN" not in result.stdout.decode(), result.stdout
+    for folder in ("/usr", "/", "/root", "/tmp", "/dev", "/etc", "/home", "/work"):
+        assert not (Path(folder) / name).exists()
+
+
+def test_host_files_are_out_of_sight(sandbox: BubblewrapSandbox, canaries: list[Path]) -> None:
+    targets = [*map(str, canaries), "/etc/passwd", "/etc/shadow", "/etc/hostname", str(Path.cwd() / "pyproject.toml")]
+    source = f"""
+import os
+for path in {targets!r}:
+    try:
+        print(path, open(path).read()[:20])
+    except OSError as error:
+        print(path, type(error).__name__)
+print(sorted(os.listdir('/')))
+print(sorted(os.listdir('/tmp')))
+"""
+    result = solve(sandbox, source)
+    assert result.status is RunStatus.OK, result
+    out = lines(result)
+    assert all(line.endswith("FileNotFoundError") for line in out[: len(targets)]), out
+    assert eval(out[-2]) == ["bin", "box", "dev", "etc", "lib", "lib64", "proc", "sbin", "tmp", "usr"]  # noqa: S307
+    assert eval(out[-1]) == []  # noqa: S307
+
+
+def test_there_is_no_network_and_no_dns(sandbox: BubblewrapSandbox) -> None:
+    source = """
+import socket
+try:
+    socket.create_connection(('1.1.1.1', 53), timeout=1)
+    print('connected')
+except OSError as error:
+    print('connect', type(error).__name__)
+try:
+    print(socket.getaddrinfo('example.com', 80))
+except OSError as error:
+    print('dns', type(error).__name__)
+print(sorted(name for _, name in socket.if_nameindex()))
+"""
+    result = solve(sandbox, source)
+    assert result.status is RunStatus.OK, result
+    out = lines(result)
+    assert out[0] == "connect OSError" and out[1] == "dns gaierror" and out[2] == "['lo']", out
+
+
+def test_the_environment_is_cleared(sandbox: BubblewrapSandbox, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PODIUM_TEST_SECRET", "hunter2")
+    result = solve(sandbox, "import os\nprint(sorted(os.environ.items()))")
+    assert result.status is RunStatus.OK, result
+    assert b"hunter2" not in result.stdout
+    expected = {"PATH": "/usr/bin", "LANG": "C.UTF-8", "PWD": "/box", **JUDGE_ENV}
+    assert dict(eval(result.stdout)) == expected  # noqa: S307
+
+
+def test_a_stdout_flood_is_an_output_limit_and_the_parent_stays_small(sandbox: BubblewrapSandbox) -> None:
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    result = solve(sandbox, "import sys\nsys.stdout.write('x' * 50_000_000)")
+    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    assert result.status is RunStatus.OUTPUT_LIMIT, result.detail
+    assert len(result.stdout) == QUICK.stdout_bytes
+    assert (after - before) < 20 * 1024  # KiB: the 50 MB never arrived whole
+
+
+def test_a_stderr_flood_is_capped(sandbox: BubblewrapSandbox) -> None:
+    result = solve(sandbox, "import sys\nsys.stderr.write('e' * 5_000_000)\nprint('done')")
+    assert result.status is RunStatus.OK, result.detail
+    assert len(result.stderr) == QUICK.stderr_bytes and result.stdout == b"done\n"
+
+
+def test_killing_the_parent_leaves_the_judge_alone(sandbox: BubblewrapSandbox) -> None:
+    source = """
+import os, signal
+for target in (os.getppid(), 1, -1):
+    try:
+        os.kill(target, signal.SIGKILL)
+        print(target, 'sent')
+    except OSError as error:
+        print(target, type(error).__name__)
+print('alive')
+"""
+    result = solve(sandbox, source)
+    assert result.status is RunStatus.OK, result
+    assert lines(result)[-1] == "alive"
+    assert solve(sandbox, "print(7)").stdout == b"7\n"
+
+
+def test_planted_symlinks_point_nowhere(sandbox: BubblewrapSandbox, canaries: list[Path]) -> None:
+    source = f"""
+import os
+os.symlink('/root', '/tmp/root')
+os.symlink({str(canaries[1])!r}, '/tmp/canary')
+for path in ('/tmp/root', '/tmp/canary'):
+    try:
+        print(path, os.listdir(path) if path.endswith('root') else open(path).read())
+    except OSError as error:
+        print(path, type(error).__name__)
+"""
+    result = solve(sandbox, source)
+    assert result.status is RunStatus.OK, result
+    assert lines(result) == ["/tmp/root FileNotFoundError", "/tmp/canary FileNotFoundError"]
+    assert not Path("/tmp/root").is_symlink() and not Path("/tmp/canary").exists()
+
+
+def test_ctypes_cannot_regain_privileges(sandbox: BubblewrapSandbox) -> None:
+    source = """
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+print(libc.setuid(0), libc.setgid(0), libc.unshare(0x10000000), libc.unshare(0x20000))
+print(os.getuid(), os.geteuid())
+"""
+    result = solve(sandbox, source)
+    assert result.status is RunStatus.OK, result
+    assert lines(result) == ["-1 -1 -1 -1", "65534 65534"]  # setuid, setgid, new user ns, new mount ns
+
+
+def test_threads_work(sandbox: BubblewrapSandbox) -> None:
+    source = """
+import threading
+results = [0] * 10
+def work(i):
+    results[i] = sum(range(i * 100_000))
+threads = [threading.Thread(target=work, args=(i,)) for i in range(10)]
+for t in threads: t.start()
+for t in threads: t.join()
+print(sum(results))
+"""
+    result = solve(sandbox, source)
+    assert result.status is RunStatus.OK, result
+    assert int(result.stdout) == sum(sum(range(i * 100_000)) for i in range(10))
+
+
+def test_an_endless_generator_is_stopped_after_enough_lines(sandbox: BubblewrapSandbox) -> None:
+    result = solve(sandbox, "i = 0\nwhile True:\n    print(i)\n    i += 1", stop_after_lines=200)
+    assert result.status is RunStatus.OK and result.stopped_early, result.detail
+    assert lines(result) == [str(i) for i in range(200)]
+
+
+def test_lines_beyond_the_output_limit_are_an_output_limit(sandbox: BubblewrapSandbox) -> None:
+    limits = Limits(cpu_time_s=1.0, wall_time_s=2.0, stdout_bytes=1000)
+    result = solve(sandbox, "print('x' * 2000)\nprint(1)", limits, stop_after_lines=2)
+    assert result.status is RunStatus.OUTPUT_LIMIT and not result.stopped_early, result.detail
+    assert len(result.stdout) == 1000
+
+
+def test_runs_in_parallel_threads_are_all_correct(sandbox: BubblewrapSandbox) -> None:
+    def one(n: int) -> RunResult:
+        return solve(sandbox, f"import os\nprint(sum(range({n})), len(os.listdir('/tmp')))\nopen('/tmp/{n}', 'w')")
+
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(one, range(1000, 1008)))
+    for n, result in zip(range(1000, 1008), results, strict=True):
+        assert result.status is RunStatus.OK, result
+        assert result.stdout == f"{sum(range(n))} 0\n".encode()  # each run has a /tmp of its own
+
+
+def test_no_zombies_after_many_runs(sandbox: BubblewrapSandbox) -> None:
+    request = RunRequest(("true",), {})
+    for _ in range(200):
+        assert sandbox.run(request).status is RunStatus.OK
+    assert _zombie_children() == []
+    assert _processes_of_sandbox_uids() == []
+
+
+def test_a_missing_program_is_an_internal_error(sandbox: BubblewrapSandbox) -> None:
+    result = sandbox.run(RunRequest(("no-such-interpreter",), {}))
+    assert result.status is RunStatus.INTERNAL_ERROR and "does not exist" in result.detail
+
+
+def test_file_names_must_stay_inside_the_working_directory(sandbox: BubblewrapSandbox) -> None:
+    for name in ("../x.py", "/etc/x.py", ""):
+        with pytest.raises(ConfigError):
+            sandbox.run(RunRequest(PYTHON, {name: b""}))
+
+
+def _zombie_children() -> list[int]:
+    me, found = str(os.getpid()), []
+    for entry in Path("/proc").iterdir():
+        try:
+            state, parent = entry.joinpath("stat").read_text().rsplit(")", 1)[1].split()[:2]
+        except (OSError, ValueError):
+            continue
+        if state == "Z" and parent == me:
+            found.append(int(entry.name))
+    return found
+
+
+def _processes_of_sandbox_uids() -> list[int]:
+    pool = slot_pool(True)
+    uids = {pool._base_uid + index for index in range(64)}
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and entry.stat().st_uid in uids:
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
