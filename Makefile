@@ -40,6 +40,7 @@ lint: $(VENV)/.test-deps
 	$(BIN)/mypy
 
 pytest: $(VENV)/.test-deps $(ORACLE)
+	bash scripts/install-system-deps.sh
 	PODIUM_REQUIRE_ORACLE=1 $(BIN)/pytest
 
 test: lint pytest

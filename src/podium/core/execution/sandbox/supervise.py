@@ -177,7 +177,7 @@ def box_directory(files: Mapping[str, bytes]) -> Iterator[Path]:
 
 def _relative(name: str) -> PurePosixPath:
     path = PurePosixPath(name)
-    if not name or path.is_absolute() or ".." in path.parts or path.parts[:1] == (".",):
+    if not name or path.is_absolute() or ".." in path.parts:
         raise ConfigError(f"sandbox file name {name!r} must be a plain relative path")
     return path
 

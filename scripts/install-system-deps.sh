@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Install the system packages podium's tests need, only where they are missing (Debian/Ubuntu, apt):
+#   bubblewrap   the sandbox that runs untrusted solvers (bwrap)
+#   util-linux   setpriv and prlimit, which start each sandboxed run (essential on Debian; checked anyway)
+# Runs as root on CI (fresh Debian 12); elsewhere it uses sudo when it has to install something.
+set -euo pipefail
+
+missing=()
+command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
+{ command -v setpriv >/dev/null 2>&1 && command -v prlimit >/dev/null 2>&1; } || missing+=(util-linux)
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if ! command -v apt-get >/dev/null 2>&1; then
+    echo "install-system-deps: missing ${missing[*]} and no apt-get here; install them with your package manager" >&2
+    exit 1
+fi
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null 2>&1 || { echo "install-system-deps: need root (or sudo) to install ${missing[*]}" >&2; exit 1; }
+    sudo=(sudo)
+fi
+echo "install-system-deps: installing ${missing[*]}"
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"

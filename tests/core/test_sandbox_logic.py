@@ -1,0 +1,160 @@
+"""Pure logic of the sandbox: the verdict from evidence, the capped reader's buffers, cgroup discovery and files."""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+
+import pytest
+
+from podium.core.errors import ConfigError
+from podium.core.execution.sandbox import Limits, RunRequest, RunStatus
+from podium.core.execution.sandbox.cgroups import _inside, _mounts, _own_paths, _V2Factory, detect
+from podium.core.execution.sandbox.supervise import _Stderr, _Stdout, box_directory
+from podium.core.execution.sandbox.verdict import Evidence, Stop, decide, split_status
+
+LIMITS = Limits()
+
+
+def evidence(stop: Stop = Stop.EXITED, code: int | None = 0, sig: int | None = None, **kw: object) -> Evidence:
+    values: dict[str, object] = {"cpu_time_s": 0.1, "oom_kills": 0, "stderr_tail": b""} | kw
+    return Evidence(stop, code, sig, **values)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("case", "status"),
+    [
+        (evidence(), RunStatus.OK),
+        (evidence(Stop.LINES, None, 9, oom_kills=1), RunStatus.OK),
+        (evidence(Stop.OUTPUT, None, 9), RunStatus.OUTPUT_LIMIT),
+        (evidence(Stop.WALL, None, 9, cpu_time_s=0.2), RunStatus.TIME_LIMIT),
+        (evidence(code=None, sig=signal.SIGXCPU), RunStatus.TIME_LIMIT),
+        (evidence(code=None, sig=signal.SIGKILL, cpu_time_s=2.5), RunStatus.TIME_LIMIT),
+        (evidence(code=None, sig=signal.SIGKILL, cpu_time_s=0.5), RunStatus.RUNTIME_ERROR),
+        (evidence(code=None, sig=signal.SIGKILL, oom_kills=1), RunStatus.MEMORY_LIMIT),
+        (evidence(code=0, oom_kills=1), RunStatus.OK),  # a child was OOM-killed, the program coped
+        (evidence(code=1, stderr_tail=b"Traceback ...\nMemoryError\n"), RunStatus.MEMORY_LIMIT),
+        (evidence(code=1, stderr_tail=b"OSError: [Errno 27] File too large\n"), RunStatus.OUTPUT_LIMIT),
+        (evidence(code=None, sig=signal.SIGXFSZ), RunStatus.OUTPUT_LIMIT),
+        (evidence(code=0, cpu_time_s=2.01), RunStatus.TIME_LIMIT),
+        (evidence(code=3), RunStatus.RUNTIME_ERROR),
+        (evidence(code=None, sig=signal.SIGSEGV), RunStatus.RUNTIME_ERROR),
+    ],
+)
+def test_decide(case: Evidence, status: RunStatus) -> None:
+    decided, detail = decide(case, LIMITS)
+    assert decided is status and detail and "\n" not in detail
+
+
+def test_split_status_reads_shell_style_codes() -> None:
+    assert split_status(0) == (0, None)
+    assert split_status(1) == (1, None)
+    assert split_status(128 + 9) == (None, 9)
+    assert split_status(-24) == (None, 24)
+    assert split_status(255) == (255, None)
+
+
+def test_stdout_stops_at_the_nth_line_inside_one_chunk() -> None:
+    out = _Stdout(limit=100, lines=3)
+    assert out.feed(b"1\n2") is None
+    assert out.feed(b"\n3\n4\n5\n") is Stop.LINES
+    assert bytes(out.data) == b"1\n2\n3\n"
+
+
+def test_stdout_lines_past_the_limit_are_an_output_limit() -> None:
+    out = _Stdout(limit=5, lines=2)
+    assert out.feed(b"1234\n56789\n") is Stop.OUTPUT
+    assert bytes(out.data) == b"1234\n"
+
+
+def test_stdout_without_a_line_count_stops_one_byte_past_the_limit() -> None:
+    out = _Stdout(limit=4, lines=None)
+    assert out.feed(b"1234") is None
+    assert out.feed(b"5" * 1000) is Stop.OUTPUT
+    assert bytes(out.data) == b"1234"
+
+
+def test_stderr_keeps_its_head_and_its_tail() -> None:
+    err = _Stderr(limit=10)
+    for _ in range(1000):
+        err.feed(b"x" * 100)
+    err.feed(b"\nMemoryError\n")
+    assert bytes(err.head) == b"x" * 10 and bytes(err.tail).endswith(b"MemoryError\n")
+    assert len(err.tail) == 4096
+
+
+MOUNTINFO = """\
+31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755
+35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory
+39 31 0:36 / /sys/fs/cgroup/pids rw,relatime - cgroup cgroup rw,pids
+41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw
+"""
+
+
+def test_mountinfo_and_proc_cgroup_are_parsed() -> None:
+    mounts = _mounts(MOUNTINFO)
+    assert [(m.fstype, str(m.point)) for m in mounts] == [
+        ("cgroup", "/sys/fs/cgroup/memory"),
+        ("cgroup", "/sys/fs/cgroup/pids"),
+        ("cgroup2", "/sys/fs/cgroup/unified"),
+    ]
+    own = _own_paths("8:pids:/\n4:memory:/box/abc\n0::/\n")
+    assert own == {"pids": "/", "memory": "/box/abc", "": "/"}
+    assert _inside(mounts[0], own["memory"]) == Path("/sys/fs/cgroup/memory/box/abc")
+    assert _inside(mounts[1], own["pids"]) == Path("/sys/fs/cgroup/pids")
+
+
+def test_no_controllers_means_no_cgroups() -> None:
+    support = detect(mountinfo="31 23 0:28 / /sys rw - sysfs sysfs rw\n", proc_cgroup="0::/\n")
+    assert support.factory is None and support.description.startswith("none:")
+
+
+def test_v2_cgroups_are_driven_through_their_files(tmp_path: Path) -> None:
+    # a plain folder stands in for cgroupfs: the logic writes and reads the same file names
+    factory = _V2Factory(tmp_path / "podium-sandbox-1")
+    (tmp_path / "podium-sandbox-1").mkdir()
+    cgroup = factory.create("slot-0")
+    folder = tmp_path / "podium-sandbox-1" / "slot-0"
+    (folder / "memory.events").write_text("low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\n")
+    for name in ("memory.max", "memory.swap.max", "pids.max", "cgroup.procs"):
+        (folder / name).write_text("")
+    cgroup.prepare(256, 17)
+    assert (folder / "memory.max").read_text() == str(256 << 20)
+    assert (folder / "memory.swap.max").read_text() == "0"
+    assert (folder / "pids.max").read_text() == "17"
+    (folder / "memory.events").write_text("oom 2\noom_kill 3\n")
+    assert cgroup.oom_kills() == 2
+    cgroup.attach(12345)
+    assert (folder / "cgroup.procs").read_text() == "12345"
+
+
+def test_box_directory_holds_only_the_files_read_only() -> None:
+    with box_directory({"solver.py": b"print(1)", "data/terms.txt": b"1\n2\n"}) as box:
+        assert sorted(p.relative_to(box).as_posix() for p in box.rglob("*")) == [
+            "data",
+            "data/terms.txt",
+            "solver.py",
+        ]
+        assert (box / "solver.py").stat().st_mode & 0o777 == 0o444
+        assert box.stat().st_mode & 0o777 == 0o555
+    assert not box.exists()
+
+
+@pytest.mark.parametrize("name", ["../escape.py", "/etc/passwd", "", "a/../../b"])
+def test_box_directory_refuses_names_that_leave_it(name: str) -> None:
+    with pytest.raises(ConfigError), box_directory({name: b""}):
+        pass
+
+
+def test_limits_and_requests_are_validated() -> None:
+    with pytest.raises(ConfigError):
+        Limits(memory_mib=0)
+    with pytest.raises(ConfigError):
+        RunRequest((), {})
+    with pytest.raises(ConfigError):
+        RunRequest(("python3",), {}, stop_after_lines=0)
+    assert RunRequest(("python3",), {}, env={"PATH": "/bin", "X": "1"}).environment() == {
+        "PATH": "/bin",
+        "LANG": "C.UTF-8",
+        "X": "1",
+    }
