@@ -23,6 +23,20 @@ def build_cli() -> click.Group:
     def podium() -> None:
         """Judge competitions end to end: run submissions, score them exactly, publish leaderboards."""
 
+    @podium.command()
+    @click.option("--db", envvar="PODIUM_DOJO_DB", default="sqlite:///dojo.sqlite3", show_default=True,
+                  help="database URL the tracks' web parts use")  # fmt: skip
+    @click.option("--host", default="127.0.0.1", show_default=True)
+    @click.option("--port", default=8000, show_default=True)
+    def serve(db: str, host: str, port: int) -> None:
+        """Serve the HTTP API and pages of every track that has them (needs the `web` extra)."""
+        from podium.web.app import create_app
+
+        app = create_app({"db": db})
+        import uvicorn
+
+        uvicorn.run(app, host=host, port=port, log_level="warning")
+
     for track in discover_tracks().values():
         podium.add_command(track.cli_group(), name=track.name)
     return podium

@@ -23,6 +23,7 @@ class Track:
     name: str
     summary: str
     cli_group: Callable[[], Any]  # returns a click.Group; typed loosely so the core needs no click
+    web_router: Callable[[Any], Any] | None = None  # settings -> a FastAPI APIRouter (``podium serve``)
 
 
 def discover_tracks() -> dict[str, Track]:

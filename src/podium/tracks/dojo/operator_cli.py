@@ -159,22 +159,22 @@ def register(dojo: click.Group) -> None:
             click.echo(f"warning: {line}")
         click.echo(f"{slug}: {'accepted' if result.accepted else 'REJECTED'} ({len(result.terms)} terms)")
 
+    helps = {
+        "open": "Open a validated problem: publish its commitments.",
+        "freeze": "Freeze a problem now; prints the audit head hash to publish.",
+        "reveal": "Reveal a frozen problem: salt, setter, terms, final leaderboard; prints the audit head.",
+        "archive": "Archive a revealed problem.",
+        "withdraw": "Withdraw a problem before it opens.",
+        "void": "Annul a problem.",
+    }
+
     def lifecycle_command(name: str, action: Callable[[Dojo, str, str | None], str]) -> None:
-        @dojo.command(name)
+        @dojo.command(name, help=helps[name])
         @click.argument("slug")
         @click.option("--season")
         @db_option
         def command(slug: str, season: str | None, db: str) -> None:
             click.echo(action(connect(db), slug, season))
-
-        command.__doc__ = {
-            "open": "Open a validated problem: publish its commitments.",
-            "freeze": "Freeze a problem now; prints the audit head hash to publish.",
-            "reveal": "Reveal a frozen problem: salt, setter, terms, final leaderboard; prints the audit head.",
-            "archive": "Archive a revealed problem.",
-            "withdraw": "Withdraw a problem before it opens.",
-            "void": "Annul a problem.",
-        }[name]
 
     lifecycle_command("open", lambda d, s, season: f"{s}: OPEN, seq_commit {d.open(s, season).seq_commit}")
     lifecycle_command("freeze", lambda d, s, season: f"{s}: FROZEN, audit head {d.freeze(s, season)}")

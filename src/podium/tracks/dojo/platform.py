@@ -276,6 +276,7 @@ class Dojo:
     def open(self, slug: str, season: str | None = None, *, at: datetime | None = None) -> Problem:
         """VALIDATING (validated) → OPEN: draw the salt and publish both commitments and the visible terms."""
         problem = self.problem(slug, season)
+        check_transition(problem.state, ProblemState.OPEN, slug)
         if problem.terms is None:
             raise LifecycleError(f"problem {slug!r} has not passed validation", fix="run `podium dojo validate` first")
         salt = self._salt_source(SALT_BYTES)

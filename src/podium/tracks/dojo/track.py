@@ -11,8 +11,15 @@ def _cli_group() -> object:
     return dojo
 
 
+def _web_router(settings: object) -> object:
+    from podium.tracks.dojo.web import dojo_router  # FastAPI is an extra: import only when serving
+
+    return dojo_router(settings)  # type: ignore[arg-type]
+
+
 TRACK = Track(
     name="dojo",
     summary="Sequence Dojo: shortest programs that print a setter's integer sequence, judged in a sandbox",
     cli_group=_cli_group,
+    web_router=_web_router,
 )

@@ -1,0 +1,241 @@
+"""The dojo's HTTP API and pages (mounted under ``/dojo`` by ``podium serve``).
+
+API (JSON; ``Authorization: Bearer TOKEN`` where a user is needed):
+
+- ``GET  /api/problems`` and ``/api/problems/{slug}``: published problems with their visible terms and
+  commitments; after reveal also the salt, the setter program and every term.
+- ``POST /api/problems/{slug}/submissions``: ``{"source": "...", "solution": {"method_tag": ...}}`` → a receipt
+  (202). Judging happens in the workers (``podium dojo worker``).
+- ``GET  /api/submissions/{id}`` and ``/api/me/submissions``: your own submissions. While a problem is not revealed
+  you learn the run verdict and Stage Pass only, never Reward Correct or which term differs (spec dojo.md 2).
+- ``GET  /api/problems/{slug}/leaderboard`` (after reveal) and ``/api/seasons/{name}/leaderboard``.
+- ``GET  /api/audit/head``: the audit log's head hash.
+
+Pages: ``/`` (problems), ``/problems/{slug}`` (terms, commitments, a submit form), ``/me`` (your submissions),
+``/leaderboards/{season}``. Pages take the token once (a form) and keep it in an HTTP-only cookie.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from fastapi import APIRouter, Cookie, Form, Header, Request
+from fastapi.responses import HTMLResponse, RedirectResponse
+from pydantic import BaseModel, ConfigDict
+
+from podium.core.clock import SystemClock
+from podium.core.execution.sandbox import open_sandbox
+from podium.core.reporting.tables import render_table
+from podium.tracks.dojo.lifecycle import PUBLISHED, REVEALED_STATES
+from podium.tracks.dojo.platform import AuthError, Dojo
+from podium.tracks.dojo.records import Problem, Submission, User
+from podium.tracks.dojo.results import problem_leaderboard, season_leaderboard_text
+from podium.tracks.dojo.standings import PROBLEM_HEADER, problem_rows
+from podium.tracks.dojo.store import audit_head, open_store
+
+TOKEN_COOKIE = "podium_dojo_token"
+
+
+class SubmissionIn(BaseModel):
+    """A submission as the API takes it."""
+
+    model_config = ConfigDict(extra="forbid")
+    source: str
+    solution: dict[str, Any] | None = None
+
+
+def problem_json(problem: Problem) -> dict[str, Any]:
+    """What anyone may see of a problem in its current state."""
+    shown: dict[str, Any] = {
+        "slug": problem.slug,
+        "title": problem.title,
+        "statement": problem.statement,
+        "state": problem.state.value,
+        "offset": problem.offset,
+        "visible_terms": list(problem.visible_terms),
+        "setter_commit": problem.setter_commit,
+        "seq_commit": problem.seq_commit,
+        "open_at": problem.open_at,
+        "freeze_at": problem.freeze_at,
+        "reveal_at": problem.reveal_at,
+        "freeze_started_at": problem.freeze_started_at,
+    }
+    if problem.state in REVEALED_STATES:
+        shown |= {
+            "salt_hex": problem.salt_hex,
+            "setter_source": problem.setter_source.decode("utf-8"),
+            "terms": list(problem.terms or ()),
+            "revealed_at": problem.revealed_at,
+        }
+    return shown
+
+
+def submission_json(submission: Submission, problem: Problem) -> dict[str, Any]:
+    """A submission as its author may see it."""
+    shown: dict[str, Any] = {
+        "id": submission.id,
+        "problem": problem.slug,
+        "solver_hash": submission.solver_hash,
+        "length": submission.length,
+        "method_tag": submission.method_tag,
+        "created_at": submission.created_at,
+        "practice": submission.practice,
+        "status": submission.status.value,
+        "verdict": submission.verdict,
+        "stage_pass": submission.stage_pass,
+    }
+    if problem.state in REVEALED_STATES:
+        shown |= {"reward_correct": submission.reward_correct, "reason": submission.reason}
+    return shown
+
+
+def dojo_router(settings: Mapping[str, str]) -> APIRouter:
+    """The router over the database ``settings["db"]``."""
+    platform = Dojo(open_store(settings["db"]), SystemClock(), lambda: open_sandbox("bubblewrap"))
+    router = APIRouter()
+
+    def caller(authorization: str | None) -> User:
+        if not authorization or not authorization.startswith("Bearer "):
+            raise AuthError("missing API token", fix="send the header 'Authorization: Bearer TOKEN'")
+        return platform.authenticate(authorization.removeprefix("Bearer ").strip())
+
+    def published(slug: str) -> Problem:
+        problem = platform.problem(slug)
+        if problem.state not in PUBLISHED:
+            raise AuthError(f"problem {slug!r} is not published")
+        return problem
+
+    @router.get("/api/problems")
+    def list_problems() -> list[dict[str, Any]]:
+        return [problem_json(p) for p in platform.problems() if p.state in PUBLISHED]
+
+    @router.get("/api/problems/{slug}")
+    def get_problem(slug: str) -> dict[str, Any]:
+        return problem_json(published(slug))
+
+    @router.post("/api/problems/{slug}/submissions", status_code=202)
+    def post_submission(slug: str, body: SubmissionIn, authorization: str | None = Header(None)) -> dict[str, Any]:
+        user = caller(authorization)
+        solution = json.dumps(body.solution).encode() if body.solution is not None else None
+        receipt = platform.submit(user, slug, body.source.encode("utf-8"), solution)
+        return {
+            "id": receipt.submission_id,
+            "solver_hash": receipt.solver_hash,
+            "length": receipt.length,
+            "created_at": receipt.created_at,
+            "practice": receipt.practice,
+            "method_tag": receipt.method_tag,
+        }
+
+    @router.get("/api/submissions/{submission_id}")
+    def get_submission(submission_id: int, authorization: str | None = Header(None)) -> dict[str, Any]:
+        user = caller(authorization)
+        submission = platform.submission(submission_id)
+        if submission.user_id != user.id:
+            raise AuthError("this submission is not yours")
+        problem = next(p for p in platform.problems() if p.id == submission.problem_id)
+        return submission_json(submission, problem)
+
+    @router.get("/api/me/submissions")
+    def my_submissions(authorization: str | None = Header(None)) -> list[dict[str, Any]]:
+        user = caller(authorization)
+        by_id = {p.id: p for p in platform.problems()}
+        return [submission_json(s, by_id[s.problem_id]) for s in platform.submissions(user_id=user.id)]
+
+    @router.get("/api/problems/{slug}/leaderboard")
+    def get_problem_leaderboard(slug: str) -> list[dict[str, Any]]:
+        problem = published(slug)
+        if problem.state not in REVEALED_STATES:
+            raise AuthError(f"problem {slug!r} is not revealed yet; its leaderboard is published at reveal")
+        rows = problem_rows(problem_leaderboard(platform, problem))
+        return [dict(zip(PROBLEM_HEADER, row, strict=True)) for row in rows]
+
+    @router.get("/api/seasons/{name}/leaderboard")
+    def get_season_leaderboard(name: str) -> Any:
+        return json.loads(season_leaderboard_text(platform, name, "json"))
+
+    @router.get("/api/audit/head")
+    def get_audit_head() -> dict[str, str]:
+        with platform.engine.connect() as db:
+            return {"head": audit_head(db)}
+
+    # -- pages ------------------------------------------------------------------------------------------------
+
+    @router.get("/", response_class=HTMLResponse)
+    def index_page() -> str:
+        rows = "".join(
+            f"<tr><td><a href='problems/{esc(p.slug)}'>{esc(p.slug)}</a></td><td>{esc(p.title)}</td>"
+            f"<td>{p.state.value}</td><td>{esc(p.freeze_at or '')}</td></tr>"
+            for p in platform.problems()
+            if p.state in PUBLISHED
+        )
+        return page(
+            "Problems", f"<table><tr><th>problem</th><th>title</th><th>state</th><th>freeze</th></tr>{rows}</table>"
+        )
+
+    @router.get("/problems/{slug}", response_class=HTMLResponse)
+    def problem_page(slug: str) -> str:
+        data = problem_json(published(slug))
+        facts = "".join(
+            f"<tr><th>{esc(k)}</th><td><code>{esc(json.dumps(v) if isinstance(v, list) else str(v))}</code></td></tr>"
+            for k, v in data.items()
+            if v is not None and k != "setter_source"
+        )
+        setter = f"<h2>setter.py</h2><pre>{esc(data['setter_source'])}</pre>" if "setter_source" in data else ""
+        form = (
+            f"<h2>Submit</h2><form method='post' action='../submit/{esc(slug)}'>"
+            "<p><label>API token <input name='token' type='password'></label> (kept in a cookie)</p>"
+            "<p><textarea name='source' rows='12' cols='80' placeholder='solver.py'></textarea></p>"
+            "<p><label>method tag <input name='method_tag'></label></p><button>Submit</button></form>"
+        )
+        return page(f"{data['title']} ({slug})", f"<p>{esc(data['statement'])}</p><table>{facts}</table>{setter}{form}")
+
+    @router.post("/submit/{slug}")
+    def submit_form(
+        slug: str,
+        source: str = Form(...),
+        method_tag: str = Form(""),
+        token: str = Form(""),
+        saved: str | None = Cookie(None, alias=TOKEN_COOKIE),
+    ) -> RedirectResponse:
+        user = platform.authenticate(token or saved or "")
+        solution = json.dumps({"method_tag": method_tag}).encode() if method_tag else None
+        platform.submit(user, slug, source.encode("utf-8"), solution)
+        response = RedirectResponse("../me", status_code=303)
+        response.set_cookie(TOKEN_COOKIE, token or saved or "", httponly=True, samesite="strict")
+        return response
+
+    @router.get("/me", response_class=HTMLResponse)
+    def my_page(request: Request, saved: str | None = Cookie(None, alias=TOKEN_COOKIE)) -> str:
+        user = platform.authenticate(saved or "")
+        by_id = {p.id: p for p in platform.problems()}
+        rows = [submission_json(s, by_id[s.problem_id]) for s in platform.submissions(user_id=user.id)]
+        header = ("id", "problem", "created_at", "length", "status", "verdict", "stage_pass", "reward_correct")
+        table = render_table(header, [[r.get(h) for h in header] for r in rows], "markdown")
+        return page(f"Submissions of {user.name}", f"<pre>{esc(table)}</pre>")
+
+    @router.get("/leaderboards/{season}", response_class=HTMLResponse)
+    def leaderboard_page(season: str) -> str:
+        return page(f"Season {season}", f"<pre>{esc(season_leaderboard_text(platform, season, 'markdown'))}</pre>")
+
+    return router
+
+
+def esc(text: str) -> str:
+    """HTML-escape ``text``."""
+    return html.escape(text, quote=True)
+
+
+def page(title: str, body: str) -> str:
+    """A whole page in the shared layout."""
+    return (
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+        f"<title>{esc(title)} · Sequence Dojo</title>"
+        "<style>body{font:15px system-ui;margin:2rem auto;max-width:60rem}td,th{padding:.2rem .6rem;text-align:left}"
+        "pre,code{background:#f4f4f4}</style></head>"
+        f"<body><nav><a href='/dojo/'>Problems</a> · <a href='/dojo/me'>My submissions</a></nav><h1>{esc(title)}</h1>"
+        f"{body}</body></html>"
+    )

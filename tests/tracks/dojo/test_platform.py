@@ -1,0 +1,191 @@
+"""The platform on a real SQLite database and the real sandbox: lifecycle with an injected clock, commit-reveal,
+windows, diversity, leaderboards, audit chain and replay."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from sqlalchemy import update
+
+from podium.core.clock import ManualClock
+from podium.core.execution.sandbox import Sandbox
+from podium.core.storage.audit import verify_chain
+from podium.core.storage.sql import sqlite_url
+from podium.tracks.dojo.lifecycle import LifecycleError, ProblemState
+from podium.tracks.dojo.platform import AuthError, Dojo
+from podium.tracks.dojo.problem import ProblemFiles
+from podium.tracks.dojo.records import Role
+from podium.tracks.dojo.replay import replay_season
+from podium.tracks.dojo.results import problem_leaderboard_csv, season_leaderboard_text
+from podium.tracks.dojo.schema import audit_log, submissions
+from podium.tracks.dojo.store import audit_entries, audit_payload, open_store
+from podium.tracks.dojo.worker import work
+
+T0 = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
+FIB_SETTER = b"a,b=0,1\nfor _ in range(300):print(a);a,b=b,a+b\n"
+GOLF = b"a,b=0,1\nwhile 1:print(a);a,b=b,a+b"  # 34 bytes, 35 canonical
+LOOP = b"a, b = 0, 1\nfor _ in range(200):\n    print(a)\n    a, b = b, a + b\n"
+STAGE_ONLY = b"a,b=0,1\nfor _ in range(120):print(a);a,b=b,a+b\n"
+
+
+def problem_files(source: bytes, title: str = "Fibonacci", n_visible: int = 10) -> ProblemFiles:
+    return ProblemFiles(Path("problem"), source, title, "", 0, n_visible)
+
+
+def tag(name: str) -> bytes:
+    return json.dumps({"method_tag": name, "notes": "why"}).encode()
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock(T0)
+
+
+@pytest.fixture
+def dojo(tmp_path: Path, clock: ManualClock, bubblewrap: Sandbox) -> Dojo:
+    salts = iter(bytes([i]) * 32 for i in range(1, 100))
+    platform = Dojo(open_store(sqlite_url(tmp_path / "dojo.sqlite3")), clock, lambda: bubblewrap, lambda n: next(salts))
+    platform.add_user("ops", Role.OPERATOR)
+    platform.add_user("sam", Role.SETTER)
+    platform.create_season("s1")
+    return platform
+
+
+def test_a_season_from_draft_to_replay(dojo: Dojo, clock: ManualClock, bubblewrap: Sandbox) -> None:
+    ann, bob, cat, dan = (dojo.add_user(name, Role.SOLVER)[0] for name in ("ann", "bob", "cat", "dan"))
+    dojo.add_problem(
+        "s1", "fib", "sam", problem_files(FIB_SETTER),
+        open_at=T0 + timedelta(hours=1), freeze_at=T0 + timedelta(hours=3), reveal_at=T0 + timedelta(hours=4),
+    )  # fmt: skip
+    with pytest.raises(LifecycleError):
+        dojo.submit(ann, "fib", GOLF)  # DRAFT takes no submissions
+    with pytest.raises(LifecycleError):
+        dojo.freeze("fib")  # DRAFT cannot freeze
+    validation = dojo.validate("fib")
+    assert validation.accepted and any("too easy" in w for w in validation.warnings)
+    assert dojo.tick() == [] and dojo.problem("fib").state is ProblemState.VALIDATING
+
+    clock.set(T0 + timedelta(hours=1, minutes=5))
+    assert dojo.tick() == ["fib: opened"]
+    opened = dojo.problem("fib")
+    assert opened.opened_at == "2026-11-01T10:00:00.000000+00:00"  # at the scheduled time, not the late tick
+    assert opened.visible_terms == ("0", "1", "1", "2", "3", "5", "8", "13", "21", "34")
+
+    def submit_at(minutes: int, user, source: bytes, claim: bytes | None = None):  # type: ignore[no-untyped-def]
+        clock.set(T0 + timedelta(minutes=minutes))
+        return dojo.submit(user, "fib", source, claim)
+
+    first = submit_at(70, ann, LOOP, tag("closed_form"))
+    assert first.length == len(LOOP) and not first.practice
+    submit_at(80, bob, GOLF, tag("linear_recurrence"))
+    submit_at(90, cat, STAGE_ONLY)
+    submit_at(100, ann, GOLF, tag("closed_form"))  # ann's best: shorter, same tag (no first-of-tag bonus)
+    late = submit_at(185, dan, GOLF, tag("matrix_power"))  # after freeze_at but before the tick: practice
+    assert late.practice
+    with pytest.raises(AuthError):
+        dojo.submit(dojo.user("sam"), "fib", GOLF)  # setters do not submit
+    assert work(dojo, bubblewrap) == 5
+
+    clock.set(T0 + timedelta(hours=3, minutes=30))
+    assert dojo.tick() == ["fib: frozen"]
+    assert dojo.problem("fib").freeze_started_at == "2026-11-01T12:00:00.000000+00:00"
+    assert dojo.submit(dan, "fib", GOLF).practice
+    with pytest.raises(LifecycleError):
+        dojo.reveal("fib")  # dan's practice submission is still queued
+    work(dojo, bubblewrap)
+    clock.set(T0 + timedelta(hours=4))
+    assert dojo.tick() == ["fib: revealed"]
+
+    # Hand-computed: golf is 35 canonical bytes -> brevity floor(200 exp(-35/800)) = 191; LOOP is 66 -> 184.
+    # Tags in the window: closed_form (ann's first, LOOP), linear_recurrence (bob) -> two tags: +20 for all.
+    # ann: LOOP 1000+184+30+20 = 1234 vs GOLF 1000+191+20 = 1211 -> LOOP is her best. bob: 1000+191+30+20 = 1241.
+    assert problem_leaderboard_csv(dojo, dojo.problem("fib")).splitlines() == [
+        "rank,user,score,L,stage_pass,reward_correct,submission,submitted_at",
+        "1,bob,1241,35,yes,yes,2,2026-11-01T10:20:00.000000+00:00",
+        "2,ann,1234,66,yes,yes,1,2026-11-01T10:10:00.000000+00:00",
+        "3,cat,200,47,yes,no,3,2026-11-01T10:30:00.000000+00:00",
+    ]
+    assert season_leaderboard_text(dojo, "s1", "csv").splitlines()[1:] == [
+        "1,bob,1241,1,1,35,1",
+        "2,ann,1234,1,1,66,1",
+        "3,cat,200,1,0,,1",
+    ]
+
+    # Anyone can recompute both commitments from what the reveal published.
+    with dojo.engine.connect() as db:
+        entries = audit_entries(db)
+    published = next(audit_payload(e) for e in entries if e.kind == "opened")
+    revealed = next(audit_payload(e) for e in entries if e.kind == "revealed")
+    salt = bytes.fromhex(revealed["salt_hex"])
+    terms = "".join(f"{t}\n" for t in dojo.problem("fib").terms or ()).encode()
+    assert hashlib.sha256(b"dojo-setter-v1\0" + salt + FIB_SETTER).hexdigest() == published["setter_commit"]
+    assert hashlib.sha256(b"dojo-seq-v1\0" + salt + terms).hexdigest() == published["seq_commit"]
+    assert revealed["leaderboard_csv"] == problem_leaderboard_csv(dojo, dojo.problem("fib"))
+    assert verify_chain(entries).ok
+
+    report = replay_season(dojo, "s1", bubblewrap)
+    assert report.ok, report.discrepancies
+    assert report.submissions_rejudged == 4 and report.problems_checked == 1
+
+    # Tampering with a stored result or with the log is found.
+    with dojo.engine.begin() as db:
+        db.execute(update(submissions).where(submissions.c.id == 3).values(reward_correct=True))
+    assert any("submission 3" in d for d in replay_season(dojo, "s1").discrepancies)
+    with dojo.engine.begin() as db:
+        db.execute(update(audit_log).where(audit_log.c.id == 5).values(payload='{"forged":true}'))
+    assert any("audit log broken at entry 5" in d for d in replay_season(dojo, "s1").discrepancies)
+
+
+def test_illegal_transitions_and_rejected_setters(dojo: Dojo) -> None:
+    dojo.add_problem("s1", "const", "sam", problem_files(b"while 1:print(7)\n"))
+    result = dojo.validate("const")
+    assert not result.accepted and "constant" in result.problems[0]
+    assert dojo.problem("const").state is ProblemState.REJECTED
+    with pytest.raises(LifecycleError, match="cannot become OPEN"):
+        dojo.open("const")
+    dojo.redraft("const", problem_files(b"n=0\nwhile 1:print(n*n*n+n);n+=1\n"))
+    assert dojo.validate("const").accepted
+    dojo.open("const")
+    with pytest.raises(LifecycleError, match="cannot become REVEALED"):
+        dojo.reveal("const")
+    dojo.set_state("const", ProblemState.VOID)
+    with pytest.raises(LifecycleError):
+        dojo.set_state("const", ProblemState.ARCHIVED)
+
+
+@pytest.mark.parametrize(
+    ("setter", "problem"),
+    [
+        (b"n=0\nwhile 1:print(n%3);n+=1\n", "eventually periodic with period 3"),
+        (b"for n in range(300):print(n if n<50 else 5)\n", "eventually periodic with period 1"),
+        (b"for n in range(300):print(hash(str(n))%1000)\n", "not deterministic"),
+        (b"for n in range(150):print(n)\n", "printed 150 terms"),
+        (b"import socket\n", "static policy"),
+        (b"while 1:pass\n", "TIME_LIMIT"),
+    ],
+)
+def test_setter_checks(dojo: Dojo, setter: bytes, problem: str) -> None:
+    dojo.add_problem("s1", "p", "sam", problem_files(setter))
+    result = dojo.validate("p")
+    assert not result.accepted and any(problem in line for line in result.problems), result.problems
+
+
+def test_visible_terms_must_differ_from_other_problems(dojo: Dojo) -> None:
+    dojo.add_problem("s1", "a", "sam", problem_files(b"n=0\nwhile 1:print(n**3);n+=1\n"))
+    assert dojo.validate("a").accepted
+    dojo.add_problem("s1", "b", "sam", problem_files(b"for n in range(300):print(n**3 if n<50 else n)\n"))
+    result = dojo.validate("b")
+    assert any("another problem" in line for line in result.problems)
+
+
+def test_tokens_and_roles(dojo: Dojo) -> None:
+    user, token = dojo.add_user("eve", Role.SOLVER)
+    assert dojo.authenticate(token) == user
+    with pytest.raises(AuthError):
+        dojo.authenticate("not a token")
+    with pytest.raises(AuthError):
+        dojo.add_problem("s1", "x", "eve", problem_files(FIB_SETTER))
