@@ -1,0 +1,66 @@
+"""Benchmark: judged Sequence Dojo submissions per second on this machine (target: at least 50/s on 2 cores).
+
+A season with one open problem (squares) on a fresh SQLite database; ``--submissions`` (default 500) trivial
+solvers (a one-line endless generator, each a different source) are queued through the platform, then judged by
+``--threads`` worker threads in this process with the real bubblewrap sandbox (``work_in_threads``: claim from
+the database, admit, screen, run, gate, record with its audit entry). Reported: wall time from the first claim to
+the last record, and submissions per second, median of ``--repeats`` runs (min-max).
+
+Run: ``.venv/bin/python benchmarks/bench_dojo_judge.py [--submissions N] [--threads T] [--repeats R]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from podium.core.clock import SystemClock
+from podium.core.execution.sandbox import open_sandbox
+from podium.core.storage.sql import sqlite_url
+from podium.tracks.dojo.platform import Dojo
+from podium.tracks.dojo.problem import ProblemFiles
+from podium.tracks.dojo.records import Role
+from podium.tracks.dojo.store import open_store
+from podium.tracks.dojo.worker import work_in_threads
+
+
+def one_run(submissions: int, threads: int) -> float:
+    sandbox = open_sandbox("bubblewrap")
+    with tempfile.TemporaryDirectory() as folder:
+        dojo = Dojo(open_store(sqlite_url(Path(folder) / "bench.sqlite3")), SystemClock(), lambda: sandbox)
+        dojo.add_user("sam", Role.SETTER)
+        solver, _ = dojo.add_user("sol", Role.SOLVER)
+        dojo.create_season("bench")
+        setter = b"n=0\nwhile 1:print(n*n);n+=1\n"
+        dojo.add_problem("bench", "squares", "sam", ProblemFiles(Path("."), setter, "Squares", "", 0, 10))
+        assert dojo.validate("squares").accepted
+        dojo.open("squares")
+        for i in range(submissions):
+            dojo.submit(solver, "squares", f"n=0#{i}\nwhile 1:print(n*n);n+=1\n".encode())
+        started = time.perf_counter()
+        judged = work_in_threads(dojo, sandbox, threads)
+        elapsed = time.perf_counter() - started
+        assert judged == submissions
+        return submissions / elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--submissions", type=int, default=500)
+    parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    rates = [one_run(args.submissions, args.threads) for _ in range(args.repeats)]
+    print(f"machine: {platform.processor() or platform.machine()}, {len(__import__('os').sched_getaffinity(0))} CPUs")
+    print(
+        f"judged {args.submissions} trivial submissions with {args.threads} threads: "
+        f"median {statistics.median(rates):.1f}/s (min {min(rates):.1f}, max {max(rates):.1f}, {args.repeats} runs)"
+    )
+
+
+if __name__ == "__main__":
+    main()
