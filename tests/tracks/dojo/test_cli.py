@@ -1,0 +1,74 @@
+"""``podium dojo judge`` as a solver uses it, and the operator commands end to end on a database file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from podium.cli.main import main
+from podium.core.execution.sandbox import Sandbox
+
+CORPUS = Path(__file__).parent / "corpus"
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    captured = capsys.readouterr()
+    return int(stop.value.code or 0), captured.out, captured.err
+
+
+def test_judge_prints_verdict_gates_length_and_score(bubblewrap: Sandbox, capsys: pytest.CaptureFixture[str]) -> None:
+    solver = str(CORPUS / "accepted" / "golf_endless.py")
+    code, out, _ = run(["dojo", "judge", solver, "--problem", str(CORPUS / "problem")], capsys)
+    assert code == 0
+    assert "verdict: OK (accepted)" in out and "Stage Pass: yes   Reward Correct: yes" in out
+    assert "L: 35 bytes   brevity bonus: 191   score: 1191" in out and "sandbox: bubblewrap (isolated)" in out
+    code, out, _ = run(["dojo", "judge", solver, "--problem", str(CORPUS / "problem"), "--json"], capsys)
+    data = json.loads(out)
+    assert (data["verdict"], data["score"], data["length"], data["isolated"]) == ("OK", 1191, 35, True)
+
+
+def test_no_screen_says_so_and_lets_the_sandbox_answer(bubblewrap: Sandbox, capsys: pytest.CaptureFixture[str]) -> None:
+    solver = str(CORPUS / "policy_reject" / "socket.py")
+    _, out, _ = run(["dojo", "judge", solver, "--problem", str(CORPUS / "problem")], capsys)
+    assert "POLICY_REJECT" in out and "imports 'socket'" in out
+    _, out, _ = run(["dojo", "judge", solver, "--problem", str(CORPUS / "problem"), "--no-screen"], capsys)
+    assert "RUNTIME_ERROR" in out and "static policy: SKIPPED (--no-screen)" in out  # no network in the sandbox
+
+
+def test_missing_setter_names_the_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(["dojo", "judge", str(tmp_path / "s.py"), "--problem", str(tmp_path)], capsys)
+    assert code == 2 and "no setter.py" in err and str(tmp_path) in err
+
+
+def test_operator_commands_on_a_database_file(
+    bubblewrap: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = ["--db", f"sqlite:///{tmp_path / 'd.sqlite3'}"]
+    assert run(["dojo", "init", *db], capsys)[0] == 0
+    run(["dojo", "user", "add", "sam", "--role", "setter", *db], capsys)
+    _, out, _ = run(["dojo", "user", "add", "ann", "--role", "solver", *db], capsys)
+    token = out.split("token: ")[1].strip()
+    run(["dojo", "season", "create", "s1", *db], capsys)
+    run(
+        ["dojo", "problem", "add", str(CORPUS / "problem"), "--slug", "fib", "--season", "s1", "--setter", "sam", *db],
+        capsys,
+    )
+    _, out, _ = run(["dojo", "validate", "fib", *db], capsys)
+    assert "fib: accepted (200 terms)" in out and "warning: too easy" in out
+    _, out, _ = run(["dojo", "open", "fib", *db], capsys)
+    assert "fib: OPEN, seq_commit " in out
+    solver = str(CORPUS / "accepted" / "loop_exactly_200.py")
+    _, out, _ = run(["dojo", "submit", solver, "--problem", "fib", "--token", token, *db], capsys)
+    assert json.loads(out)["practice"] is False
+    assert "judged 1 submission(s)" in run(["dojo", "worker", "--threads", "1", *db], capsys)[1]
+    run(["dojo", "freeze", "fib", *db], capsys)
+    run(["dojo", "reveal", "fib", *db], capsys)
+    _, out, _ = run(["dojo", "leaderboard", "--season", "s1", "--format", "csv", *db], capsys)
+    assert out.splitlines()[1].startswith("1,ann,1")
+    assert "audit log intact" in run(["dojo", "verify-audit", *db], capsys)[1]
+    code, out, _ = run(["dojo", "replay", "--season", "s1", *db], capsys)
+    assert code == 0 and "replay matches the published results" in out
