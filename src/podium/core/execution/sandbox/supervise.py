@@ -36,6 +36,8 @@ MAX_SLOTS = 64
 
 _READ_CHUNK = 1 << 16
 _STDERR_TAIL = 4096
+# tmpfs where there is one: creating and removing a folder per run costs ~2 ms on a slow disk, ~0.1 ms there
+_BOX_PARENT = "/dev/shm" if os.access("/dev/shm", os.W_OK | os.X_OK) else None
 _PR_SET_CHILD_SUBREAPER = 36
 # 0x70000000 upward is past the ranges systemd hands out to users, dynamic users and nspawn containers
 _HIGH_UIDS = (0x7000_0000, 1 << 28)
@@ -158,7 +160,7 @@ def can_switch_uid() -> bool:
 @contextlib.contextmanager
 def box_directory(files: Mapping[str, bytes]) -> Iterator[Path]:
     """A fresh host folder holding only ``files`` (read-only), removed afterwards."""
-    root = Path(tempfile.mkdtemp(prefix="podium-box-"))
+    root = Path(tempfile.mkdtemp(prefix="podium-box-", dir=_BOX_PARENT))
     try:
         for name, data in files.items():
             target = root / _relative(name)
