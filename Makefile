@@ -1,14 +1,15 @@
 # podium: two commands for a newcomer on a fresh Debian machine with Python 3.11:
 #   make demo   create .venv, install podium, run the PCG pipeline on the bundled example, print the leaderboard
 #               (the example's Unity stability files are replaced by podium's own simulation)
-#   make test   install test dependencies (PyPI, npm oracle, apt packages if missing) and run every test
+#   make test   install test dependencies (PyPI, npm oracle; bubblewrap, PostgreSQL, Node.js via apt if missing)
+#               and run every test
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 ORACLE := .oracle/node_modules/chatgpt4pcg/package.json
 DEMO_DIR := demo-run
 
-.PHONY: demo test install lint pytest oracle bench bench-sim bench-classify clean
+.PHONY: demo test install lint pytest oracle bench bench-sim bench-classify bench-sandbox bench-dojo clean
 
 $(BIN)/podium: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -41,7 +42,7 @@ lint: $(VENV)/.test-deps
 
 pytest: $(VENV)/.test-deps $(ORACLE)
 	bash scripts/install-system-deps.sh
-	PODIUM_REQUIRE_ORACLE=1 $(BIN)/pytest
+	PODIUM_REQUIRE_ORACLE=1 PODIUM_REQUIRE_SANDBOX=1 PODIUM_REQUIRE_POSTGRES=1 $(BIN)/pytest
 
 test: lint pytest
 
@@ -53,6 +54,12 @@ bench-sim: install
 
 bench-classify: $(VENV)/.test-deps
 	$(BIN)/python benchmarks/bench_pcg_classify.py
+
+bench-sandbox: install
+	$(BIN)/python benchmarks/bench_sandbox.py
+
+bench-dojo: install
+	$(BIN)/python benchmarks/bench_dojo_judge.py
 
 clean:
 	rm -rf $(VENV) .oracle $(DEMO_DIR) bench-run .pytest_cache .mypy_cache .ruff_cache

@@ -2,12 +2,14 @@
 # Install the system packages podium's tests need, only where they are missing (Debian/Ubuntu, apt):
 #   bubblewrap   the sandbox that runs untrusted solvers (bwrap)
 #   util-linux   setpriv and prlimit, which start each sandboxed run (essential on Debian; checked anyway)
+#   postgresql   a real PostgreSQL server that the dojo tests start in a temporary folder
 # Runs as root on CI (fresh Debian 12); elsewhere it uses sudo when it has to install something.
 set -euo pipefail
 
 missing=()
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 { command -v setpriv >/dev/null 2>&1 && command -v prlimit >/dev/null 2>&1; } || missing+=(util-linux)
+compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if ! command -v apt-get >/dev/null 2>&1; then
