@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import json
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -17,8 +19,14 @@ from podium.tracks.pcg.classifiers.embedded import WEIGHTS_PATH, EmbeddedClassif
 from podium.tracks.pcg.levelxml import level_xml_text, parse_level
 from podium.tracks.pcg.physics import PhysicsParameters, evaluate_stability
 from podium.tracks.pcg.render import render_level
+from podium.tracks.pcg.train_classifier import HELD_OUT_FAMILIES
 
-MIN_BLOCK_LETTER_ACCURACY = 0.88
+# The issue's targets, and what the shipped weights measure (the floors below guard against regressions).
+BLOCK_LETTER_TARGET = 0.90  # top-1 on the 52 hand-designed block letters
+HELD_OUT_TARGET = 0.95  # top-1 on unseen font families in block style
+SHIPPED_BLOCK_LETTERS = 46 / 52
+SHIPPED_HELD_OUT = 0.884  # all 11,856 images (half with defects); measured 0.8846
+SHIPPED_HELD_OUT_CLEAN = 0.918  # the 5,869 without defects; measured 0.9186
 
 
 @pytest.fixture(scope="module")
@@ -109,7 +117,18 @@ def test_block_letter_designs_build_as_drawn() -> None:
         drop_sequence("#.#\n...\n===")  # the top row would fall onto the bar
 
 
-def test_block_letter_accuracy(shipped: EmbeddedClassifier) -> None:
+@dataclass(frozen=True)
+class Measured:
+    """Top-1 figures the tests compute themselves from the shipped weights."""
+
+    top1: float
+    clean_top1: float
+    misses: list[tuple[str, str]]
+
+
+@pytest.fixture(scope="module")
+def block_letters(shipped: EmbeddedClassifier) -> Measured:
+    """The 52 hand-designed block letters, built, simulated and rendered as the evaluator would (about 2 s)."""
     # only the first run's poses make the image, so one run per level gives the evaluator's picture
     params = dataclasses.replace(PhysicsParameters(), runs=1)
     inputs, labels = [], []
@@ -121,11 +140,66 @@ def test_block_letter_accuracy(shipped: EmbeddedClassifier) -> None:
         labels.append(LETTERS.index(letter))
     predictions = shipped.predict_arrays(np.stack(inputs))
     predicted = [int(np.argmax(p.probabilities)) for p in predictions]
-    accuracy = float(np.mean(np.asarray(predicted) == np.asarray(labels)))
     misses = [(LETTERS[t], LETTERS[p]) for t, p in zip(labels, predicted, strict=True) if t != p]
-    # The shipped model reads 46 of the 52 designs (88.5 %); the target of 90 % is not reached yet (see
-    # docs/pcg-classifier-model-card.md). This guards against regressions below the measured figure.
-    assert accuracy >= MIN_BLOCK_LETTER_ACCURACY, misses
+    top1 = 1.0 - len(misses) / len(labels)
+    return Measured(top1, top1, misses)
+
+
+@pytest.fixture(scope="module")
+def held_out_fonts(shipped: EmbeddedClassifier) -> Measured:
+    """The held-out font families in block style, the training command's own evaluation set (about 25 s)."""
+    from podium.tracks.pcg.train_classifier import find_fonts, held_out_data_set, split_fonts
+
+    _, fonts = split_fonts(find_fonts())
+    families = {font.family for font in fonts}
+    missing = sorted(set(HELD_OUT_FAMILIES) - families)
+    if missing:
+        pytest.skip(f"held-out font families not installed ({', '.join(missing)}): run scripts/install-fonts.sh")
+    data = held_out_data_set(fonts, 6, 1, workers=2)  # seed 0 + 1 and 6 per letter, as the training command
+    predictions = shipped.predict_arrays(data.images.astype(np.float32))
+    predicted = np.asarray([int(np.argmax(p.probabilities)) for p in predictions])
+    correct = predicted == data.labels
+    misses = [(LETTERS[t], LETTERS[p]) for t, p in zip(data.labels, predicted, strict=True) if t != p]
+    return Measured(float(correct.mean()), float(correct[~data.defects].mean()), misses)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="target missed: the shipped model reads 46 of the 52 block letters (88.5 %); see the model card",
+)
+def test_block_letters_reach_the_target(block_letters: Measured) -> None:
+    assert block_letters.top1 >= BLOCK_LETTER_TARGET, block_letters.misses
+
+
+def test_block_letters_do_not_regress(block_letters: Measured) -> None:
+    assert block_letters.top1 >= SHIPPED_BLOCK_LETTERS, block_letters.misses
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="target missed: the shipped model scores 88.5 % on held-out families (91.9 % clean); see the model card",
+)
+def test_held_out_fonts_reach_the_target(held_out_fonts: Measured) -> None:
+    assert held_out_fonts.top1 >= HELD_OUT_TARGET and held_out_fonts.clean_top1 >= HELD_OUT_TARGET
+
+
+def test_held_out_fonts_do_not_regress_and_match_the_model_card(held_out_fonts: Measured) -> None:
+    report = json.loads(WEIGHTS_PATH.with_suffix(".json").read_text("utf-8"))
+    assert held_out_fonts.top1 >= SHIPPED_HELD_OUT and held_out_fonts.clean_top1 >= SHIPPED_HELD_OUT_CLEAN
+    # the shipped JSON's figures are these (up to floating-point ties between BLAS builds)
+    assert held_out_fonts.top1 == pytest.approx(report["held_out_fonts"]["all"]["top1"], abs=0.002)
+    assert held_out_fonts.clean_top1 == pytest.approx(report["held_out_fonts"]["clean"]["top1"], abs=0.002)
+
+
+def test_held_out_families_were_never_trained_on() -> None:
+    from podium.tracks.pcg.train_classifier import font_family
+
+    report = json.loads(WEIGHTS_PATH.with_suffix(".json").read_text("utf-8"))
+    assert report["name"] == EmbeddedClassifier.load().name
+    trained = {font_family(Path(name)) for name in report["data"]["train_font_files"]}
+    assert set(report["data"]["held_out_families"]) == set(HELD_OUT_FAMILIES)
+    assert not trained & set(HELD_OUT_FAMILIES)
+    assert not set(report["data"]["train_font_files"]) & set(report["data"]["held_out_fonts"])
 
 
 def test_quick_training_run_writes_a_loadable_model(tmp_path: Path) -> None:

@@ -1,8 +1,10 @@
 """Train the embedded letter classifier on synthetic block letters; export its weights for NumPy inference.
 
 ``python -m podium.tracks.pcg.train_classifier --out src/podium/tracks/pcg/classifiers/letter_cnn.npz``
-(``--seed``, ``--quick`` for a tiny smoke run). Needs torch (the ``hf`` extra) and the fonts that
-``scripts/install-fonts.sh`` installs; writes the weights and, beside them, a JSON with the evaluation figures.
+(``--seed``, ``--quick`` for a tiny smoke run, ``--augment`` for skeleton warps and more small grids,
+``--device cpu|cuda``, ``--evaluate-only`` to re-measure existing weights). Needs torch (the ``hf`` extra) and the
+fonts that ``scripts/install-fonts.sh`` installs; writes the weights and, beside them, a JSON with the
+evaluation figures. The defaults reproduce the shipped model (see docs/pcg-classifier-model-card.md).
 
 Data (everything from one seed): the capitals A–Z of every usable font under the system font folders, grouped
 into families (clones of one design count as one family). Each glyph is thinned to its skeleton (Zhang–Suen)
@@ -251,30 +253,30 @@ def warp_skeleton(skeleton: Skeleton, rng: np.random.Generator) -> Skeleton:
     return Skeleton(rows, cols, width / height, height, width)
 
 
-def grid_rows(rng: np.random.Generator, profile: str) -> int:
+def grid_rows(rng: np.random.Generator, *, augment: bool) -> int:
     """How many grid rows a letter gets.
 
-    ``test`` (the held-out evaluation, unchanged since the first model): 5–16 rows, small grids more often.
-    ``train``: the same mixed with 4–7-row grids two times in five, the sizes hand-built block letters and
-    drop-language builders use most.
+    Plain (the shipped model's training data and the held-out evaluation): 5–16 rows, small grids more often.
+    With ``augment``: the same mixed with 4–7-row grids two times in five, the sizes hand-built block letters
+    and drop-language builders use most.
     """
-    if profile == "train" and rng.random() < 0.4:
+    if augment and rng.random() < 0.4:
         return int(rng.integers(4, 8))
     return 5 + int(12 * rng.random() ** 1.5)
 
 
-def skeleton_grid(skeleton: Skeleton, rng: np.random.Generator, profile: str = "test") -> npt.NDArray[np.bool_]:
+def skeleton_grid(skeleton: Skeleton, rng: np.random.Generator, *, augment: bool = False) -> npt.NDArray[np.bool_]:
     """Redraw a skeleton on a coarse grid (row 0 at the bottom): 4–16 rows, strokes 1–3 cells, stretched.
 
     Horizontal and vertical strokes may differ in width (a builder's stem two blocks wide under one-block bars);
     strokes never fill the letter's inner space entirely (at least 5 free rows and, for letters that are not
-    narrow, 3 free columns for the skeleton). The ``train`` profile also warps the skeleton first
-    (``warp_skeleton``) and draws rows as ``grid_rows`` says; ``test`` draws exactly as the first model's
-    evaluation did, so figures stay comparable.
+    narrow, 3 free columns for the skeleton). With ``augment`` the skeleton is first warped
+    (``warp_skeleton``) and rows are drawn as ``grid_rows`` says; without it (the default) letters are drawn
+    exactly as for the shipped model and its evaluation, so figures stay comparable.
     """
-    if profile == "train" and rng.random() < 0.6:
+    if augment and rng.random() < 0.6:
         skeleton = warp_skeleton(skeleton, rng)
-    rows = grid_rows(rng, profile)
+    rows = grid_rows(rng, augment=augment)
     stroke_y = 1 if rows < 8 else int(rng.choice([1, 1, 2])) if rows < 12 else int(rng.choice([1, 1, 2, 2, 3]))
     stroke_y = max(1, min(stroke_y, rows // 5))
     stretch = math.exp(rng.uniform(math.log(0.45), math.log(1.7)))
@@ -433,10 +435,10 @@ class LetterImage:
 
 
 def block_letter_image(
-    skeleton: Skeleton, rng: np.random.Generator, *, defects: bool, profile: str = "test"
+    skeleton: Skeleton, rng: np.random.Generator, *, defects: bool, augment: bool = False
 ) -> LetterImage:
     """One synthetic image: a skeleton in block style, rendered and preprocessed."""
-    grid = skeleton_grid(skeleton, rng, profile)
+    grid = skeleton_grid(skeleton, rng, augment=augment)
     blocks = grid_blocks(grid, rng)
     return LetterImage(preprocess(render_level(block_poses(blocks, rng, defects=defects))), grid.shape[0])
 
@@ -447,14 +449,14 @@ def block_letter_image(
 
 @dataclass(frozen=True, slots=True)
 class FontJob:
-    """Images to make from one font: how many per letter, the share with defects, the seed and the profile."""
+    """Images to make from one font: how many per letter, the share with defects, the seed, augmentation."""
 
     index: int
     path: str
     per_letter: int
     defect_share: float
     seed: int
-    profile: str = "test"  # "train" adds shape augmentations and small grids (see ``skeleton_grid``)
+    augment: bool = False  # skeleton warps and more small grids (see ``skeleton_grid``)
 
 
 @dataclass
@@ -479,7 +481,7 @@ def make_font_images(job: FontJob) -> DataSet:
         rng = np.random.default_rng([job.seed, job.index, label])
         for _ in range(job.per_letter):
             defective = bool(rng.random() < job.defect_share)
-            letter = block_letter_image(skeleton, rng, defects=defective, profile=job.profile)
+            letter = block_letter_image(skeleton, rng, defects=defective, augment=job.augment)
             images.append(letter.image.astype(np.float16))
             labels.append(label)
             defects.append(defective)
@@ -673,12 +675,12 @@ def confusions(predicted: npt.NDArray[np.int64], labels: npt.NDArray[np.int64]) 
 
 
 def held_out_data_set(fonts: Sequence[FontFile], per_letter: int, seed: int, workers: int) -> DataSet:
-    """The held-out evaluation images: ``per_letter`` per font and letter, half with defects, the ``test`` profile.
+    """The held-out evaluation images: ``per_letter`` per font and letter, half with defects, never augmented.
 
     Image k of a letter depends only on (seed, font index, letter), so a smaller ``per_letter`` gives the first
     images of a larger set (the tests use this to measure a subset quickly).
     """
-    jobs = [FontJob(i, str(f.path), per_letter, 0.5, seed, "test") for i, f in enumerate(fonts)]
+    jobs = [FontJob(i, str(f.path), per_letter, 0.5, seed) for i, f in enumerate(fonts)]
     return make_data_set(jobs, workers)
 
 
@@ -696,7 +698,7 @@ def held_out_report(classifier: EmbeddedClassifier, data: DataSet) -> dict[str, 
         "all": {**part(np.ones(len(data.labels), bool)), "errors": confusions(predicted, data.labels)},
         "clean": {**part(clean), "errors": confusions(predicted[clean], data.labels[clean])},
         "with_defects": part(data.defects),
-        "clean_rows_4_6": part(clean & (data.rows <= 6)),
+        "clean_rows_5_6": part(clean & (data.rows <= 6)),
         "clean_rows_7_14": part(clean & (data.rows >= 7) & (data.rows <= 14)),
         "clean_rows_15_16": part(clean & (data.rows >= 15)),
         "clean_by_rows": {str(r): part(clean & (data.rows == r)) for r in sorted(set(data.rows.tolist()))},
@@ -748,6 +750,43 @@ def inference_speed(classifier: EmbeddedClassifier, repeats: int = 64) -> dict[s
 # Command
 
 
+def split_fonts(
+    fonts: Sequence[FontFile], max_per_family: int = 12, *, quick: bool = False
+) -> tuple[list[FontFile], list[FontFile]]:
+    """(training fonts, held-out fonts): whole families in ``HELD_OUT_FAMILIES`` are held out.
+
+    At most ``max_per_family`` styles of a family are used, spread over its names. ``quick`` keeps one font of
+    three families and holds out the last when none of the usual held-out families is among them.
+    """
+    families: dict[str, list[FontFile]] = {}
+    for font in fonts:
+        families.setdefault(font.family, []).append(font)
+    held_out_names = set(HELD_OUT_FAMILIES)
+    if quick:
+        names = sorted(families, key=lambda name: (name != "vera", name))[:3]
+        families = {name: spread(families[name], 1) for name in names}
+        if not held_out_names & set(families):
+            held_out_names = {names[-1]} if len(names) > 1 else set()
+    chosen = {name: spread(fs, max_per_family) for name, fs in sorted(families.items())}
+    train_fonts = [f for name, fs in chosen.items() if name not in held_out_names for f in fs]
+    test_fonts = [f for name, fs in chosen.items() if name in held_out_names for f in fs]
+    return train_fonts, test_fonts
+
+
+def evaluation_report(classifier: EmbeddedClassifier, test_data: DataSet | None, log: Any) -> dict[str, Any]:
+    """The JSON sections ``held_out_fonts`` (when there is a test set), ``block_letters`` and ``speed``."""
+    report: dict[str, Any] = {}
+    if test_data is not None and len(test_data.labels):
+        report["held_out_fonts"] = held_out_report(classifier, test_data)
+        held_out = report["held_out_fonts"]
+        log(f"(a) held-out fonts: top-1 {held_out['all']['top1']:.4f}, clean {held_out['clean']['top1']:.4f}")
+    inputs, labels = block_letter_inputs()
+    report["block_letters"] = evaluate(classifier, inputs, labels)
+    log(f"(b) block letters: top-1 {report['block_letters']['top1']:.4f} {report['block_letters']['errors']}")
+    report["speed"] = inference_speed(classifier)
+    return report
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Make the data, train, export, evaluate; print progress and write ``<out>.json``."""
     parser = argparse.ArgumentParser(prog="python -m podium.tracks.pcg.train_classifier", description=__doc__)
@@ -759,7 +798,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--max-fonts-per-family", type=int, default=12)
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     parser.add_argument("--threads", type=int, default=2, help="torch threads for training")
-    parser.add_argument("--defect-share", type=float, default=0.5, help="share of training images with defects")
+    parser.add_argument("--defect-share", type=float, default=0.7, help="share of training images with defects")
+    parser.add_argument("--augment", action="store_true", help="warp skeletons and draw more 4-7-row grids")
+    parser.add_argument(
+        "--evaluate-only", action="store_true", help="evaluate the existing --out weights; update their JSON"
+    )
     parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto", help="where torch trains")
     parser.add_argument("--font-root", type=Path, action="append", help="font folder (repeatable; default: system)")
     args = parser.parse_args(argv)
@@ -770,45 +813,37 @@ def main(argv: Sequence[str] | None = None) -> int:
     import torch
 
     torch.set_num_threads(args.threads)
-    per_letter = args.per_letter or (2 if args.quick else 14)
-    epochs = args.epochs or (1 if args.quick else 12)
+    per_letter = args.per_letter or (2 if args.quick else 10)
+    epochs = args.epochs or (1 if args.quick else 8)
     device = ("cuda" if torch.cuda.is_available() else "cpu") if args.device == "auto" else args.device
     arch = Architecture()
     fonts = find_fonts(args.font_root or FONT_ROOTS)
     if not fonts:
         log("no fonts found: run scripts/install-fonts.sh")
         return 2
-    families: dict[str, list[FontFile]] = {}
-    for font in fonts:
-        families.setdefault(font.family, []).append(font)
-    held_out_names = set(HELD_OUT_FAMILIES)
-    if args.quick:  # a few fonts: hold out the last family when none of the usual ones is present
-        names = sorted(families, key=lambda name: (name != "vera", name))[:3]
-        families = {name: spread(families[name], 1) for name in names}
-        if not held_out_names & set(families):
-            held_out_names = {names[-1]} if len(names) > 1 else set()
-    train_fonts = [
-        f
-        for name, fs in sorted(families.items())
-        if name not in held_out_names
-        for f in spread(fs, args.max_fonts_per_family)
-    ]
-    test_fonts = [
-        f
-        for name, fs in sorted(families.items())
-        if name in held_out_names
-        for f in spread(fs, args.max_fonts_per_family)
-    ]
-    log(f"{len(fonts)} font files in {len(families)} families: {len(train_fonts)} to train, {len(test_fonts)} held out")
+    train_fonts, test_fonts = split_fonts(fonts, args.max_fonts_per_family, quick=args.quick)
+    log(f"{len(fonts)} font files: {len(train_fonts)} to train, {len(test_fonts)} held out")
+    test_per_letter = 2 if args.quick else 6
+    if args.evaluate_only:
+        classifier = EmbeddedClassifier.load(args.out)
+        test_data = held_out_data_set(test_fonts, test_per_letter, args.seed + 1, args.workers) if test_fonts else None
+        json_path = args.out.with_suffix(".json")
+        report: dict[str, Any] = (
+            json.loads(json_path.read_text("utf-8")) if json_path.is_file() else {"weights": args.out.name}
+        )
+        report.update(name=classifier.name, sha256=hashlib.sha256(args.out.read_bytes()).hexdigest())
+        report.update(evaluation_report(classifier, test_data, log))
+        json_path.write_text(json.dumps(report, indent=2) + "\n", "utf-8")
+        log(f"wrote {json_path}")
+        return 0
 
     started = time.perf_counter()
     train_jobs = [
-        FontJob(i, str(f.path), per_letter, args.defect_share, args.seed, "train") for i, f in enumerate(train_fonts)
+        FontJob(i, str(f.path), per_letter, args.defect_share, args.seed, args.augment)
+        for i, f in enumerate(train_fonts)
     ]
     train_data = make_data_set(train_jobs, args.workers)
-    test_data = (
-        held_out_data_set(test_fonts, 2 if args.quick else 6, args.seed + 1, args.workers) if test_fonts else None
-    )
+    test_data = held_out_data_set(test_fonts, test_per_letter, args.seed + 1, args.workers) if test_fonts else None
     data_seconds = time.perf_counter() - started
     if not len(train_data.labels):
         log("none of the training fonts has usable capitals A-Z")
@@ -824,7 +859,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     classifier = EmbeddedClassifier.load(args.out)
     log(f"trained {parameters} parameters in {train_seconds:.0f} s; wrote {args.out} ({classifier.name})")
 
-    report: dict[str, Any] = {
+    report = {
         "weights": args.out.name,
         "name": classifier.name,
         "sha256": hashlib.sha256(args.out.read_bytes()).hexdigest(),
@@ -859,15 +894,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             "torch": torch.__version__,
             "images_per_font_and_letter": per_letter,
             "defect_share": args.defect_share,
+            "augment": args.augment,
         },
     }
-    if test_data is not None and len(test_data.labels):
-        report["held_out_fonts"] = held_out_report(classifier, test_data)
-        log(f"(a) held-out fonts: top-1 {report['held_out_fonts']['all']['top1']:.4f}")
-    inputs, labels = block_letter_inputs()
-    report["block_letters"] = evaluate(classifier, inputs, labels)
-    log(f"(b) block letters: top-1 {report['block_letters']['top1']:.4f} {report['block_letters']['errors']}")
-    report["speed"] = inference_speed(classifier)
+    report.update(evaluation_report(classifier, test_data, log))
     args.out.with_suffix(".json").write_text(json.dumps(report, indent=2) + "\n", "utf-8")
     log(f"wrote {args.out.with_suffix('.json')}")
     return 0
