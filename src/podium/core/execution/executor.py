@@ -9,6 +9,7 @@ results as they finish, so callers can write outputs and record progress while t
 from __future__ import annotations
 
 import concurrent.futures
+import itertools
 import multiprocessing
 import os
 from collections.abc import Callable, Iterable, Iterator
@@ -47,22 +48,31 @@ class ProcessPoolExecutor:
         self.jobs_per_worker = jobs_per_worker
 
     def map_unordered(self, function: Callable[[J], R], jobs: Iterable[J]) -> Iterator[tuple[J, R]]:
-        """Apply ``function`` to every job on the pool; at most a few jobs per worker are queued at once."""
+        """Apply ``function`` to every job on the pool; at most a few jobs per worker are queued at once.
+
+        Workers are recycled by starting a fresh pool every ``workers * jobs_per_worker`` jobs rather than with
+        ``max_tasks_per_child``: on Python 3.11 that option can leave the pool with no worker and a job queued,
+        waiting forever (seen here in a test of the executors).
+        """
         context = multiprocessing.get_context("spawn" if os.name == "nt" else "forkserver")
-        with concurrent.futures.ProcessPoolExecutor(
-            self.workers, mp_context=context, max_tasks_per_child=self.jobs_per_worker
-        ) as pool:
-            pending: dict[concurrent.futures.Future[R], J] = {}
-            queue = iter(jobs)
-            window = self.workers * 4  # bounded, so a huge competition is never held in memory at once
-            for job in queue:
-                pending[pool.submit(function, job)] = job
-                if len(pending) >= window:
-                    done, _ = concurrent.futures.wait(pending, return_when=concurrent.futures.FIRST_COMPLETED)
-                    for future in done:
-                        yield pending.pop(future), future.result()
-            for future in concurrent.futures.as_completed(list(pending)):
-                yield pending.pop(future), future.result()
+        queue = iter(jobs)
+        while batch := list(itertools.islice(queue, self.workers * self.jobs_per_worker)):
+            with concurrent.futures.ProcessPoolExecutor(self.workers, mp_context=context) as pool:
+                yield from self._run_batch(pool, function, batch)
+
+    def _run_batch(
+        self, pool: concurrent.futures.ProcessPoolExecutor, function: Callable[[J], R], batch: list[J]
+    ) -> Iterator[tuple[J, R]]:
+        pending: dict[concurrent.futures.Future[R], J] = {}
+        window = self.workers * 4  # bounded, so a huge competition is never held in memory at once
+        for job in batch:
+            pending[pool.submit(function, job)] = job
+            if len(pending) >= window:
+                done, _ = concurrent.futures.wait(pending, return_when=concurrent.futures.FIRST_COMPLETED)
+                for future in done:
+                    yield pending.pop(future), future.result()
+        for future in concurrent.futures.as_completed(list(pending)):
+            yield pending.pop(future), future.result()
 
 
 def make_executor(workers: int | None) -> Executor:
