@@ -34,7 +34,8 @@ from podium.core.execution.sandbox.supervise import (
     become_subreaper,
     box_directory,
     can_switch_uid,
-    capture,
+    capture_run,
+    conclude,
     kill_pidfd,
     reap_orphan,
     rlimit_args,
@@ -43,7 +44,7 @@ from podium.core.execution.sandbox.supervise import (
     uid_switch_args,
     wait_with_deadline,
 )
-from podium.core.execution.sandbox.verdict import Evidence, Stop, decide, split_status
+from podium.core.execution.sandbox.verdict import Stop
 
 BOX = "/box"
 """The program's working directory inside the sandbox."""
@@ -276,44 +277,28 @@ class _Run:
         return internal_result(self.sandbox, f"{reason}: {message}" if message else reason)
 
     def _supervise(self, proc: subprocess.Popen[bytes], outer: int, pid1: int, pidfd1: int) -> RunResult:
-        request, limits = self.request, self.request.limits
         assert proc.stdout is not None and proc.stderr is not None
         started = time.monotonic()
-        captured = capture(
-            proc.stdout.fileno(),
-            proc.stderr.fileno(),
-            wall_time_s=limits.wall_time_s,
-            stdout_limit=limits.stdout_bytes,
-            stderr_limit=limits.stderr_bytes,
-            lines=request.stop_after_lines,
-        )
+        captured = capture_run(proc.stdout.fileno(), proc.stderr.fileno(), self.request)
         if captured.stop is not Stop.EXITED:
             kill_pidfd(pidfd1)  # pid 1's death takes every process of the namespace with it
         code, outer_usage = wait_with_deadline(proc.pid, outer, _REAP_S)
         proc.returncode = code
         wall_time_s = time.monotonic() - started
-        usages = [outer_usage, reap_orphan(pid1, pidfd1)]
+        usages = [u for u in (outer_usage, reap_orphan(pid1, pidfd1)) if u is not None]
         oom_kills = self.slot.cgroup.oom_kills() if self.slot.cgroup is not None else 0
         if self.slot.cgroup is not None:
             self.slot.cgroup.kill_all()  # empty after a normal end; a safety net for the next run in this slot
-        cpu = sum(u.ru_utime + u.ru_stime for u in usages if u is not None)
-        peak_kib = max(u.ru_maxrss for u in usages if u is not None)
-        exit_code, signal = (None, 9) if captured.stop is not Stop.EXITED else split_status(code)
-        evidence = Evidence(captured.stop, exit_code, signal, cpu, oom_kills, captured.stderr_tail)
-        status, detail = decide(evidence, limits)
-        return RunResult(
-            status=status,
-            exit_code=exit_code,
-            signal=signal,
-            stdout=captured.stdout,
-            stderr=captured.stderr,
-            stopped_early=captured.stop is Stop.LINES,
+        return conclude(
+            captured,
+            code,
+            self.request,
+            cpu_time_s=sum(u.ru_utime + u.ru_stime for u in usages),
+            peak_kib=max(u.ru_maxrss for u in usages),
+            oom_kills=oom_kills,
             wall_time_s=wall_time_s,
-            cpu_time_s=cpu,
-            peak_memory_mib=peak_kib / 1024,
             backend=self.sandbox.name,
             isolated=self.sandbox.isolated,
-            detail=detail,
         )
 
 

@@ -24,13 +24,14 @@ from podium.core.execution.sandbox.supervise import (
     become_subreaper,
     box_directory,
     can_switch_uid,
-    capture,
+    capture_run,
+    conclude,
     rlimit_args,
     slot_pool,
     sweep_uid,
     uid_switch_args,
 )
-from podium.core.execution.sandbox.verdict import Evidence, Stop, decide, split_status
+from podium.core.execution.sandbox.verdict import Stop
 
 
 class RlimitsSandbox:
@@ -75,14 +76,7 @@ class RlimitsSandbox:
             start_new_session=True,  # its own process group, so one killpg reaches the tree (unless it setsids)
         ) as proc:
             assert proc.stdout is not None and proc.stderr is not None
-            captured = capture(
-                proc.stdout.fileno(),
-                proc.stderr.fileno(),
-                wall_time_s=limits.wall_time_s,
-                stdout_limit=limits.stdout_bytes,
-                stderr_limit=limits.stderr_bytes,
-                lines=request.stop_after_lines,
-            )
+            captured = capture_run(proc.stdout.fileno(), proc.stderr.fileno(), request)
             if captured.stop is not Stop.EXITED:
                 _kill_group(proc.pid)
             _, status, usage = os.wait4(proc.pid, 0)
@@ -90,23 +84,16 @@ class RlimitsSandbox:
             _kill_group(proc.pid)
             if switch:
                 sweep_uid(slot.uid)  # whatever left the group (setsid) still has the slot's uid
-        wall_time_s = time.monotonic() - started
-        exit_code, sig = (None, 9) if captured.stop is not Stop.EXITED else split_status(proc.returncode)
-        cpu = usage.ru_utime + usage.ru_stime
-        status_, detail = decide(Evidence(captured.stop, exit_code, sig, cpu, 0, captured.stderr_tail), limits)
-        return RunResult(
-            status=status_,
-            exit_code=exit_code,
-            signal=sig,
-            stdout=captured.stdout,
-            stderr=captured.stderr,
-            stopped_early=captured.stop is Stop.LINES,
-            wall_time_s=wall_time_s,
-            cpu_time_s=cpu,
-            peak_memory_mib=usage.ru_maxrss / 1024,
+        return conclude(
+            captured,
+            proc.returncode,
+            request,
+            cpu_time_s=usage.ru_utime + usage.ru_stime,
+            peak_kib=usage.ru_maxrss,
+            oom_kills=0,
+            wall_time_s=time.monotonic() - started,
             backend=self.name,
             isolated=False,
-            detail=f"{detail} (not isolated)",
         )
 
 

@@ -29,7 +29,8 @@ from pathlib import Path, PurePosixPath
 
 from podium.core.errors import ConfigError
 from podium.core.execution.sandbox.cgroups import Cgroup, CgroupSupport, detect
-from podium.core.execution.sandbox.verdict import Stop
+from podium.core.execution.sandbox.records import RunRequest, RunResult
+from podium.core.execution.sandbox.verdict import Evidence, Stop, decide, split_status
 
 MAX_SLOTS = 64
 """Concurrent runs per judge process; a run beyond this waits for a free slot."""
@@ -345,3 +346,48 @@ def sweep_uid(uid: int) -> int:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, 0)
     return found
+
+
+def capture_run(stdout_fd: int, stderr_fd: int, request: RunRequest) -> Captured:
+    """``capture`` under the request's wall time, output caps and line count."""
+    limits = request.limits
+    return capture(
+        stdout_fd,
+        stderr_fd,
+        wall_time_s=limits.wall_time_s,
+        stdout_limit=limits.stdout_bytes,
+        stderr_limit=limits.stderr_bytes,
+        lines=request.stop_after_lines,
+    )
+
+
+def conclude(
+    captured: Captured,
+    returncode: int,
+    request: RunRequest,
+    *,
+    cpu_time_s: float,
+    peak_kib: int,
+    oom_kills: int,
+    wall_time_s: float,
+    backend: str,
+    isolated: bool,
+) -> RunResult:
+    """The result of a finished run, decided from the evidence gathered outside it (shared by every backend)."""
+    exit_code, signal_number = (None, 9) if captured.stop is not Stop.EXITED else split_status(returncode)
+    evidence = Evidence(captured.stop, exit_code, signal_number, cpu_time_s, oom_kills, captured.stderr_tail)
+    status, detail = decide(evidence, request.limits)
+    return RunResult(
+        status=status,
+        exit_code=exit_code,
+        signal=signal_number,
+        stdout=captured.stdout,
+        stderr=captured.stderr,
+        stopped_early=captured.stop is Stop.LINES,
+        wall_time_s=wall_time_s,
+        cpu_time_s=cpu_time_s,
+        peak_memory_mib=peak_kib / 1024,
+        backend=backend,
+        isolated=isolated,
+        detail=detail if isolated else f"{detail} (not isolated)",
+    )
