@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from podium.tracks.dojo.lifecycle import ProblemState
 from podium.tracks.dojo.rules import ScoringRules
@@ -80,28 +81,13 @@ class Problem:
     def from_row(cls, row: Any) -> Problem:
         """From a ``dojo_problems`` row."""
         validation = json.loads(row.validation_json) if row.validation_json else {}
-        return cls(
-            id=row.id,
-            season_id=row.season_id,
-            slug=row.slug,
-            title=row.title,
-            statement=row.statement,
-            offset=row.offset,
-            n_visible=row.n_visible,
+        return _from_row(
+            cls,
+            row,
             state=ProblemState(row.state),
-            setter_id=row.setter_id,
             setter_source=bytes(row.setter_source),
             terms=tuple(row.terms.splitlines()) if row.terms else None,
-            salt_hex=row.salt_hex,
-            setter_commit=row.setter_commit,
-            seq_commit=row.seq_commit,
             warnings=tuple(validation.get("warnings", ())),
-            open_at=row.open_at,
-            freeze_at=row.freeze_at,
-            reveal_at=row.reveal_at,
-            opened_at=row.opened_at,
-            freeze_started_at=row.freeze_started_at,
-            revealed_at=row.revealed_at,
         )
 
     @property
@@ -136,23 +122,13 @@ class Submission:
     @classmethod
     def from_row(cls, row: Any) -> Submission:
         """From a ``dojo_submissions`` row."""
-        return cls(
-            id=row.id,
-            problem_id=row.problem_id,
-            user_id=row.user_id,
-            source=bytes(row.source),
-            solver_hash=row.solver_hash,
-            length=row.length,
-            method_tag=row.method_tag,
-            notes=row.notes,
-            created_at=row.created_at,
-            practice=bool(row.practice),
-            status=JobStatus(row.status),
-            attempts=row.attempts,
-            verdict=row.verdict,
-            reason=row.reason,
-            stage_pass=row.stage_pass,
-            reward_correct=row.reward_correct,
-            backend=row.backend,
-            isolated=row.isolated,
-        )
+        return _from_row(cls, row, source=bytes(row.source), practice=bool(row.practice), status=JobStatus(row.status))
+
+
+R = TypeVar("R")
+
+
+def _from_row(cls: type[R], row: Any, **converted: Any) -> R:
+    """A record whose fields are the row's columns of the same names, except those given ``converted``."""
+    names = [field.name for field in dataclasses.fields(cls)]  # type: ignore[arg-type]
+    return cls(**{name: converted[name] if name in converted else getattr(row, name) for name in names})
