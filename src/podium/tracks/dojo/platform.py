@@ -172,10 +172,11 @@ class Dojo:
         times = [t for t in (open_at, freeze_at, reveal_at) if t is not None]
         if times != sorted(times):
             raise ConfigError("the times must be in order: open_at <= freeze_at <= reveal_at")
-        admitted = admit(files.setter_source, max_bytes=self.season(season).rules.max_source_bytes)
+        target = self.season(season)
+        admitted = admit(files.setter_source, max_bytes=target.rules.max_source_bytes)
         if isinstance(admitted, StageFailure):
             raise InputError(f"setter rejected: {admitted.reason}", path=files.folder / "setter.py")
-        season_id = self.season(season).id
+        season_id = target.id
         with transaction(self.engine) as db:
             exists = select(problems.c.id).where(problems.c.season_id == season_id, problems.c.slug == slug)
             if db.execute(exists).first():
@@ -214,6 +215,11 @@ class Dojo:
             raise ConfigError(f"several seasons have a problem {slug!r}", fix="name the season with --season")
         return Problem.from_row(rows[0])
 
+    def problem_by_id(self, problem_id: int) -> Problem:
+        """A problem by its id (as submissions refer to it)."""
+        with self.engine.connect() as db:
+            return Problem.from_row(db.execute(select(problems).where(problems.c.id == problem_id)).one())
+
     def problems(self, season: str | None = None) -> list[Problem]:
         """Every problem (of one season), in id order."""
         query = select(problems).order_by(problems.c.id)
@@ -248,7 +254,7 @@ class Dojo:
             other_visible=[o for o in others if o],
             where=f"problem {slug}",
         )
-        validating = self.problem(slug, self.season_of(problem).name)
+        validating = self.problem_by_id(problem.id)
         with transaction(self.engine) as db:
             report = {"problems": result.problems, "warnings": result.warnings}
             if result.accepted:
@@ -271,7 +277,7 @@ class Dojo:
         with transaction(self.engine) as db:
             self._move(db, problem, ProblemState.DRAFT, setter_source=admitted.canonical, validation_json=None)
             append_audit(db, self.now(), "redrafted", {"problem": slug})
-        return self.problem(slug, self.season_of(problem).name)
+        return self.problem_by_id(problem.id)
 
     def open(self, slug: str, season: str | None = None, *, at: datetime | None = None) -> Problem:
         """VALIDATING (validated) → OPEN: draw the salt and publish both commitments and the visible terms."""
@@ -306,7 +312,7 @@ class Dojo:
                     "reveal_at": problem.reveal_at,
                 },
             )
-        return self.problem(slug, self.season_of(problem).name)
+        return self.problem_by_id(problem.id)
 
     def freeze(self, slug: str, season: str | None = None, *, at: datetime | None = None) -> str:
         """OPEN → FROZEN: the diversity window closes at ``at`` (default now); returns the audit head hash."""
@@ -353,28 +359,28 @@ class Dojo:
         with transaction(self.engine) as db:
             self._move(db, problem, target)
             append_audit(db, self.now(), target.value.lower(), {"problem": slug})
-        return self.problem(slug, self.season_of(problem).name)
+        return self.problem_by_id(problem.id)
 
     def tick(self) -> list[str]:
         """Make every scheduled move that is due (open, freeze, reveal); returns what happened, one line each."""
         now = self.clock.now()
         done = []
         for problem in self.problems():
+            season = self.season_of(problem).name
             due_to_open = problem.terms and problem.open_at and parse_utc(problem.open_at) <= now
             if problem.state is ProblemState.VALIDATING and due_to_open and problem.open_at:
-                self.open(problem.slug, self.season_of(problem).name, at=parse_utc(problem.open_at))
+                problem = self.open(problem.slug, season, at=parse_utc(problem.open_at))
                 done.append(f"{problem.slug}: opened")
-                problem = self.problem(problem.slug, self.season_of(problem).name)
             if problem.state is ProblemState.OPEN and problem.freeze_at and parse_utc(problem.freeze_at) <= now:
                 # frozen at the scheduled time, however late the tick: the window must not depend on the tick
-                self.freeze(problem.slug, self.season_of(problem).name, at=parse_utc(problem.freeze_at))
+                self.freeze(problem.slug, season, at=parse_utc(problem.freeze_at))
                 done.append(f"{problem.slug}: frozen")
-                problem = self.problem(problem.slug, self.season_of(problem).name)
+                problem = self.problem_by_id(problem.id)
             if problem.state is ProblemState.FROZEN and problem.reveal_at and parse_utc(problem.reveal_at) <= now:
                 if self.pending_count(problem.id):
                     done.append(f"{problem.slug}: reveal due, waiting for the judge")
                 else:
-                    self.reveal(problem.slug, self.season_of(problem).name)
+                    self.reveal(problem.slug, season)
                     done.append(f"{problem.slug}: revealed")
         return done
 

@@ -136,8 +136,7 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
         submission = platform.submission(submission_id)
         if submission.user_id != user.id:
             raise AuthError("this submission is not yours")
-        problem = next(p for p in platform.problems() if p.id == submission.problem_id)
-        return submission_json(submission, problem)
+        return submission_json(submission, platform.problem_by_id(submission.problem_id))
 
     @router.get("/api/me/submissions")
     def my_submissions(authorization: str | None = Header(None)) -> list[dict[str, Any]]:
