@@ -98,11 +98,11 @@ def judge_submission(
 
 
 def _execute_with_retries(source: bytes, sandbox: Sandbox, rules: ScoringRules, limits: Limits) -> Execution:
-    for _ in range(INTERNAL_ERROR_ATTEMPTS - 1):
+    for _ in range(INTERNAL_ERROR_ATTEMPTS):
         execution = execute(source, sandbox, n_check=rules.n_check, limits=limits)
         if execution.verdict is not RunVerdict.INTERNAL_ERROR:
-            return execution
-    return execute(source, sandbox, n_check=rules.n_check, limits=limits)
+            break
+    return execution
 
 
 def _rejected(failure: StageFailure, admitted: AdmittedSource | None, screened: bool) -> Judgment:

@@ -102,6 +102,3 @@ def season_leaderboard(dojo: Dojo, season: str, *, final_only: bool = True) -> l
 def season_leaderboard_text(dojo: Dojo, season: str, fmt: str, *, final_only: bool = True) -> str:
     """The season leaderboard rendered as ``table``, ``markdown``, ``csv`` or ``json``."""
     return render_table(SEASON_HEADER, season_rows(season_leaderboard(dojo, season, final_only=final_only)), fmt)
-
-
-__all__ = ["SeasonRow", "problem_leaderboard_csv", "season_leaderboard_text"]

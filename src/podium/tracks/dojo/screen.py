@@ -32,13 +32,13 @@ FORBIDDEN_MODULES = frozenset(
         "ctypes", "cffi", "importlib", "imp", "runpy", "builtins",
     }
 )  # fmt: skip
-# Attributes of ``os`` that touch files or processes; ``import os`` itself is allowed (``os.urandom`` etc.).
+# Attributes of ``os`` that touch files or processes (``os.path`` too); ``import os`` itself is allowed (os.urandom).
 FORBIDDEN_OS_ATTRIBUTES = frozenset(
     {
         "open", "fdopen", "read", "write", "remove", "unlink", "rmdir", "removedirs", "mkdir", "makedirs",
         "rename", "renames", "replace", "link", "symlink", "chmod", "chown", "truncate", "listdir", "scandir",
         "walk", "stat", "lstat", "chdir", "system", "popen", "fork", "forkpty", "kill", "killpg", "pipe",
-        "dup", "dup2", "startfile", "posix_spawn", "posix_spawnp", "sendfile",
+        "dup", "dup2", "startfile", "path", "posix_spawn", "posix_spawnp", "sendfile",
     }
 )  # fmt: skip
 FORBIDDEN_OS_PREFIXES = ("exec", "spawn", "wait")
@@ -126,10 +126,10 @@ def _forbidden_use(tree: ast.AST) -> str | None:
                 return f"imports from {node.module!r} (file I/O, networking and processes are not allowed)"
             if root == "os":
                 for alias in node.names:
-                    if alias.name == "*" or _forbidden_os_attribute(alias.name) or alias.name == "path":
+                    if alias.name == "*" or _forbidden_os_attribute(alias.name):
                         return f"imports os.{alias.name} (file and process functions are not allowed)"
         elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in os_names:
-            if _forbidden_os_attribute(node.attr) or node.attr == "path":
+            if _forbidden_os_attribute(node.attr):
                 return f"uses os.{node.attr} (file and process functions are not allowed)"
         elif isinstance(node, ast.Name) and node.id in FORBIDDEN_BUILTINS:
             return f"uses {node.id}() (input, file access and dynamic import are not allowed)"

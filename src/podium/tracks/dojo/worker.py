@@ -125,11 +125,6 @@ def record(dojo: Dojo, job: Job, judgment: Judgment, *, max_attempts: int = MAX_
         return bool(stored)
 
 
-def judge_job(job: Job, sandbox: Sandbox) -> Judgment:
-    """Judge a claimed submission."""
-    return judge_submission(job.source, job.truth, sandbox, job.rules)
-
-
 def work(
     dojo: Dojo, sandbox: Sandbox, *, worker_id: str | None = None, until_idle: bool = True, poll_s: float = 0.5
 ) -> int:
@@ -143,7 +138,7 @@ def work(
                 return done
             time.sleep(poll_s)
             continue
-        if record(dojo, job, judge_job(job, sandbox)):
+        if record(dojo, job, judge_submission(job.source, job.truth, sandbox, job.rules)):
             done += 1
 
 
