@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Protocol
 
 
@@ -32,11 +32,6 @@ class ManualClock:
 
     def now(self) -> datetime:
         """The time the clock was last set to."""
-        return self._now
-
-    def advance(self, delta: timedelta) -> datetime:
-        """Move forward by ``delta`` and return the new time."""
-        self._now += delta
         return self._now
 
     def set(self, when: datetime) -> None:

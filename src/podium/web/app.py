@@ -1,7 +1,8 @@
 """The ``podium serve`` application: every installed track that has a web part mounts its router.
 
 A track's ``web_router(settings)`` gets the server's settings (``db``: a database URL) and returns a FastAPI
-``APIRouter``. The factory adds a health check and maps podium's errors to JSON (or the page) with an HTTP status.
+``APIRouter``. The factory adds a health check and maps podium's errors to JSON with an HTTP status (409 for
+errors without a closer match, such as lifecycle and permission errors).
 """
 
 from __future__ import annotations
@@ -35,9 +36,7 @@ def create_app(settings: Mapping[str, str]) -> Any:
 
     @app.exception_handler(PodiumError)
     def podium_error(_request: Request, error: PodiumError) -> JSONResponse:
-        status = getattr(error, "http_status", None) or next(
-            (code for kind, code in STATUS_OF if isinstance(error, kind)), 409
-        )
+        status = next((code for kind, code in STATUS_OF if isinstance(error, kind)), 409)
         return JSONResponse({"error": error.message, "fix": error.fix}, status_code=status)
 
     for track in discover_tracks().values():
