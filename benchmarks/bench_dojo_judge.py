@@ -12,11 +12,13 @@ Run: ``.venv/bin/python benchmarks/bench_dojo_judge.py [--submissions N] [--thre
 from __future__ import annotations
 
 import argparse
-import platform
+import os
 import statistics
 import tempfile
 import time
 from pathlib import Path
+
+from machine import cpu_model  # benchmarks/machine.py, beside this script
 
 from podium.core.clock import SystemClock
 from podium.core.execution.sandbox import open_sandbox
@@ -55,7 +57,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     rates = [one_run(args.submissions, args.threads) for _ in range(args.repeats)]
-    print(f"machine: {platform.processor() or platform.machine()}, {len(__import__('os').sched_getaffinity(0))} CPUs")
+    print(f"machine: {cpu_model()}, {len(os.sched_getaffinity(0))} CPUs")
     print(
         f"judged {args.submissions} trivial submissions with {args.threads} threads: "
         f"median {statistics.median(rates):.1f}/s (min {min(rates):.1f}, max {max(rates):.1f}, {args.repeats} runs)"

@@ -29,6 +29,7 @@ from PIL import Image
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_pcg_text_pipeline import team_names, write_raw_responses  # noqa: E402
+from machine import cpu_model  # benchmarks/machine.py, beside this script
 
 from podium.core.execution.executor import ProcessPoolExecutor  # noqa: E402
 from podium.tracks.pcg.classifiers import LetterClassifier, load_classifier  # noqa: E402
@@ -115,9 +116,8 @@ def main() -> None:
     parser.add_argument("--skip-evaluate", action="store_true")
     args = parser.parse_args()
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    cpuinfo = Path("/proc/cpuinfo").read_text().splitlines()
-    cpu = next((line.split(":", 1)[1].strip() for line in cpuinfo if line.startswith("model name")), "?")
-    print(f"- Machine: {cpu}, Python {platform.python_version()}; git {commit}; {dt.datetime.now(dt.UTC):%Y-%m-%d}")
+    today = f"{dt.datetime.now(dt.UTC):%Y-%m-%d}"
+    print(f"- Machine: {cpu_model()}, Python {platform.python_version()}; git {commit}; {today}")
     with tempfile.TemporaryDirectory() as folder:
         workdir = Path(folder)
         print("\n".join(classify_table(level_pngs(150), args.repeats, args.skip_hf, workdir)))

@@ -57,6 +57,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from machine import cpu_model  # benchmarks/machine.py, beside this script
+
 from podium.core.execution.executor import Executor, ProcessPoolExecutor, SerialExecutor
 from podium.core.records import StageFailure
 from podium.core.reporting.png import encode_gray_as_rgba_png
@@ -711,14 +713,7 @@ def profile_serial(real: Path, folder: Path, top: int) -> str:
 
 
 def machine_description() -> list[str]:
-    cpu = platform.processor() or "unknown"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    cpu = cpu_model()
     memory = "unknown"
     try:
         for line in Path("/proc/meminfo").read_text().splitlines():

@@ -50,6 +50,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from machine import cpu_model  # benchmarks/machine.py, beside this script
+
 from podium.tracks.pcg.editions import CHARACTERS, TRIALS_PER_CHARACTER, edition
 from podium.tracks.pcg.results import ScoreOptions, run_score
 from podium.tracks.pcg.stages import run_build, run_extract
@@ -429,14 +431,7 @@ def profile_stages(root: Path, top: int) -> str:
 
 
 def machine_description(pinned: int | None) -> list[str]:
-    cpu = "unknown"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        cpu = platform.processor() or "unknown"
+    cpu = cpu_model()
     try:
         commit = subprocess.run(
             ["git", "describe", "--always", "--dirty"], capture_output=True, text=True, check=True, timeout=10
