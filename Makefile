@@ -42,7 +42,7 @@ lint: $(VENV)/.test-deps
 
 pytest: $(VENV)/.test-deps $(ORACLE)
 	bash scripts/install-system-deps.sh
-	PODIUM_REQUIRE_ORACLE=1 PODIUM_REQUIRE_SANDBOX=1 PODIUM_REQUIRE_POSTGRES=1 $(BIN)/pytest
+	PODIUM_REQUIRE_ORACLE=1 PODIUM_REQUIRE_SANDBOX=1 PODIUM_REQUIRE_POSTGRES=1 PODIUM_REQUIRE_BROWSER=1 $(BIN)/pytest
 
 test: lint pytest
 
