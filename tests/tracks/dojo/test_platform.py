@@ -23,6 +23,7 @@ from podium.tracks.dojo.replay import replay_season
 from podium.tracks.dojo.results import problem_leaderboard_csv, season_leaderboard_text
 from podium.tracks.dojo.schema import audit_log, submissions
 from podium.tracks.dojo.store import audit_entries, audit_payload, open_store
+from podium.tracks.dojo.web import submission_json
 from podium.tracks.dojo.worker import work
 
 T0 = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
@@ -79,7 +80,7 @@ def test_a_season_from_draft_to_replay(dojo: Dojo, clock: ManualClock, bubblewra
         clock.set(T0 + timedelta(minutes=minutes))
         return dojo.submit(user, "fib", source, claim)
 
-    first = submit_at(70, ann, LOOP, tag("closed_form"))
+    first = submit_at(70, ann, LOOP, tag("closed_form"))  # LOOP is a tuple shift: the judge ignores this claim
     assert first.length == len(LOOP) and not first.practice
     submit_at(80, bob, GOLF, tag("linear_recurrence"))
     submit_at(90, cat, STAGE_ONLY)
@@ -89,6 +90,10 @@ def test_a_season_from_draft_to_replay(dojo: Dojo, clock: ManualClock, bubblewra
     with pytest.raises(AuthError):
         dojo.submit(dojo.user("sam"), "fib", GOLF)  # setters do not submit
     assert work(dojo, bubblewrap) == 5
+    assert dojo.submission(first.submission_id).tag_override == (
+        "closed_form claimed, but the code computes terms from earlier terms"
+    )
+    assert dojo.submission(2).tag_override is None  # bob's linear_recurrence: Berlekamp-Massey finds order 2
 
     clock.set(T0 + timedelta(hours=3, minutes=30))
     assert dojo.tick() == ["fib: frozen"]
@@ -101,7 +106,8 @@ def test_a_season_from_draft_to_replay(dojo: Dojo, clock: ManualClock, bubblewra
     assert dojo.tick() == ["fib: revealed"]
 
     # Hand-computed: golf is 35 canonical bytes -> brevity floor(200 exp(-35/800)) = 191; LOOP is 66 -> 184.
-    # Tags in the window: closed_form (ann's first, LOOP), linear_recurrence (bob) -> two tags: +20 for all.
+    # Tags in the window: ann's closed_form claims are ignored (both programs are tuple shifts), so she counts
+    # as unspecified (first: LOOP); bob's linear_recurrence stands -> two tags: +20 for all.
     # ann: LOOP 1000+184+30+20 = 1234 vs GOLF 1000+191+20 = 1211 -> LOOP is her best. bob: 1000+191+30+20 = 1241.
     assert problem_leaderboard_csv(dojo, dojo.problem("fib")).splitlines() == [
         "rank,user,score,L,stage_pass,reward_correct,submission,submitted_at",
@@ -189,3 +195,53 @@ def test_tokens_and_roles(dojo: Dojo) -> None:
         dojo.authenticate("not a token")
     with pytest.raises(AuthError):
         dojo.add_problem("s1", "x", "eve", problem_files(FIB_SETTER))
+
+
+def test_a_conflicting_method_tag_is_ignored_recorded_and_shown(
+    dojo: Dojo, clock: ManualClock, bubblewrap: Sandbox
+) -> None:
+    ann, bob = (dojo.add_user(name, Role.SOLVER)[0] for name in ("ann", "bob"))
+    dojo.add_problem("s1", "fib", "sam", problem_files(FIB_SETTER))
+    assert dojo.validate("fib").accepted
+    dojo.open("fib")
+    clock.set(T0 + timedelta(minutes=1))
+    claimed = dojo.submit(ann, "fib", GOLF, tag("matrix_power"))  # a tuple shift, no matrix anywhere
+    clock.set(T0 + timedelta(minutes=2))
+    dojo.submit(bob, "fib", GOLF)  # no claim: unspecified
+    assert work(dojo, bubblewrap) == 2
+
+    stored = dojo.submission(claimed.submission_id)
+    assert stored.method_tag == "matrix_power" and stored.counted_tag == "unspecified"
+    assert stored.tag_override == "matrix_power claimed, but no matrix product in the code"
+    shown = submission_json(stored, dojo.problem("fib"))
+    assert shown["tag_override"] == stored.tag_override and shown["counted_tag"] == "unspecified"
+    with dojo.engine.connect() as db:
+        judged = [audit_payload(e) for e in audit_entries(db) if e.kind == "judged"]
+    assert [j.get("tag_override") for j in judged] == [stored.tag_override, None]
+
+    dojo.freeze("fib")
+    dojo.reveal("fib")
+    # One counted tag (unspecified), not two: ann gets only the first-of-tag +30, bob nothing, no shared +20.
+    # Had the claim stood: two tags, both +30 +20 -> 1241 each. GOLF: 1000 + brevity 191.
+    assert problem_leaderboard_csv(dojo, dojo.problem("fib")).splitlines()[1:] == [
+        "1,ann,1221,35,yes,yes,1,2026-11-01T09:01:00.000000+00:00",
+        "2,bob,1191,35,yes,yes,2,2026-11-01T09:02:00.000000+00:00",
+    ]
+    assert replay_season(dojo, "s1", bubblewrap).ok
+
+
+@pytest.mark.parametrize(
+    ("setter", "warning"),
+    [
+        (b"a=1\nfor n in range(1,301):print(a);a=a*(4*n-2)//(n+1)\n", "P-recursive recurrence of order 1"),  # Catalan
+        (b"n=2\nwhile 1:\n if all(n%d for d in range(2,n)):print(n)\n n+=1\n", None),  # primes: no warning
+    ],
+)
+def test_too_easy_warns_about_p_recursive_setters(dojo: Dojo, setter: bytes, warning: str | None) -> None:
+    dojo.add_problem("s1", "p", "sam", problem_files(setter))
+    result = dojo.validate("p")
+    assert result.accepted
+    if warning is None:
+        assert result.warnings == []
+    else:
+        assert any(warning in line for line in result.warnings), result.warnings

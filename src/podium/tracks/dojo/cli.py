@@ -44,14 +44,22 @@ def dojo() -> None:
     show_default=True,
     help="rlimits is weaker and not isolated: use it only where bubblewrap cannot run",
 )
-def judge(solver: Path, problem_dir: Path, as_json: bool, no_screen: bool, backend: str) -> None:
+@click.option("--method-tag", help="the method tag you would claim in solution.json: see whether the judge accepts it")
+def judge(
+    solver: Path, problem_dir: Path, as_json: bool, no_screen: bool, backend: str, method_tag: str | None
+) -> None:
     """Judge SOLVER (a solver.py) against the problem in --problem, exactly as the platform would."""
     problem = load_problem(problem_dir)
     rules = ScoringRules()
     sandbox = open_sandbox(backend, allow_weaker=backend != "bubblewrap")
     truth = setter_terms(problem.setter_source, sandbox, rules, where=problem_dir / "setter.py")
-    judgment = judge_submission(read_bytes(solver), truth, sandbox, rules, apply_screen=not no_screen)
-    click.echo(json.dumps(judgment_json(judgment), indent=2) if as_json else judgment_text(judgment))
+    judgment = judge_submission(
+        read_bytes(solver), truth, sandbox, rules, apply_screen=not no_screen, method_tag=method_tag
+    )
+    if as_json:
+        click.echo(json.dumps(judgment_json(judgment) | {"method_tag": method_tag}, indent=2))
+    else:
+        click.echo(judgment_text(judgment, method_tag))
 
 
 register(dojo)
@@ -81,10 +89,11 @@ def judgment_json(judgment: Judgment) -> dict[str, Any]:
         "sandbox": judgment.backend,
         "isolated": judgment.isolated,
         "wall_time_s": None if judgment.wall_time_s is None else round(judgment.wall_time_s, 4),
+        "tag_override": judgment.tag_override,
     }
 
 
-def judgment_text(judgment: Judgment) -> str:
+def judgment_text(judgment: Judgment, method_tag: str | None = None) -> str:
     """A judgment as a few lines for a person."""
     yes = {True: "yes", False: "no"}
     lines = [
@@ -93,6 +102,9 @@ def judgment_text(judgment: Judgment) -> str:
         f"L: {'-' if judgment.length is None else judgment.length} bytes   brevity bonus: {judgment.brevity}   "
         f"score: {judgment.score} (without the diversity bonus, which depends on other submissions)",
     ]
+    if method_tag is not None:
+        review = f"IGNORED, counts as unspecified: {judgment.tag_override}" if judgment.tag_override else "accepted"
+        lines.append(f"method tag: {method_tag}: {review}")
     if not judgment.screened:
         lines.append("static policy: SKIPPED (--no-screen); the platform would apply it")
     if judgment.backend is not None:

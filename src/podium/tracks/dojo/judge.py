@@ -2,7 +2,8 @@
 
 Every stage's failure is data: the chain stops at the first ``StageFailure`` and the judgment carries its
 verdict and reason. ``INTERNAL_ERROR`` (the sandbox failed, never the contestant's fault) is retried a few times
-before it is reported. Diversity depends on a problem's whole window of submissions, so the score here is
+before it is reported. A claimed method tag is reviewed against the code and the output of a run that printed
+its terms (``method_tags.py``). Diversity depends on a problem's whole window of submissions, so the score here is
 without it; leaderboards add it.
 """
 
@@ -17,6 +18,7 @@ from podium.tracks.dojo.admit import AdmittedSource, admit
 from podium.tracks.dojo.bonus import brevity_bonus, problem_score
 from podium.tracks.dojo.execute import SOLVER_LIMITS, Execution, execute
 from podium.tracks.dojo.gate import Gates, gate
+from podium.tracks.dojo.method_tags import conflict
 from podium.tracks.dojo.rules import ScoringRules
 from podium.tracks.dojo.screen import PolicyFigures, screen
 from podium.tracks.dojo.verdicts import Outcome, RunVerdict, outcome_of
@@ -42,6 +44,7 @@ class Judgment:
     backend: str | None  # the sandbox that ran it; None when it never ran
     isolated: bool | None
     wall_time_s: float | None
+    tag_override: str | None = None  # why the claimed method tag is ignored (it then counts as "unspecified")
 
     @property
     def outcome(self) -> Outcome:
@@ -57,8 +60,9 @@ def judge_submission(
     *,
     apply_screen: bool = True,
     limits: Limits = SOLVER_LIMITS,
+    method_tag: str | None = None,
 ) -> Judgment:
-    """Judge the solver source ``raw`` against the setter's terms ``truth``."""
+    """Judge the solver source ``raw`` against the setter's terms ``truth``; ``method_tag`` is the claimed tag."""
     admitted = admit(raw, max_bytes=rules.max_source_bytes)
     if isinstance(admitted, StageFailure):
         return _rejected(admitted, None, apply_screen)
@@ -94,6 +98,11 @@ def judge_submission(
         backend=run.backend,
         isolated=run.isolated,
         wall_time_s=run.wall_time_s,
+        tag_override=(
+            conflict(method_tag, admitted.text, execution.terms)
+            if method_tag is not None and execution.verdict is RunVerdict.OK
+            else None
+        ),
     )
 
 

@@ -8,6 +8,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from podium.tracks.dojo.bonus import UNSPECIFIED
 from podium.tracks.dojo.lifecycle import ProblemState
 from podium.tracks.dojo.rules import ScoringRules
 
@@ -118,6 +119,12 @@ class Submission:
     reward_correct: bool | None
     backend: str | None
     isolated: bool | None
+    tag_override: str | None  # why the claimed tag was ignored, once judged
+
+    @property
+    def counted_tag(self) -> str:
+        """The tag diversity counts: the claim, or ``unspecified`` where the judge overrode it."""
+        return UNSPECIFIED if self.tag_override else self.method_tag
 
     @classmethod
     def from_row(cls, row: Any) -> Submission:

@@ -2,8 +2,8 @@
 
 1. The audit chain is intact (every entry hashes to its successor's ``prev_hash``).
 2. For every revealed problem, the revealed salt, setter and terms reproduce the commitments published at opening.
-3. Rejudging every counted submission in the sandbox (optional; judging is deterministic) gives the stored verdict
-   and gates, and each matches its ``judged`` audit entry.
+3. Rejudging every counted submission in the sandbox (optional; judging is deterministic) gives the stored verdict,
+   gates and method-tag override, and each matches its ``judged`` audit entry.
 4. The per-problem leaderboard recomputed from the database equals, byte for byte, the one in the ``revealed``
    audit entry.
 """
@@ -75,17 +75,28 @@ def replay_season(dojo: Dojo, season: str, sandbox: Sandbox | None = None) -> Re
         for submission in dojo.submissions(problem.id):
             if not counted(submission):
                 continue
-            stored = (submission.verdict, submission.stage_pass, submission.reward_correct)
+            stored = (submission.verdict, submission.stage_pass, submission.reward_correct, submission.tag_override)
             logged = judged.get(submission.id)
-            if logged is None or (logged["verdict"], logged["stage_pass"], logged["reward_correct"]) != stored:
+            if (
+                logged is None
+                or (
+                    logged["verdict"],
+                    logged["stage_pass"],
+                    logged["reward_correct"],
+                    logged.get("tag_override"),
+                )
+                != stored
+            ):
                 report.discrepancies.append(f"submission {submission.id}: stored result differs from the audit log")
             if sandbox is not None:
-                again = judge_submission(submission.source, problem.terms or (), sandbox, rules)
+                again = judge_submission(
+                    submission.source, problem.terms or (), sandbox, rules, method_tag=submission.method_tag
+                )
                 report.submissions_rejudged += 1
-                if (again.verdict.value, again.stage_pass, again.reward_correct) != stored:
+                if (again.verdict.value, again.stage_pass, again.reward_correct, again.tag_override) != stored:
                     report.discrepancies.append(
-                        f"submission {submission.id}: rejudged {again.verdict.value} "
-                        f"(stage {again.stage_pass}, reward {again.reward_correct}), stored {stored}"
+                        f"submission {submission.id}: rejudged {again.verdict.value} (stage {again.stage_pass}, "
+                        f"reward {again.reward_correct}, tag override {again.tag_override}), stored {stored}"
                     )
         if problem_leaderboard_csv(dojo, problem) != final["leaderboard_csv"]:
             report.discrepancies.append(f"{problem.slug}: recomputed leaderboard differs from the published one")

@@ -45,7 +45,7 @@ def score_submissions(
     bonuses = diversity_bonuses(
         (
             DiversityEntry(
-                s.id, s.user_id, s.method_tag, parse_utc(s.created_at), s.solver_hash or "", bool(s.reward_correct)
+                s.id, s.user_id, s.counted_tag, parse_utc(s.created_at), s.solver_hash or "", bool(s.reward_correct)
             )
             for s in entries
         ),

@@ -78,7 +78,7 @@ submissions = Table(
     Column("source", LargeBinary, nullable=False),  # canonical bytes (raw bytes when not admitted)
     Column("solver_hash", String(64)),
     Column("length", Integer),
-    Column("method_tag", String(64), nullable=False),
+    Column("method_tag", String(64), nullable=False),  # as claimed (normalised); see tag_override
     Column("notes", Text, nullable=False),
     Column("created_at", String(32), nullable=False),
     Column("practice", Boolean, nullable=False),  # made after the freeze: judged, never counted
@@ -93,6 +93,7 @@ submissions = Table(
     Column("backend", String(32)),
     Column("isolated", Boolean),
     Column("judged_at", String(32)),
+    Column("tag_override", Text),  # why the judge ignored the claimed tag; NULL where the claim stands
 )
 
 audit_log = Table(

@@ -6,9 +6,9 @@ different hash seeds, and is not degenerate: not constant, not eventually period
 (taken as: its second half repeats with such a period), and its visible terms differ from every other problem's in
 the season. Problems found here stop the opening.
 
-The "too easy" check only warns the operator: when the shortest linear recurrence of the visible terms (found by
-Berlekamp–Massey modulo the prime 2^61 − 1) is determined by them and reproduces all ``n_check`` terms, a solver
-can recover the sequence without understanding it.
+The "too easy" check only warns the operator: when a recurrence determined by the visible terms alone reproduces
+all ``n_check`` terms — a constant-coefficient one (Berlekamp–Massey) or a small P-recursive one (polynomial
+coefficients; ``recurrence.py``) — a solver can recover the sequence without understanding it.
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ from pathlib import Path
 from podium.core.errors import InputError
 from podium.core.execution.sandbox import Sandbox
 from podium.tracks.dojo.problem import setter_terms
+from podium.tracks.dojo.recurrence import linear_recurrence_order, p_recursive
 from podium.tracks.dojo.rules import ScoringRules
 
 MAX_PERIOD = 20
-PRIME = (1 << 61) - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,10 +67,15 @@ def validate_setter(
     if any(tuple(other[:n_visible]) == visible for other in other_visible):
         problems.append(f"its first {n_visible} terms equal those of another problem in the season")
     warnings = []
-    if (order := guessable_recurrence_order(terms, n_visible)) is not None:
+    if (order := linear_recurrence_order(terms, n_visible)) is not None:
         warnings.append(
             f"too easy: a linear recurrence of order {order} found from the {n_visible} visible terms "
             f"reproduces all {len(terms)} terms (Berlekamp–Massey mod 2^61-1)"
+        )
+    elif (found := p_recursive(terms, n_visible)) is not None:
+        warnings.append(
+            f"too easy: a P-recursive recurrence of order {found.order} with degree-{found.degree} polynomial "
+            f"coefficients found from the {n_visible} visible terms reproduces all {len(terms)} terms"
         )
     return SetterValidation(terms, problems, warnings)
 
@@ -84,39 +89,3 @@ def eventual_period(terms: Sequence[str], max_period: int = MAX_PERIOD) -> int |
         ):
             return period
     return None
-
-
-def berlekamp_massey(values: Sequence[int], prime: int = PRIME) -> list[int]:
-    """The shortest ``c`` with ``v[n] = Σ c[i]·v[n−1−i] (mod prime)`` for every ``n`` ≥ ``len(c)`` in ``values``."""
-    current: list[int] = []
-    previous: list[int] = []
-    last_discrepancy, shift = 1, 1
-    for n, value in enumerate(values):
-        discrepancy = (value - sum(c * values[n - 1 - i] for i, c in enumerate(current))) % prime
-        if discrepancy == 0:
-            shift += 1
-            continue
-        factor = discrepancy * pow(last_discrepancy, prime - 2, prime) % prime
-        candidate = current + [0] * max(0, len(previous) + shift - len(current))
-        candidate[shift - 1] = (candidate[shift - 1] + factor) % prime
-        for i, c in enumerate(previous):
-            candidate[shift + i] = (candidate[shift + i] - factor * c) % prime
-        if 2 * len(current) <= n:
-            previous, last_discrepancy, shift = current, discrepancy, 1
-        else:
-            shift += 1
-        current = candidate
-    return current
-
-
-def guessable_recurrence_order(terms: Sequence[str], n_visible: int, prime: int = PRIME) -> int | None:
-    """The order of a recurrence determined by the visible terms that predicts every term, or None."""
-    values = [int(term) % prime for term in terms]
-    recurrence = berlekamp_massey(values[:n_visible], prime)
-    if 2 * len(recurrence) > n_visible:  # not determined by the visible terms: any sequence fits such a one
-        return None
-    order = len(recurrence)
-    for n in range(order, len(values)):
-        if sum(c * values[n - 1 - i] for i, c in enumerate(recurrence)) % prime != values[n]:
-            return None
-    return order

@@ -11,7 +11,8 @@ API (JSON; ``Authorization: Bearer TOKEN`` where a user is needed):
 - ``GET  /api/problems/{slug}/leaderboard`` (after reveal) and ``/api/seasons/{name}/leaderboard``.
 - ``GET  /api/audit/head``: the audit log's head hash.
 
-Pages: ``/`` (problems), ``/problems/{slug}`` (terms, commitments, a submit form), ``/me`` (your submissions),
+Pages: ``/`` (problems and season leaderboard links), ``/problems/{slug}`` (terms, commitments, a submit form;
+after reveal the setter and the problem's leaderboard), ``/me`` (your submissions, with any method-tag override),
 ``/leaderboards/{season}``. Pages take the token once (a form) and keep it in an HTTP-only cookie.
 """
 
@@ -81,6 +82,8 @@ def submission_json(submission: Submission, problem: Problem) -> dict[str, Any]:
         "solver_hash": submission.solver_hash,
         "length": submission.length,
         "method_tag": submission.method_tag,
+        "tag_override": submission.tag_override,  # why the judge ignored the claimed tag (it counts as unspecified)
+        "counted_tag": submission.counted_tag,
         "created_at": submission.created_at,
         "practice": submission.practice,
         "status": submission.status.value,
@@ -165,25 +168,35 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
 
     @router.get("/", response_class=HTMLResponse)
     def index_page() -> str:
+        shown = [p for p in platform.problems() if p.state in PUBLISHED]
         rows = "".join(
             f"<tr><td><a href='problems/{esc(p.slug)}'>{esc(p.slug)}</a></td><td>{esc(p.title)}</td>"
             f"<td>{p.state.value}</td><td>{esc(p.freeze_at or '')}</td></tr>"
-            for p in platform.problems()
-            if p.state in PUBLISHED
+            for p in shown
         )
+        seasons = sorted({platform.season_of(p).name for p in shown})
+        links = " · ".join(f"<a href='leaderboards/{esc(name)}'>{esc(name)}</a>" for name in seasons)
         return page(
-            "Problems", f"<table><tr><th>problem</th><th>title</th><th>state</th><th>freeze</th></tr>{rows}</table>"
+            "Problems",
+            f"<table><tr><th>problem</th><th>title</th><th>state</th><th>freeze</th></tr>{rows}</table>"
+            + (f"<h2>Season leaderboards</h2><p>{links}</p>" if links else ""),
         )
 
     @router.get("/problems/{slug}", response_class=HTMLResponse)
     def problem_page(slug: str) -> str:
-        data = problem_json(published(slug))
+        problem = published(slug)
+        data = problem_json(problem)
         facts = "".join(
             f"<tr><th>{esc(k)}</th><td><code>{esc(json.dumps(v) if isinstance(v, list) else str(v))}</code></td></tr>"
             for k, v in data.items()
             if v is not None and k != "setter_source"
         )
-        setter = f"<h2>setter.py</h2><pre>{esc(data['setter_source'])}</pre>" if "setter_source" in data else ""
+        setter = ""
+        if "setter_source" in data:  # revealed: the setter and the problem's final leaderboard
+            board = render_table(PROBLEM_HEADER, problem_rows(problem_leaderboard(platform, problem)), "markdown")
+            setter = (
+                f"<h2>setter.py</h2><pre>{esc(data['setter_source'])}</pre><h2>Leaderboard</h2><pre>{esc(board)}</pre>"
+            )
         form = (
             f"<h2>Submit</h2><form method='post' action='../submit/{esc(slug)}'>"
             "<p><label>API token <input name='token' type='password'></label> (kept in a cookie)</p>"
@@ -212,7 +225,18 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
         user = platform.authenticate(saved or "")
         by_id = {p.id: p for p in platform.problems()}
         rows = [submission_json(s, by_id[s.problem_id]) for s in platform.submissions(user_id=user.id)]
-        header = ("id", "problem", "created_at", "length", "status", "verdict", "stage_pass", "reward_correct")
+        header = (
+            "id",
+            "problem",
+            "created_at",
+            "length",
+            "status",
+            "verdict",
+            "stage_pass",
+            "reward_correct",
+            "method_tag",
+            "tag_override",
+        )
         table = render_table(header, [[r.get(h) for h in header] for r in rows], "markdown")
         return page(f"Submissions of {user.name}", f"<pre>{esc(table)}</pre>")
 

@@ -42,6 +42,7 @@ class Job:
     rules: ScoringRules
     worker_id: str
     attempt: int
+    method_tag: str
 
 
 def default_worker_id() -> str:
@@ -55,7 +56,13 @@ def claim(dojo: Dojo, worker_id: str, *, stale_after_s: float = STALE_AFTER_S) -
     stale = utc_text(now - timedelta(seconds=stale_after_s))
     with transaction(dojo.engine) as db:
         row = db.execute(
-            select(submissions.c.id, submissions.c.source, submissions.c.attempts, submissions.c.problem_id)
+            select(
+                submissions.c.id,
+                submissions.c.source,
+                submissions.c.attempts,
+                submissions.c.problem_id,
+                submissions.c.method_tag,
+            )
             .where(
                 or_(
                     submissions.c.status == JobStatus.QUEUED.value,
@@ -78,9 +85,8 @@ def claim(dojo: Dojo, worker_id: str, *, stale_after_s: float = STALE_AFTER_S) -
             )
         )
         problem = Problem.from_row(db.execute(select(problems).where(problems.c.id == row.problem_id)).one())
-    return Job(
-        row.id, bytes(row.source), problem.terms or (), dojo.season_of(problem).rules, worker_id, row.attempts + 1
-    )
+    rules = dojo.season_of(problem).rules
+    return Job(row.id, bytes(row.source), problem.terms or (), rules, worker_id, row.attempts + 1, row.method_tag)
 
 
 def record(dojo: Dojo, job: Job, judgment: Judgment, *, max_attempts: int = MAX_ATTEMPTS) -> bool:
@@ -107,6 +113,7 @@ def record(dojo: Dojo, job: Job, judgment: Judgment, *, max_attempts: int = MAX_
                 backend=judgment.backend,
                 isolated=judgment.isolated,
                 judged_at=now,
+                tag_override=judgment.tag_override,
             )
         ).rowcount
         if stored:
@@ -120,7 +127,8 @@ def record(dojo: Dojo, job: Job, judgment: Judgment, *, max_attempts: int = MAX_
                     "stage_pass": judgment.stage_pass,
                     "reward_correct": judgment.reward_correct,
                     "isolated": judgment.isolated,
-                },
+                }
+                | ({"tag_override": judgment.tag_override} if judgment.tag_override else {}),
             )
         return bool(stored)
 
@@ -138,7 +146,8 @@ def work(
                 return done
             time.sleep(poll_s)
             continue
-        if record(dojo, job, judge_submission(job.source, job.truth, sandbox, job.rules)):
+        judgment = judge_submission(job.source, job.truth, sandbox, job.rules, method_tag=job.method_tag)
+        if record(dojo, job, judgment):
             done += 1
 
 

@@ -1,0 +1,213 @@
+"""Reviewing a solver's claimed method tag against its code and output (SCORING.md 6.1, spec dojo.md 9).
+
+A tag is a claim that earns diversity points, so the platform checks the known tags coarsely and ignores one
+that *strongly* conflicts with the program (it then counts as ``unspecified``; the claim and the reason are
+stored and shown). The review is conservative: a tag is overridden only when the evidence it needs is absent,
+never because another tag looks likelier, and ``other``, ``unspecified`` and free-text tags are never touched.
+
+- ``linear_recurrence`` (dynamic): Berlekamp–Massey must find, in the first half of the solver's output, a
+  recurrence with constant coefficients that predicts the whole output.
+- ``matrix_power``: the code multiplies matrices (``@``, ``dot``/``matmul``/``matrix_power``/``Matrix``,
+  products of doubly indexed entries ``a[i][k]*b[k][j]``, or a function with four or more products of
+  indexed entries, the shape of a hand-written 2×2 product).
+- ``symbolic_guess``: the code uses a symbolic or exact-arithmetic toolkit (``sympy``, ``fractions``,
+  ``solve``/``rsolve``/``interpolate``/``nsimplify``/``guess``/``Poly``/``Rational``/``Fraction`` calls).
+- ``search_enum``: the code enumerates and filters candidates (``itertools``, comprehension filters,
+  ``any``/``all``, or an ``if`` inside a loop that keeps, counts, skips or stops).
+- ``closed_form``: conflicts when the code computes each term from earlier ones: a tuple-shift update
+  (``a, b = b, a + b``), a list extended from itself (``s.append(s[-1] + s[-2])``), a function that calls
+  itself, or state carried across iterations of the loop that emits the terms (read before it is assigned
+  in the loop body, e.g. ``x = 2 * x + 1``).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import TypeGuard
+
+from podium.tracks.dojo.recurrence import linear_recurrence_order
+
+MATRIX_CALLS = frozenset({"dot", "matmul", "matrix_power", "Matrix", "mat_mul", "matmult", "matpow"})
+SYMBOLIC_MODULES = frozenset({"sympy", "fractions"})
+SYMBOLIC_CALLS = frozenset(
+    {"solve", "rsolve", "linsolve", "interpolate", "nsimplify", "guess", "Poly", "Rational", "Fraction"}
+)
+SEARCH_CALLS = frozenset({"any", "all", "filter"})
+# Products of indexed entries in one function that mark a hand-written 2x2 matrix product.
+HAND_MATRIX_PRODUCTS = 4
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """Coarse static features of a solver (section docstring)."""
+
+    matrix: bool
+    symbolic: bool
+    search: bool
+    recurrence: bool
+
+
+def conflict(claimed: str, source: str, terms: Sequence[str]) -> str | None:
+    """Why ``claimed`` conflicts with the canonical ``source`` that printed ``terms``; None where it stands."""
+    if claimed == "linear_recurrence":
+        if linear_recurrence_order(terms, len(terms) // 2) is None:
+            return "linear_recurrence claimed, but no constant-coefficient recurrence fits the output"
+        return None
+    needs = {
+        "matrix_power": ("matrix", "no matrix product in the code"),
+        "symbolic_guess": ("symbolic", "no symbolic or exact-arithmetic toolkit in the code"),
+        "search_enum": ("search", "no candidate enumeration or filtering in the code"),
+    }
+    if claimed not in needs and claimed != "closed_form":
+        return None
+    try:
+        found = evidence(source)
+    except SyntaxError:
+        return None  # not Python the reviewer can read; the claim stands
+    if claimed == "closed_form":
+        return "closed_form claimed, but the code computes terms from earlier terms" if found.recurrence else None
+    feature, missing = needs[claimed]
+    return None if getattr(found, feature) else f"{claimed} claimed, but {missing}"
+
+
+def evidence(source: str) -> Evidence:
+    """The static features of ``source``."""
+    tree = ast.parse(source)
+    modules = set(_imported_modules(tree))
+    called = {_call_name(node) for node in ast.walk(tree) if isinstance(node, ast.Call)}
+    return Evidence(
+        matrix=bool(called & MATRIX_CALLS) or _has_matrix_products(tree),
+        symbolic=bool(modules & SYMBOLIC_MODULES) or bool(called & SYMBOLIC_CALLS),
+        search="itertools" in modules or bool(called & SEARCH_CALLS) or _filters_candidates(tree),
+        recurrence=_computes_from_earlier_terms(tree),
+    )
+
+
+def _imported_modules(tree: ast.AST) -> Iterator[str]:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from (alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            yield node.module.split(".")[0]
+
+
+def _call_name(node: ast.Call) -> str:
+    function = node.func
+    if isinstance(function, ast.Name):
+        return function.id
+    return function.attr if isinstance(function, ast.Attribute) else ""
+
+
+def _has_matrix_products(tree: ast.AST) -> bool:
+    if any(isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult) for node in ast.walk(tree)):
+        return True
+    for node in ast.walk(tree):
+        if (
+            _is_product_of_entries(node)
+            and isinstance(node.left, ast.Subscript)
+            and isinstance(node.left.value, ast.Subscript)
+        ):
+            return True  # a[i][k] * b[k][j]
+    for function in (node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef | ast.Lambda)):
+        if sum(_is_product_of_entries(node) for node in ast.walk(function)) >= HAND_MATRIX_PRODUCTS:
+            return True
+    return False
+
+
+def _is_product_of_entries(node: ast.AST) -> TypeGuard[ast.BinOp]:
+    return (
+        isinstance(node, ast.BinOp)
+        and isinstance(node.op, ast.Mult)
+        and isinstance(node.left, ast.Subscript)
+        and isinstance(node.right, ast.Subscript)
+    )
+
+
+def _filters_candidates(tree: ast.AST) -> bool:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.comprehension) and node.ifs:
+            return True
+        if isinstance(node, ast.For | ast.While):
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.If) and _keeps_counts_or_stops(inner):
+                    return True
+    return False
+
+
+def _keeps_counts_or_stops(branch: ast.If) -> bool:
+    for node in (n for statement in branch.body for n in ast.walk(statement)):
+        if isinstance(node, ast.Break | ast.Continue | ast.AugAssign):
+            return True
+        if isinstance(node, ast.Call) and _call_name(node) in {"append", "add", "print"}:
+            return True
+    return False
+
+
+def _computes_from_earlier_terms(tree: ast.AST) -> bool:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and _is_tuple_shift(node):
+            return True
+        if isinstance(node, ast.Call) and _extends_list_from_itself(node):
+            return True
+        if isinstance(node, ast.FunctionDef) and _calls_itself(node):
+            return True
+        if isinstance(node, ast.For | ast.While) and _emits_terms(node):
+            counters = _names_read(node.test) if isinstance(node, ast.While) else set()  # `while n < 200: n += 1`
+            if _carries_state(node.body) - counters:
+                return True
+    return False
+
+
+def _is_tuple_shift(node: ast.Assign) -> bool:
+    """``a, b = b, a + b``: several names assigned from expressions that read them."""
+    target, value = node.targets[0], node.value
+    if not (isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) >= 2):
+        return False
+    assigned = {element.id for element in target.elts if isinstance(element, ast.Name)}
+    return bool(assigned & _names_read(value))
+
+
+def _extends_list_from_itself(node: ast.Call) -> bool:
+    function = node.func
+    if not (isinstance(function, ast.Attribute) and function.attr in {"append", "extend"}):
+        return False
+    if not isinstance(function.value, ast.Name):
+        return False
+    return any(function.value.id in _names_read(argument) for argument in node.args)
+
+
+def _calls_itself(function: ast.FunctionDef) -> bool:
+    return any(isinstance(n, ast.Call) and _call_name(n) == function.name for n in ast.walk(function))
+
+
+def _emits_terms(loop: ast.For | ast.While) -> bool:
+    """The loop prints, yields or appends: it produces the sequence."""
+    for node in ast.walk(loop):
+        if isinstance(node, ast.Yield | ast.YieldFrom):
+            return True
+        if isinstance(node, ast.Call) and _call_name(node) in {"print", "append", "write"}:
+            return True
+    return False
+
+
+def _carries_state(body: list[ast.stmt]) -> set[str]:
+    """Names the loop body reads before assigning them (their values come from the previous iteration)."""
+    assigned_so_far: set[str] = set()
+    read_first: set[str] = set()
+    for statement in body:
+        reads, writes = _names_read(statement), _names_written(statement)
+        read_first |= reads - assigned_so_far
+        assigned_so_far |= writes
+    return read_first & assigned_so_far
+
+
+def _names_read(node: ast.AST) -> set[str]:
+    reads = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    reads |= {n.target.id for n in ast.walk(node) if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name)}
+    return reads
+
+
+def _names_written(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
