@@ -1,6 +1,7 @@
 # podium: two commands for a newcomer on a fresh Debian machine with Python 3.11:
-#   make demo   create .venv, install podium, run the PCG pipeline on the bundled example, print the leaderboard
-#               (the example's Unity stability files are replaced by podium's own simulation)
+#   make demo   create .venv, install podium, run the whole PCG pipeline (`podium pcg evaluate`) on the bundled
+#               example, print the leaderboard and the report path (podium's simulation and embedded classifier
+#               replace the example's Unity stability and ViT similarity files)
 #   make test   install test dependencies (PyPI, npm oracle; bubblewrap, PostgreSQL, Node.js via apt if missing)
 #               and run every test
 PYTHON ?= python3
@@ -30,10 +31,7 @@ oracle: $(ORACLE)
 
 demo: install
 	rm -rf $(DEMO_DIR) && cp -r examples/pcg-2023-unity $(DEMO_DIR)
-	$(BIN)/podium pcg extract $(DEMO_DIR) --edition 2023
-	$(BIN)/podium pcg build $(DEMO_DIR) --edition 2023
-	$(BIN)/podium pcg simulate $(DEMO_DIR) --edition 2023
-	$(BIN)/podium pcg score $(DEMO_DIR) --edition 2023
+	$(BIN)/podium pcg evaluate $(DEMO_DIR) --edition 2023
 
 lint: $(VENV)/.test-deps
 	$(BIN)/ruff check src tests benchmarks scripts
