@@ -3,6 +3,8 @@
 #   bubblewrap   the sandbox that runs untrusted solvers (bwrap)
 #   util-linux   setpriv and prlimit, which start each sandboxed run (essential on Debian; checked anyway)
 #   postgresql   a real PostgreSQL server that the dojo tests start in a temporary folder
+#   chromium     the real browser the dojo page tests drive through Playwright (/usr/bin/chromium; Playwright's
+#                own browser downloads are never used)
 # Runs as root on CI (fresh Debian 12); elsewhere it uses sudo when it has to install something.
 set -euo pipefail
 
@@ -10,6 +12,7 @@ missing=()
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 { command -v setpriv >/dev/null 2>&1 && command -v prlimit >/dev/null 2>&1; } || missing+=(util-linux)
 compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
+{ [ -x /usr/bin/chromium ] || command -v chromium >/dev/null 2>&1; } || missing+=(chromium)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if ! command -v apt-get >/dev/null 2>&1; then

@@ -1,0 +1,331 @@
+"""The dojo's pages in a real browser: problem list, problem page, submit form, my submissions, leaderboard.
+
+A real ``podium serve`` on a temporary SQLite database holds one season with the Fibonacci problem of the judge
+corpus, open. Headless Chromium (Debian's ``/usr/bin/chromium``, driven by Playwright) then does what a solver
+does: opens the problem list, follows the link to the problem, reads the visible terms and the commitments, submits
+a solver through the form with their token, and after a judge worker has run, sees the verdict under "My
+submissions". After the operator's freeze and reveal, they follow the problem list's link to the season leaderboard
+and find their row and score (1221, worked out by hand below), then the problem page's own leaderboard and the
+revealed salt, setter and terms, which must match the commitments the page showed while the problem was open.
+Every page must load without an HTTP error or a console error. Two known defects of the pages are tests marked
+``xfail(strict=True)``, so fixing one turns its test into a failure that asks for the mark to go.
+
+Why a real browser: the pages are plain HTML whose links and form actions are relative (``problems/fib``,
+``../submit/fib``, a redirect to ``../me``) and whose login is a cookie set on a redirect (HTTP-only,
+SameSite=Strict). Only a browser resolves those URLs, encodes the form (a textarea is sent with CRLF line ends)
+and keeps and sends the cookie the way a user's browser does; an HTTP client in a test would do all of that the
+way the test's author believes it works.
+
+Skips only where Chromium or the ``playwright`` package is missing and nobody required the browser:
+``PODIUM_REQUIRE_BROWSER=1`` (set by ``make test``, which installs Chromium) or ``CI`` make that a failure.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn
+from urllib.parse import urljoin
+
+import httpx
+import pytest
+
+from podium.core.clock import SystemClock
+from podium.core.execution.sandbox import Sandbox
+from podium.core.storage.sql import sqlite_url
+from podium.tracks.dojo.platform import Dojo
+from podium.tracks.dojo.problem import load_problem
+from podium.tracks.dojo.records import Role
+from podium.tracks.dojo.store import open_store
+from podium.tracks.dojo.worker import work
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, ConsoleMessage, Locator, Page
+
+# every test here needs the server and the browser started (about 5 s on a loaded 2-core machine)
+pytestmark = pytest.mark.slow
+
+CORPUS = Path(__file__).parent / "corpus"
+CHROMIUM = Path("/usr/bin/chromium")
+SEASON = "spring"
+# Reward Correct, 35 bytes: 1000 (reward_base) + floor(200·e^(−35/800)) = 191 (brevity) + 30 (first of its method
+# tag, the only tag, so no shared bonus) = 1221 (SCORING.md 4–6 with the default rules).
+ANN_SOLVER = "a,b=0,1\nwhile 1:print(a);a,b=b,a+b\n"
+ANN_LENGTH, ANN_SCORE = 35, 1221
+# Stage Pass only (the first 150 terms): stage_base = 200.
+BOB_SOLVER = (CORPUS / "stage_only" / "first_150.py").read_bytes()
+BOB_SCORE = 200
+
+
+def _browser_required() -> bool:
+    return os.environ.get("PODIUM_REQUIRE_BROWSER") == "1" or bool(os.environ.get("CI"))
+
+
+def _missing(what: str, fix: str) -> NoReturn:
+    message = f"{what}: {fix} (`make test` does it)"
+    if _browser_required():
+        pytest.fail(f"{message} (required: PODIUM_REQUIRE_BROWSER=1 or CI is set)")
+    pytest.skip(message)
+
+
+@dataclass
+class Site:
+    """The running server and the operator's handle on its database."""
+
+    base: str  # http://127.0.0.1:PORT/dojo
+    dojo: Dojo
+    tokens: dict[str, str]
+    sandbox: Sandbox
+
+
+@dataclass
+class Tab:
+    """A browser page that records every HTTP error, console error and uncaught exception it sees."""
+
+    page: Page
+    problems: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.page.on("console", self._console)
+        self.page.on("pageerror", lambda error: self.problems.append(f"uncaught: {error}"))
+        self.page.on(
+            "response", lambda r: self.problems.append(f"HTTP {r.status} {r.url}") if r.status >= 400 else None
+        )
+
+    def _console(self, message: ConsoleMessage) -> None:
+        where = message.location.get("url", "")
+        # the missing icon has a test of its own (test_the_pages_have_an_icon); any other error counts here
+        if message.type == "error" and not where.endswith("/favicon.ico"):
+            self.problems.append(f"console {message.type}: {message.text} at {where}")
+
+    def text(self) -> str:
+        return self.page.locator("body").inner_text()
+
+    def heading(self) -> str:
+        return self.page.locator("h1").inner_text()
+
+    def fact(self, name: str) -> str:
+        """The value shown in the problem page's facts table for ``name``."""
+        row = self.page.locator("tr").filter(has=self.page.locator("th", has_text=re.compile(f"^{name}$")))
+        return row.locator("td").inner_text()
+
+    def has_fact(self, name: str) -> bool:
+        return self.page.locator("th", has_text=re.compile(f"^{name}$")).count() > 0
+
+    def after(self, heading: str, tag: str) -> Locator:
+        """The first ``tag`` element after the ``<h2>`` titled ``heading``."""
+        return self.page.locator("h2", has_text=re.compile(f"^{heading}$")).locator(
+            f"xpath=following-sibling::{tag}[1]"
+        )
+
+    def table(self, pre: Locator | None = None) -> list[dict[str, str]]:
+        """The Markdown table in a ``<pre>`` (the page's first by default), one dict per row."""
+        shown = (pre or self.page.locator("pre").first).inner_text()
+        lines = [line for line in shown.splitlines() if line.startswith("|")]
+        cells = [[cell.strip() for cell in line.strip("|").split("|")] for line in lines]
+        header, rows = cells[0], cells[2:]  # cells[1] is the |---| line
+        return [dict(zip(header, row, strict=True)) for row in rows]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def wait_until_up(url: str, server: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + 60  # a loaded 2-core machine takes seconds to import the app
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise RuntimeError(f"`podium serve` exited with {server.returncode}:\n{log.read_text()}")
+        try:
+            if httpx.get(url, timeout=2).status_code == 200:
+                return
+        except httpx.TransportError:
+            time.sleep(0.1)
+    raise TimeoutError(f"`podium serve` did not answer {url} within 60 s:\n{log.read_text()}")
+
+
+@pytest.fixture(scope="module")
+def site(bubblewrap: Sandbox, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    """A season with the open Fibonacci problem, solvers ann and bob, and `podium serve` on it."""
+    folder = tmp_path_factory.mktemp("dojo-pages")
+    url = sqlite_url(folder / "dojo.sqlite3")
+    dojo = Dojo(open_store(url), SystemClock(), lambda: bubblewrap)
+    dojo.add_user("sam", Role.SETTER)
+    tokens = {name: dojo.add_user(name, Role.SOLVER)[1] for name in ("ann", "bob")}
+    dojo.create_season(SEASON)
+    dojo.add_problem(SEASON, "fib", "sam", load_problem(CORPUS / "problem"))
+    assert dojo.validate("fib").accepted
+    dojo.open("fib")
+    port, log = free_port(), folder / "serve.log"
+    with log.open("wb") as sink:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "podium", "serve", "--db", url, "--port", str(port)], stdout=sink, stderr=sink
+        )
+    try:
+        wait_until_up(f"http://127.0.0.1:{port}/healthz", server, log)
+        yield Site(f"http://127.0.0.1:{port}/dojo", dojo, tokens, bubblewrap)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Debian's Chromium, headless, through Playwright (no browser download: the system's Chromium is the one)."""
+    if not (CHROMIUM.is_file() or shutil.which("chromium")):
+        _missing(f"Chromium is not installed ({CHROMIUM})", "apt-get install chromium")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ModuleNotFoundError:
+        _missing("the Python package playwright is not installed", "pip install -e '.[test]'")
+    executable = str(CHROMIUM) if CHROMIUM.is_file() else shutil.which("chromium")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=executable, headless=True)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@pytest.fixture
+def tab(browser: Browser, site: Site) -> Iterator[Tab]:
+    """A fresh browser context (no cookies) with one page."""
+    context = browser.new_context()
+    context.set_default_timeout(30_000)
+    try:
+        yield Tab(context.new_page())
+    finally:
+        context.close()
+
+
+def test_a_solver_submits_through_the_pages_and_finds_their_score(tab: Tab, site: Site) -> None:
+    page, dojo = tab.page, site.dojo
+    # bob submits meanwhile (through the platform, as the API does), so the leaderboards have a second row
+    dojo.submit(dojo.user("bob"), "fib", BOB_SOLVER)
+
+    # the problem list (typed without the final slash, against which its relative links would resolve wrongly)
+    page.goto(site.base)
+    assert page.url == f"{site.base}/" and tab.heading() == "Problems"
+    row = page.locator("tr").filter(has=page.get_by_role("link", name="fib", exact=True))
+    assert "Fibonacci" in row.inner_text() and "OPEN" in row.inner_text()
+    page.get_by_role("link", name="fib", exact=True).click()
+    page.wait_for_url(f"{site.base}/problems/fib")
+
+    # the problem page: statement, visible terms, both commitments, and nothing that is secret until reveal
+    opened = dojo.problem("fib")
+    assert tab.heading() == "Fibonacci (fib)"
+    assert "F(0)=0, F(1)=1, F(n)=F(n-1)+F(n-2)" in tab.text()
+    assert json.loads(tab.fact("visible_terms")) == ["0", "1", "1", "2", "3", "5", "8", "13", "21", "34"]
+    setter_commit, seq_commit = tab.fact("setter_commit"), tab.fact("seq_commit")
+    assert re.fullmatch("[0-9a-f]{64}", setter_commit) and re.fullmatch("[0-9a-f]{64}", seq_commit)
+    assert (setter_commit, seq_commit) == (opened.setter_commit, opened.seq_commit)
+    assert not any(tab.has_fact(secret) for secret in ("salt_hex", "terms", "setter_source"))
+    assert "setter.py" not in tab.text() and (opened.salt_hex or "?") not in page.content()
+
+    # submit through the form with the token, as a user would type it
+    page.get_by_label("API token").fill(site.tokens["ann"])
+    page.get_by_placeholder("solver.py").fill(ANN_SOLVER)
+    page.get_by_label("method tag").fill("iterative")
+    page.get_by_role("button", name="Submit").click()
+    page.wait_for_url(f"{site.base}/me")
+
+    # my submissions (the page knows me from the cookie the form set): queued, no verdict yet
+    assert tab.heading() == "Submissions of ann"
+    [cookie] = page.context.cookies()
+    assert (cookie["value"], cookie["httpOnly"], cookie["sameSite"]) == (site.tokens["ann"], True, "Strict")
+    [queued] = tab.table()
+    assert (queued["problem"], queued["status"], queued["verdict"]) == ("fib", "queued", "")
+
+    assert work(dojo, site.sandbox) == 2  # the judge worker, until the queue is empty
+
+    page.get_by_role("link", name="My submissions").click()
+    page.wait_for_url(f"{site.base}/me")
+    [judged] = tab.table()
+    assert judged["id"] == queued["id"]
+    # the browser sends the textarea with CRLF line ends; the judge measures the canonical (LF) text
+    assert (judged["status"], judged["verdict"], judged["length"]) == ("judged", "OK", str(ANN_LENGTH))
+    # while the problem is open a solver learns the run verdict and Stage Pass only (spec dojo.md 2)
+    assert (judged["stage_pass"], judged["reward_correct"]) == ("True", "")
+
+    # the operator freezes and reveals; the season leaderboard, linked from the problem list, then counts the problem
+    dojo.freeze("fib")
+    dojo.reveal("fib")
+    page.get_by_role("link", name="Problems").click()
+    page.wait_for_url(f"{site.base}/")
+    tab.after("Season leaderboards", "p").get_by_role("link", name=SEASON, exact=True).click()
+    page.wait_for_url(f"{site.base}/leaderboards/{SEASON}")
+    assert tab.heading() == f"Season {SEASON}"
+    board = {row["user"]: row for row in tab.table()}
+    assert set(board) == {"ann", "bob"}
+    assert board["ann"] == {
+        "rank": "1", "user": "ann", "score": str(ANN_SCORE), "stage_pass": "1", "reward_correct": "1",
+        "median_L": str(ANN_LENGTH), "problems": "1",
+    }  # fmt: skip
+    assert (board["bob"]["rank"], board["bob"]["score"], board["bob"]["reward_correct"]) == ("2", str(BOB_SCORE), "0")
+
+    # after reveal: Reward Correct under my submissions; the problem page shows the problem's leaderboard and
+    # publishes salt, setter and terms, from which anyone checks the commitments it showed while the problem was open
+    page.get_by_role("link", name="My submissions").click()
+    page.wait_for_url(f"{site.base}/me")
+    assert tab.table()[0]["reward_correct"] == "True"
+    page.get_by_role("link", name="Problems").click()
+    page.wait_for_url(f"{site.base}/")
+    page.get_by_role("link", name="fib", exact=True).click()
+    page.wait_for_url(f"{site.base}/problems/fib")
+    assert "REVEALED" in tab.fact("state")
+    problem_board = {row["user"]: row for row in tab.table(tab.after("Leaderboard", "pre"))}
+    assert {user: (row["rank"], row["score"]) for user, row in problem_board.items()} == {
+        "ann": ("1", str(ANN_SCORE)), "bob": ("2", str(BOB_SCORE))
+    }  # fmt: skip
+    assert (problem_board["ann"]["L"], problem_board["ann"]["reward_correct"]) == (str(ANN_LENGTH), "yes")
+    salt = bytes.fromhex(tab.fact("salt_hex"))
+    setter = tab.after("setter.py", "pre").text_content() or ""
+    terms = json.loads(tab.fact("terms"))
+    assert terms[:10] == ["0", "1", "1", "2", "3", "5", "8", "13", "21", "34"] and len(terms) == 200
+    assert hashlib.sha256(b"dojo-setter-v1\0" + salt + setter.encode()).hexdigest() == setter_commit
+    assert hashlib.sha256(b"dojo-seq-v1\0" + salt + ("\n".join(terms) + "\n").encode()).hexdigest() == seq_commit
+
+    assert tab.problems == []
+
+
+def test_a_wrong_token_is_refused_with_a_message(tab: Tab, site: Site) -> None:
+    before = len(site.dojo.submissions())
+    tab.page.goto(f"{site.base}/problems/fib")
+    tab.page.get_by_label("API token").fill("not-a-token")
+    tab.page.get_by_placeholder("solver.py").fill(ANN_SOLVER)
+    tab.page.get_by_role("button", name="Submit").click()
+    tab.page.wait_for_url(f"{site.base}/submit/fib")
+    assert "unknown or missing API token" in tab.text()
+    assert len(site.dojo.submissions()) == before
+    assert tab.page.context.cookies() == []
+
+
+@pytest.mark.xfail(strict=True, reason="/me without the cookie answers a JSON error and offers no way to sign in")
+def test_my_submissions_lets_a_new_browser_sign_in(tab: Tab, site: Site) -> None:
+    tab.page.goto(f"{site.base}/")
+    tab.page.get_by_role("link", name="My submissions").click()
+    tab.page.wait_for_url(lambda url: url != f"{site.base}/")
+    assert tab.page.locator("input[type=password]").count() == 1, tab.text()
+
+
+@pytest.mark.xfail(strict=True, reason="the layout declares no icon and /favicon.ico is 404: a console error per page")
+def test_the_pages_have_an_icon(tab: Tab, site: Site) -> None:
+    tab.page.goto(f"{site.base}/")
+    declared = tab.page.locator("link[rel~=icon]")
+    href = declared.first.get_attribute("href") if declared.count() else "/favicon.ico"
+    if href and href.startswith("data:"):
+        return
+    icon = tab.page.request.get(urljoin(tab.page.url, href or "/favicon.ico"))
+    assert icon.status == 200, f"the browser asks for {icon.url} and gets HTTP {icon.status}"
