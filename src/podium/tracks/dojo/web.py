@@ -12,8 +12,9 @@ API (JSON; ``Authorization: Bearer TOKEN`` where a user is needed):
 - ``GET  /api/audit/head``: the audit log's head hash.
 
 Pages: ``/`` (problems and season leaderboard links), ``/problems/{slug}`` (terms, commitments, a submit form;
-after reveal the setter and the problem's leaderboard), ``/me`` (your submissions, with any method-tag override),
-``/leaderboards/{season}``. Pages take the token once (a form) and keep it in an HTTP-only cookie.
+after reveal the setter and the problem's leaderboard), ``/me`` (your submissions, with any method-tag override;
+a sign-in form where the browser has no valid token), ``/leaderboards/{season}``. Pages take the token once (the
+submit or sign-in form) and keep it in an HTTP-only cookie.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from fastapi import APIRouter, Cookie, Form, Header, Request
+from fastapi import APIRouter, Cookie, Form, Header
 from fastapi.responses import HTMLResponse, RedirectResponse
 from pydantic import BaseModel, ConfigDict
 
@@ -221,8 +222,11 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
         return response
 
     @router.get("/me", response_class=HTMLResponse)
-    def my_page(request: Request, saved: str | None = Cookie(None, alias=TOKEN_COOKIE)) -> str:
-        user = platform.authenticate(saved or "")
+    def my_page(saved: str | None = Cookie(None, alias=TOKEN_COOKIE)) -> str:
+        try:
+            user = platform.authenticate(saved or "")
+        except AuthError:  # a new browser, or a token that no longer works: sign in here
+            return sign_in_page("")
         by_id = {p.id: p for p in platform.problems()}
         rows = [submission_json(s, by_id[s.problem_id]) for s in platform.submissions(user_id=user.id)]
         header = (
@@ -240,6 +244,16 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
         table = render_table(header, [[r.get(h) for h in header] for r in rows], "markdown")
         return page(f"Submissions of {user.name}", f"<pre>{esc(table)}</pre>")
 
+    @router.post("/me", response_model=None)
+    def sign_in(token: str = Form("")) -> RedirectResponse | HTMLResponse:
+        try:
+            platform.authenticate(token)
+        except AuthError as error:
+            return HTMLResponse(sign_in_page(error.message))
+        response = RedirectResponse("me", status_code=303)
+        response.set_cookie(TOKEN_COOKIE, token, httponly=True, samesite="strict")
+        return response
+
     @router.get("/leaderboards/{season}", response_class=HTMLResponse)
     def leaderboard_page(season: str) -> str:
         return page(f"Season {season}", f"<pre>{esc(season_leaderboard_text(platform, season, 'markdown'))}</pre>")
@@ -252,11 +266,21 @@ def esc(text: str) -> str:
     return html.escape(text, quote=True)
 
 
+def sign_in_page(problem: str) -> str:
+    """The page that asks for an API token (kept in an HTTP-only cookie once it works)."""
+    shown = f"<p><strong>{esc(problem)}</strong></p>" if problem else ""
+    return page(
+        "Sign in",
+        f"{shown}<form method='post' action='me'><p><label>API token <input name='token' type='password'></label>"
+        "</p><button>Sign in</button></form>",
+    )
+
+
 def page(title: str, body: str) -> str:
     """A whole page in the shared layout."""
     return (
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
-        f"<title>{esc(title)} · Sequence Dojo</title>"
+        f"<title>{esc(title)} · Sequence Dojo</title><link rel='icon' href='data:,'>"  # no icon request, no 404
         "<style>body{font:15px system-ui;margin:2rem auto;max-width:60rem}td,th{padding:.2rem .6rem;text-align:left}"
         "pre,code{background:#f4f4f4}</style></head>"
         f"<body><nav><a href='/dojo/'>Problems</a> · <a href='/dojo/me'>My submissions</a></nav><h1>{esc(title)}</h1>"
