@@ -20,7 +20,7 @@ from podium.tracks.dojo.platform import AuthError, Dojo
 from podium.tracks.dojo.problem import ProblemFiles
 from podium.tracks.dojo.records import Role
 from podium.tracks.dojo.replay import replay_season
-from podium.tracks.dojo.results import problem_leaderboard_csv, season_leaderboard_text
+from podium.tracks.dojo.results import problem_leaderboard_csv, problem_tags, season_leaderboard_text
 from podium.tracks.dojo.schema import audit_log, submissions
 from podium.tracks.dojo.store import audit_entries, audit_payload, open_store
 from podium.tracks.dojo.web import submission_json
@@ -227,6 +227,11 @@ def test_a_conflicting_method_tag_is_ignored_recorded_and_shown(
         "1,ann,1221,35,yes,yes,1,2026-11-01T09:01:00.000000+00:00",
         "2,bob,1191,35,yes,yes,2,2026-11-01T09:02:00.000000+00:00",
     ]
+    assert problem_tags(dojo, dojo.problem("fib")) == {
+        "claimed": {"matrix_power": 1, "unspecified": 1},
+        "counted": {"unspecified": 2},
+        "overridden": [{"submission": 1, "claimed": "matrix_power", "reason": stored.tag_override}],
+    }
     assert replay_season(dojo, "s1", bubblewrap).ok
 
 

@@ -137,7 +137,7 @@ def test_unspecified_is_a_tag_of_its_own_and_diversity_can_be_disabled() -> None
     entries = [entry(1, 1, UNSPECIFIED, 0), entry(2, 2, "closed_form", 1)]
     assert diversity_bonuses(entries, RULES, None) == {1: 50, 2: 50}
     assert diversity_bonuses(entries, ScoringRules(diversity_enabled=False), None) == {1: 0, 2: 0}
-    assert tag_distribution(entries) == {"closed_form": 1, UNSPECIFIED: 1}
+    assert tag_distribution(["closed_form", UNSPECIFIED, "closed_form"]) == {"closed_form": 2, UNSPECIFIED: 1}
 
 
 def scored(

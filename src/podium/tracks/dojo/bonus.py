@@ -20,7 +20,7 @@ A missing tag, or one that is not a string, empty (or only whitespace) or longer
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -92,10 +92,9 @@ def diversity_bonuses(
     return {sid: min(bonus, rules.diversity_bonus_cap) for sid, bonus in bonuses.items()}
 
 
-def tag_distribution(entries: Sequence[DiversityEntry]) -> dict[str, int]:
-    """How many Reward Correct submissions claim each tag (published after reveal for auditing)."""
+def tag_distribution(tags: Iterable[str]) -> dict[str, int]:
+    """How many times each tag occurs, by tag name (published after reveal for auditing, SCORING.md 6.3)."""
     counts: dict[str, int] = {}
-    for entry in entries:
-        if entry.reward_correct:
-            counts[entry.method_tag] = counts.get(entry.method_tag, 0) + 1
+    for tag in tags:
+        counts[tag] = counts.get(tag, 0) + 1
     return dict(sorted(counts.items()))

@@ -7,12 +7,12 @@ is the problem's ``freeze_started_at`` (every counted submission while it is sti
 from __future__ import annotations
 
 import hashlib
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from podium.core.clock import parse_utc
 from podium.core.ranking.leaderboard import Ranked
 from podium.core.reporting.tables import render_table
-from podium.tracks.dojo.bonus import DiversityEntry, diversity_bonuses, problem_score
+from podium.tracks.dojo.bonus import DiversityEntry, diversity_bonuses, problem_score, tag_distribution
 from podium.tracks.dojo.lifecycle import REVEALED_STATES
 from podium.tracks.dojo.records import JobStatus, Problem, Submission
 from podium.tracks.dojo.rules import ScoringRules
@@ -78,6 +78,21 @@ def problem_scores(dojo: Dojo, problem: Problem) -> list[ScoredSubmission]:
     """A problem's counted submissions, scored."""
     rules = dojo.season_of(problem).rules
     return score_submissions(problem, dojo.submissions(problem.id), dojo.user_names(), rules)
+
+
+def problem_tags(dojo: Dojo, problem: Problem) -> dict[str, Any]:
+    """The tags of a problem's counted Reward Correct submissions: claimed, counted, and each override.
+
+    Published after reveal for auditing (SCORING.md 6.3).
+    """
+    solved = [s for s in dojo.submissions(problem.id) if counted(s) and s.reward_correct]
+    return {
+        "claimed": tag_distribution(s.method_tag for s in solved),
+        "counted": tag_distribution(s.counted_tag for s in solved),
+        "overridden": [
+            {"submission": s.id, "claimed": s.method_tag, "reason": s.tag_override} for s in solved if s.tag_override
+        ],
+    }
 
 
 def problem_leaderboard(dojo: Dojo, problem: Problem) -> list[Ranked[ScoredSubmission]]:

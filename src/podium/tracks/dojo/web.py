@@ -8,7 +8,8 @@ API (JSON; ``Authorization: Bearer TOKEN`` where a user is needed):
   (202). Judging happens in the workers (``podium dojo worker``).
 - ``GET  /api/submissions/{id}`` and ``/api/me/submissions``: your own submissions. While a problem is not revealed
   you learn the run verdict and Stage Pass only, never Reward Correct or which term differs (spec dojo.md 2).
-- ``GET  /api/problems/{slug}/leaderboard`` (after reveal) and ``/api/seasons/{name}/leaderboard``.
+- ``GET  /api/problems/{slug}/leaderboard`` and ``/api/problems/{slug}/tags`` (after reveal: the method tags of the
+  Reward Correct submissions as claimed and as counted, with every override) and ``/api/seasons/{name}/leaderboard``.
 - ``GET  /api/audit/head``: the audit log's head hash.
 
 Pages: ``/`` (problems and season leaderboard links), ``/problems/{slug}`` (terms, commitments, a submit form;
@@ -34,7 +35,7 @@ from podium.core.reporting.tables import render_table
 from podium.tracks.dojo.lifecycle import PUBLISHED, REVEALED_STATES
 from podium.tracks.dojo.platform import AuthError, Dojo
 from podium.tracks.dojo.records import Problem, Submission, User
-from podium.tracks.dojo.results import problem_leaderboard, season_leaderboard_text
+from podium.tracks.dojo.results import problem_leaderboard, problem_tags, season_leaderboard_text
 from podium.tracks.dojo.standings import PROBLEM_HEADER, problem_rows
 from podium.tracks.dojo.store import audit_head, open_store
 
@@ -155,6 +156,13 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
             raise AuthError(f"problem {slug!r} is not revealed yet; its leaderboard is published at reveal")
         rows = problem_rows(problem_leaderboard(platform, problem))
         return [dict(zip(PROBLEM_HEADER, row, strict=True)) for row in rows]
+
+    @router.get("/api/problems/{slug}/tags")
+    def get_problem_tags(slug: str) -> dict[str, Any]:
+        problem = published(slug)
+        if problem.state not in REVEALED_STATES:
+            raise AuthError(f"problem {slug!r} is not revealed yet; its method tags are published at reveal")
+        return problem_tags(platform, problem)
 
     @router.get("/api/seasons/{name}/leaderboard")
     def get_season_leaderboard(name: str) -> Any:
