@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -27,28 +26,11 @@ from podium.tracks.dojo.records import Role
 from podium.tracks.dojo.schema import audit_log, submissions
 from podium.tracks.dojo.store import audit_entries, audit_payload, open_store
 
+from .serving import free_port, wait_until_up
+
 USERS, PER_USER = 50, 10
 PODIUM = [sys.executable, "-m", "podium"]
 SQUARES = b"n=0\nwhile 1:print(n*n);n+=1\n"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def wait_for(url: str, server: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise RuntimeError(f"the server exited: {server.stderr.read().decode() if server.stderr else ''}")
-        try:
-            if httpx.get(url, timeout=1).status_code == 200:
-                return
-        except httpx.TransportError:
-            time.sleep(0.1)
-    raise TimeoutError(url)
 
 
 def season_with_open_problem(url: str, bubblewrap: Sandbox) -> list[str]:
@@ -72,15 +54,18 @@ def solver(user: int, attempt: int) -> str:
 def run_load(url: str, bubblewrap: Sandbox, tmp_path: Path) -> None:
     tokens = season_with_open_problem(url, bubblewrap)
     env = {**os.environ, "PODIUM_DOJO_DB": url}
-    port = free_port()
-    server = subprocess.Popen([*PODIUM, "serve", "--port", str(port)], env=env, stderr=subprocess.PIPE)
-    workers = [
-        subprocess.Popen([*PODIUM, "dojo", "worker", "--forever", "--threads", "4"], env=env, stderr=subprocess.PIPE)
-        for _ in range(2)
-    ]
+    port, log = free_port(), tmp_path / "processes.log"
+    with log.open("wb") as sink:  # a file, not a pipe nobody reads: a chatty process must never block on it
+        server = subprocess.Popen([*PODIUM, "serve", "--port", str(port)], env=env, stdout=sink, stderr=sink)
+        workers = [
+            subprocess.Popen(
+                [*PODIUM, "dojo", "worker", "--forever", "--threads", "4"], env=env, stdout=sink, stderr=sink
+            )
+            for _ in range(2)
+        ]
     try:
         base = f"http://127.0.0.1:{port}/dojo"
-        wait_for(f"http://127.0.0.1:{port}/healthz", server)
+        wait_until_up(f"http://127.0.0.1:{port}/healthz", server, log)
 
         def submit_all(user: int) -> list[int]:
             ids = []

@@ -27,17 +27,14 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 from urllib.parse import urljoin
 
-import httpx
 import pytest
 
 from podium.core.clock import SystemClock
@@ -48,6 +45,8 @@ from podium.tracks.dojo.problem import load_problem
 from podium.tracks.dojo.records import Role
 from podium.tracks.dojo.store import open_store
 from podium.tracks.dojo.worker import work
+
+from .serving import free_port, wait_until_up
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, ConsoleMessage, Locator, Page
@@ -133,25 +132,6 @@ class Tab:
         cells = [[cell.strip() for cell in line.strip("|").split("|")] for line in lines]
         header, rows = cells[0], cells[2:]  # cells[1] is the |---| line
         return [dict(zip(header, row, strict=True)) for row in rows]
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def wait_until_up(url: str, server: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + 60  # a loaded 2-core machine takes seconds to import the app
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise RuntimeError(f"`podium serve` exited with {server.returncode}:\n{log.read_text()}")
-        try:
-            if httpx.get(url, timeout=2).status_code == 200:
-                return
-        except httpx.TransportError:
-            time.sleep(0.1)
-    raise TimeoutError(f"`podium serve` did not answer {url} within 60 s:\n{log.read_text()}")
 
 
 @pytest.fixture(scope="module")
