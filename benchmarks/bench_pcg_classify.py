@@ -32,7 +32,7 @@ from bench_pcg_text_pipeline import team_names, write_raw_responses  # noqa: E40
 from machine import cpu_model  # benchmarks/machine.py, beside this script
 
 from podium.core.execution.executor import ProcessPoolExecutor  # noqa: E402
-from podium.tracks.pcg.classifiers import LetterClassifier, load_classifier  # noqa: E402
+from podium.tracks.pcg.classifiers import ClassifierSpec, LetterClassifier, load_classifier  # noqa: E402
 from podium.tracks.pcg.editions import TRIALS_PER_CHARACTER, edition  # noqa: E402
 from podium.tracks.pcg.evaluate import evaluate  # noqa: E402
 from podium.tracks.pcg.levelxml import parse_level  # noqa: E402
@@ -100,9 +100,7 @@ def evaluate_table(teams: int, repeats: int, workdir: Path) -> list[str]:
         root = workdir / f"competition-{repeat}"
         write_raw_responses(root, 2024, team_names(teams), TRIALS_PER_CHARACTER)
         started = time.perf_counter()
-        result = evaluate(
-            root, edition(2024), lambda: load_classifier("embedded"), executor=ProcessPoolExecutor(workers=2)
-        )
+        result = evaluate(root, edition(2024), ClassifierSpec("embedded"), executor=ProcessPoolExecutor(workers=2))
         runs.append((time.perf_counter() - started, result))
         print(f"evaluate run {repeat + 1}: {runs[-1][0]:.1f} s", flush=True)
     runs.sort(key=lambda run: run[0])

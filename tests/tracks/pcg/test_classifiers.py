@@ -10,7 +10,7 @@ import pytest
 from PIL import Image
 
 from podium.core.errors import ConfigError
-from podium.tracks.pcg.classifiers import LETTERS, load_classifier
+from podium.tracks.pcg.classifiers import LETTERS, ClassifierSpec, load_classifier
 from podium.tracks.pcg.classify import ClassifiedImage, similarity_json
 
 torch = pytest.importorskip("torch", reason="the hf extra (torch, transformers) is not installed")
@@ -91,7 +91,7 @@ def test_classify_stage_writes_official_files_and_resumes(tiny_vit: Path, tmp_pa
             image.save(folder / f"team_{letter}_{n}.png")
         (folder / f"team_{letter}_1_raw.png").write_bytes(b"textured image, ignored")
     (tmp_path / "team" / "images" / "A" / "team_A_9.png").write_bytes(b"not a png")
-    classifier = load_classifier(f"hf:{tiny_vit}")
+    classifier = ClassifierSpec(f"hf:{tiny_vit}")
     summary = run_classify(tmp_path, classifier, edition(2025))
     verdicts = {e.trial: e.verdict for e in summary.events}
     assert verdicts["team_A_9.png"] == "malformed_input" and "team_A_1_raw.png" not in verdicts
@@ -105,3 +105,27 @@ def test_classify_stage_writes_official_files_and_resumes(tiny_vit: Path, tmp_pa
     assert (
         "cls_embedding" not in json.loads((tmp_path / "team" / "similarity" / "B.json").read_text())["similarities"][0]
     )
+
+
+def test_classify_in_worker_processes_writes_what_serial_writes(tiny_vit: Path, tmp_path: Path) -> None:
+    from podium.core.execution.executor import ProcessPoolExecutor, SerialExecutor
+    from podium.tracks.pcg.editions import edition
+    from podium.tracks.pcg.stages import run_classify
+
+    roots = {"serial": tmp_path / "serial", "pool": tmp_path / "pool"}
+    for root in roots.values():
+        for letter in ("A", "B", "C"):
+            folder = root / "team" / "images" / letter
+            folder.mkdir(parents=True)
+            for n, image in enumerate(level_images(2), start=1):
+                image.save(folder / f"team_{letter}_{n}.png")
+        (root / "team" / "images" / "B" / "team_B_3.png").write_bytes(b"not a png")  # found in a worker
+    spec = ClassifierSpec(f"hf:{tiny_vit}")
+    serial = run_classify(roots["serial"], spec, edition(2025), executor=SerialExecutor())
+    pooled = run_classify(roots["pool"], spec, edition(2025), executor=ProcessPoolExecutor(workers=2))
+    verdicts = sorted((e.character, e.trial, e.verdict) for e in pooled.events)
+    assert verdicts == sorted((e.character, e.trial, e.verdict) for e in serial.events)
+    assert ("B", "team_B_3.png", "malformed_input") in verdicts
+    for letter in ("A", "B", "C"):
+        written = [(root / "team" / "similarity" / f"{letter}.json").read_bytes() for root in roots.values()]
+        assert written[0] == written[1]

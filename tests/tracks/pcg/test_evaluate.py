@@ -64,26 +64,33 @@ def test_a_killed_evaluation_resumes_to_the_same_results(reference: Path, tiny_v
 
 
 def test_dask_local_cluster_gives_the_same_results(tmp_path: Path) -> None:
+    """simulate and classify spread over a real Dask cluster write what the serial executor writes."""
     distributed = pytest.importorskip("distributed", reason="the dask extra is not installed")
     from podium.core.execution.dask import DaskExecutor
 
     serial, clustered = tmp_path / "serial" / "competition", tmp_path / "dask" / "competition"
     for root in (serial, clustered):
         shutil.copytree(EXAMPLE / "v2" / "raw", root / "v2" / "raw")
+    from podium.tracks.pcg.classifiers import ClassifierSpec
     from podium.tracks.pcg.editions import edition
-    from podium.tracks.pcg.stages import run_build, run_extract
+    from podium.tracks.pcg.stages import run_build, run_classify, run_extract
 
     for root in (serial, clustered):
         run_extract(root, edition(2023))
         run_build(root, edition(2023))
     run_simulate(serial, executor=SerialExecutor())
+    run_classify(serial, ClassifierSpec("embedded"), edition(2023), executor=SerialExecutor())
     with (
         distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
         distributed.Client(cluster) as client,
     ):
         summary = run_simulate(clustered, executor=DaskExecutor(client=client, in_flight=4))
-    assert {e.verdict for e in summary.events} == {"ok"}
-    assert len(summary.events) == len(list(clustered.glob("*/levels/*/*.xml"))) == 29
+        classified = run_classify(
+            clustered, ClassifierSpec("embedded"), edition(2023), executor=DaskExecutor(client=client, in_flight=4)
+        )
+    assert {e.verdict for e in summary.events} == {"ok"} == {e.verdict for e in classified.events}
+    assert len(summary.events) == len(list(clustered.glob("*/levels/*/*.xml"))) == 29 == len(classified.events)
+    assert len(list(clustered.glob("*/similarity/*.json"))) == 3  # letters I, L, U
     assert outputs(serial) == outputs(clustered)
 
 

@@ -8,11 +8,19 @@ The official similarity script's format (spec ``pcg.md`` 6), written with ``json
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
-from podium.tracks.pcg.classifiers import LETTERS, LetterPrediction
+from PIL import Image
+
+from podium.core.errors import InputError
+from podium.core.records import StageFailure
+from podium.core.storage.files import read_bytes
+from podium.tracks.pcg.classifiers import LETTERS, ClassifierSpec, LetterPrediction
+from podium.tracks.pcg.verdicts import PcgVerdict
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,6 +29,36 @@ class ClassifiedImage:
 
     image_id: str  # the file name, e.g. team_A_1.png
     prediction: LetterPrediction
+
+
+@dataclass(frozen=True, slots=True)
+class ClassifyJob:
+    """One character folder's images, classified together in whichever process runs the job."""
+
+    team: str
+    char: str
+    images: tuple[Path, ...]
+    classifier: ClassifierSpec
+
+
+def classify_images(job: ClassifyJob) -> list[tuple[str, LetterPrediction | StageFailure]]:
+    """Each image's prediction, or why it could not be classified, in the job's order."""
+    loaded: list[tuple[str, Image.Image]] = []
+    failed: dict[str, StageFailure] = {}
+    for path in job.images:
+        try:
+            image = Image.open(io.BytesIO(read_bytes(path)))
+            image.load()
+        except InputError as error:
+            failed[path.name] = StageFailure(PcgVerdict.UNREADABLE_INPUT, error.describe())
+            continue
+        except (OSError, SyntaxError, ValueError) as error:
+            failed[path.name] = StageFailure(PcgVerdict.MALFORMED_INPUT, f"not an image: {error}")
+            continue
+        loaded.append((path.name, image))
+    predictions = job.classifier.load().predict([image for _, image in loaded]) if loaded else []
+    predicted = dict(zip((name for name, _ in loaded), predictions, strict=True))
+    return [(path.name, predicted[path.name] if path.name in predicted else failed[path.name]) for path in job.images]
 
 
 def is_level_image(file_name: str) -> bool:

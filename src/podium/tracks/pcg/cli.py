@@ -19,6 +19,7 @@ from podium.core.storage.files import decode_utf8, read_bytes
 from podium.core.storage.rundir import Platform, base_name, list_visible_files
 from podium.core.storage.stagelog import StageLog
 from podium.tracks.pcg import jsnum
+from podium.tracks.pcg.classifiers import ClassifierSpec
 from podium.tracks.pcg.editions import DEFAULT_EDITION, EDITIONS, TRIALS_PER_CHARACTER, Edition, edition
 from podium.tracks.pcg.qualify import Qualification, qualify_prompt
 from podium.tracks.pcg.results import ScoreOptions, ScoreRun, run_score
@@ -226,17 +227,24 @@ def simulate(root: Path, edition: str, workers: int | None, force: bool, as_json
     show_default=True,
     help="Images per forward pass (1 reproduces the official script bit for bit).",
 )
+@_workers_option
 @_force_option
 @_json_option
 @_order_option
 def classify(
-    root: Path, edition: str, classifier: str, batch_size: int, force: bool, as_json: bool, platform: str
+    root: Path,
+    edition: str,
+    classifier: str,
+    batch_size: int,
+    workers: int | None,
+    force: bool,
+    as_json: bool,
+    platform: str,
 ) -> None:
     """images/ → similarity/: the probability that each level image shows its target letter."""
-    from podium.tracks.pcg.classifiers import load_classifier
-
-    model = load_classifier(classifier, batch_size=batch_size)
-    summary = run_classify(root, model, _edition(edition), force=force, platform=Platform(platform))
+    spec = ClassifierSpec(classifier, batch_size)
+    executor = make_executor(workers)
+    summary = run_classify(root, spec, _edition(edition), executor=executor, force=force, platform=Platform(platform))
     _print_stage(summary, as_json)
 
 
@@ -283,7 +291,6 @@ def evaluate(
     platform: str,
 ) -> None:
     """Run every stage from what exists (raw → result), resumably, and write result/report.html."""
-    from podium.tracks.pcg.classifiers import load_classifier
     from podium.tracks.pcg.evaluate import evaluate as run_evaluation
 
     if executor_kind == "dask":
@@ -299,7 +306,7 @@ def evaluate(
     )
     progress = _Progress()
     evaluation = run_evaluation(
-        root, _edition(edition), lambda: load_classifier(classifier), executor=executor, options=options,
+        root, _edition(edition), ClassifierSpec(classifier), executor=executor, options=options,
         force=force, on_item=progress.item,
     )  # fmt: skip
     progress.done()

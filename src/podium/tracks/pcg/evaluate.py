@@ -18,7 +18,7 @@ from podium.core.execution.executor import Executor, SerialExecutor
 from podium.core.storage.rundir import Platform, list_team_dirs, list_visible_files
 from podium.core.storage.stagelog import ItemEvent
 from podium.tracks.pcg.bootstrap import normalized_intervals
-from podium.tracks.pcg.classifiers import LetterClassifier
+from podium.tracks.pcg.classifiers import ClassifierSpec
 from podium.tracks.pcg.editions import Edition
 from podium.tracks.pcg.layout import competition_roots
 from podium.tracks.pcg.report import relative_link, render_report, statuses_from_events, trial_key, write_report
@@ -62,7 +62,7 @@ def _has_input(root: Path, folder: str, platform: Platform) -> bool:
 def evaluate(
     root: Path,
     edition: Edition,
-    classifier: Callable[[], LetterClassifier],
+    classifier: ClassifierSpec,
     *,
     executor: Executor | None = None,
     options: ScoreOptions | None = None,
@@ -74,7 +74,6 @@ def evaluate(
     platform = options.platform
     executor = executor or SerialExecutor()
     evaluation = Evaluation()
-    loaded: list[LetterClassifier] = []
     events: list[tuple[str, str, str, str, str]] = []
     stages = ["extract", "build", "simulate", "classify"] + (["diversity"] if edition.diversity is not None else [])
     for model_root in competition_roots(root, platform):
@@ -82,11 +81,9 @@ def evaluate(
         for stage in stages:
             if not _has_input(path, STAGE_INPUTS[stage], platform):
                 continue
-            if stage == "classify" and not loaded:
-                loaded.append(classifier())
             callback = None if on_item is None else _tagged(on_item, stage)
             started = time.perf_counter()
-            summary = _run_stage(stage, path, edition, loaded, executor, force, platform, callback)
+            summary = _run_stage(stage, path, edition, classifier, executor, force, platform, callback)
             evaluation.stages.append(StageReport(stage, model, summary, time.perf_counter() - started))
             prefix = f"{model}/" if model else ""
             events += [(prefix + e.team, e.character, e.trial, e.verdict, e.reason) for e in summary.events]
@@ -103,7 +100,7 @@ def _run_stage(
     stage: str,
     path: Path,
     edition: Edition,
-    classifier: list[LetterClassifier],
+    classifier: ClassifierSpec,
     executor: Executor,
     force: bool,
     platform: Platform,
@@ -116,7 +113,9 @@ def _run_stage(
     if stage == "simulate":
         return run_simulate(path, executor=executor, force=force, platform=platform, on_item=on_item)
     if stage == "classify":
-        return run_classify(path, classifier[0], edition, force=force, platform=platform, on_item=on_item)
+        return run_classify(
+            path, classifier, edition, executor=executor, force=force, platform=platform, on_item=on_item
+        )
     return run_diversity(path, edition, force=force, platform=platform, on_item=on_item)
 
 

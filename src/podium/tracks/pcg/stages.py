@@ -8,12 +8,9 @@ Problems with the layout itself (stray files, a missing stage folder, replaced b
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-
-from PIL import Image
 
 from podium.core.errors import InputError
 from podium.core.execution.executor import Executor, SerialExecutor
@@ -23,8 +20,8 @@ from podium.core.storage.rundir import Platform, base_name, list_team_dirs, list
 from podium.core.storage.stagelog import ItemEvent, StageLog
 from podium.core.storage.state import StageLedger, content_key
 from podium.tracks.pcg.build import drop_blocks, parse_drop_calls
-from podium.tracks.pcg.classifiers import LetterClassifier
-from podium.tracks.pcg.classify import ClassifiedImage, is_level_image, similarity_json
+from podium.tracks.pcg.classifiers import ClassifierSpec, LetterPrediction
+from podium.tracks.pcg.classify import ClassifiedImage, ClassifyJob, classify_images, is_level_image, similarity_json
 from podium.tracks.pcg.diversity import SimilarityFormatError, diversity_of
 from podium.tracks.pcg.editions import CHARACTERS, TRIALS_PER_CHARACTER, DiversityVector, Edition
 from podium.tracks.pcg.extract import extract_code
@@ -364,20 +361,28 @@ def _finish_character(
 
 def run_classify(
     root: Path,
-    classifier: LetterClassifier,
+    classifier: ClassifierSpec,
     edition: Edition,
     *,
+    executor: Executor | None = None,
     force: bool = False,
     platform: Platform = Platform.POSIX,
     on_item: ItemCallback | None = None,
 ) -> StageSummary:
-    """``images/<C>/*.png`` → ``similarity/<C>.json`` for every team of ``root`` (one file per character)."""
+    """``images/<C>/*.png`` → ``similarity/<C>.json`` for every team of ``root`` (one file per character).
+
+    The unit of resumability and of work is a character folder, spread over ``executor``; each worker process
+    loads the classifier once.
+    """
+    executor = executor or SerialExecutor()
     with_embedding = edition.diversity is DiversityVector.CLS_EMBEDDING
-    version_key = content_key("classify", STAGE_VERSIONS["classify"], classifier.name, str(with_embedding))
+    version_key = content_key("classify", STAGE_VERSIONS["classify"], classifier.load().name, str(with_embedding))
     summaries = []
     for model_root in competition_roots(root, platform):
         path = model_root.path
         with StageLog(path, "classify", on_item=on_item) as log, StageLedger(path, "classify") as ledger:
+            jobs: list[ClassifyJob] = []
+            keys: dict[tuple[str, str], str] = {}
             for team in _require_teams(path, platform):
                 images_dir = path / team / "images"
                 if not images_dir.is_dir():
@@ -388,51 +393,65 @@ def run_classify(
                         log.warn(f"team {team}: {char_dir} is not named after a letter A..Z; skipped")
                         continue
                     files = [f for f in list_visible_files(char_dir) if is_level_image(f.name)]
-                    _classify_character(
-                        path, team, char_dir.name, files, classifier, with_embedding, version_key, log, ledger, force
+                    planned = _classify_job(
+                        path, team, char_dir.name, files, classifier, version_key, log, ledger, force
                     )
+                    if planned is not None:
+                        jobs.append(planned[0])
+                        keys[(team, char_dir.name)] = planned[1]
+            for job, outcomes in executor.map_unordered(classify_images, jobs):
+                _finish_classify(path, job, outcomes, keys[(job.team, job.char)], with_embedding, log, ledger)
             summaries.append(StageSummary("classify", tuple(log.events), tuple(log.warnings), _log_paths(log)))
     return _merge("classify", summaries)
 
 
-def _classify_character(
+def _classify_job(
     root: Path,
     team: str,
     char: str,
     files: list[Path],
-    classifier: LetterClassifier,
-    with_embedding: bool,
+    classifier: ClassifierSpec,
     version_key: str,
     log: StageLog,
     ledger: StageLedger,
     force: bool,
-) -> None:
-    contents = []
+) -> tuple[ClassifyJob, str] | None:
+    """The job for one character folder and its ledger key, or None when its similarity file is current."""
+    readable, digests = [], []
     for file in files:
         try:
-            contents.append((file, read_bytes(file)))
+            digests.append(f"{file.name}\0".encode() + read_bytes(file))
         except InputError as error:
             log.item(ItemEvent(team, char, file.name, PcgVerdict.UNREADABLE_INPUT.value, error.describe()))
-    output = root / team / "similarity" / f"{char}.json"
-    key = content_key(version_key, *(f"{f.name}\0".encode() + data for f, data in contents))
-    if not force and ledger.recall(output, key) is not None:
-        for file, _ in contents:
-            log.item(ItemEvent(team, char, file.name, "skipped"))
-        return
-    images, names = [], []
-    for file, data in contents:
-        try:
-            image = Image.open(io.BytesIO(data))
-            image.load()
-        except (OSError, SyntaxError, ValueError) as error:
-            log.item(ItemEvent(team, char, file.name, PcgVerdict.MALFORMED_INPUT.value, f"not an image: {error}"))
             continue
-        images.append(image)
-        names.append(file.name)
-    predictions = classifier.predict(images) if images else []
-    classified = [ClassifiedImage(name, p) for name, p in zip(names, predictions, strict=True)]
-    for item in classified:
-        probability = item.prediction.probabilities[CHARACTERS.index(char)]
-        log.item(ItemEvent(team, char, item.image_id, "ok", f"similarity {probability:.4f}"))
-    write_atomic(output, similarity_json(char, classified, with_embedding).encode("utf-8"))
+        readable.append(file)
+    output = root / team / "similarity" / f"{char}.json"
+    key = content_key(version_key, *digests)
+    if not force and ledger.recall(output, key) is not None:
+        for file in readable:
+            log.item(ItemEvent(team, char, file.name, "skipped"))
+        return None
+    return ClassifyJob(team, char, tuple(readable), classifier), key
+
+
+def _finish_classify(
+    root: Path,
+    job: ClassifyJob,
+    outcomes: list[tuple[str, LetterPrediction | StageFailure]],
+    key: str,
+    with_embedding: bool,
+    log: StageLog,
+    ledger: StageLedger,
+) -> None:
+    """Log each image of a character folder and write its similarity file."""
+    classified = []
+    for name, outcome in outcomes:
+        if isinstance(outcome, StageFailure):
+            log.item(ItemEvent(job.team, job.char, name, outcome.verdict.value, outcome.reason))
+            continue
+        classified.append(ClassifiedImage(name, outcome))
+        probability = outcome.probabilities[CHARACTERS.index(job.char)]
+        log.item(ItemEvent(job.team, job.char, name, "ok", f"similarity {probability:.4f}"))
+    output = root / job.team / "similarity" / f"{job.char}.json"
+    write_atomic(output, similarity_json(job.char, classified, with_embedding).encode("utf-8"))
     ledger.record(output, key)

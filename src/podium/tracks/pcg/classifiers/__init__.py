@@ -2,11 +2,13 @@
 
 A classifier maps level images to 26 class probabilities (A=0 … Z=25) and, where it has one, an embedding (the
 official ViT's pre-LayerNorm CLS token, used by 2025's diversity). ``load_classifier`` parses a spec string and
-imports only the back-end it names, so the optional extras are needed only when used.
+imports only the back-end it names, so the optional extras are needed only when used. Jobs that classify in
+worker processes carry a ``ClassifierSpec``, never a model: each process loads the model once, on first use.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +47,23 @@ def softmax(logits: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
     exp = np.exp(shifted)
     result: npt.NDArray[np.float32] = (exp / exp.sum(axis=-1, keepdims=True)).astype(np.float32)
     return result
+
+
+@dataclass(frozen=True, slots=True)
+class ClassifierSpec:
+    """Which classifier to use (``load_classifier``'s arguments); cheap to send to a worker process."""
+
+    spec: str
+    batch_size: int = 1
+
+    def load(self) -> LetterClassifier:
+        """The classifier, loaded once per process and kept."""
+        return _loaded_classifier(self.spec, self.batch_size)
+
+
+@functools.cache
+def _loaded_classifier(spec: str, batch_size: int) -> LetterClassifier:
+    return load_classifier(spec, batch_size=batch_size)
 
 
 def load_classifier(spec: str, *, batch_size: int = 1) -> LetterClassifier:
