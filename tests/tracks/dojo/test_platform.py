@@ -240,9 +240,12 @@ def test_a_conflicting_method_tag_is_ignored_recorded_and_shown(
     [
         (b"a=1\nfor n in range(1,301):print(a);a=a*(4*n-2)//(n+1)\n", "P-recursive recurrence of order 1"),  # Catalan
         (b"n=2\nwhile 1:\n if all(n%d for d in range(2,n)):print(n)\n n+=1\n", None),  # primes: no warning
+        (b"n=0\nwhile 1:print(10**(30*n));n+=1\n", "linear recurrence of order 1"),  # terms of up to 5,971 digits
     ],
 )
-def test_too_easy_warns_about_p_recursive_setters(dojo: Dojo, setter: bytes, warning: str | None) -> None:
+def test_too_easy_warns_about_recurrences_found_in_the_visible_terms(
+    dojo: Dojo, setter: bytes, warning: str | None
+) -> None:
     dojo.add_problem("s1", "p", "sam", problem_files(setter))
     result = dojo.validate("p")
     assert result.accepted

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from podium.tracks.dojo.recurrence import PRIME, berlekamp_massey, linear_recurrence_order, p_recursive
+from podium.tracks.dojo.recurrence import PRIME, berlekamp_massey, linear_recurrence_order, p_recursive, residue
 
 N = 200
 
@@ -92,3 +92,12 @@ def test_a_fitted_recurrence_must_predict_every_later_term() -> None:
     # Factorials for 40 terms, then something else: the prefix fits n a(n-1) but the whole does not.
     broken = FACTORIALS[:40] + [t + 1 for t in FACTORIALS[40:]]
     assert p_recursive(broken, 20) is None
+
+
+def test_terms_longer_than_pythons_int_conversion_limit_have_residues() -> None:
+    # Terms may have 10,000 digits; int(str) refuses more than 4,300 by default.
+    huge = "7" + "0" * 9994 + "12345"  # 7·10^9999 + 12345, written without int -> str (which is limited too)
+    expected = (7 * pow(10, 9999, PRIME) + 12345) % PRIME
+    assert residue(huge) == expected
+    assert residue("-" + huge) == -expected % PRIME
+    assert residue("0") == 0 and residue("-5") == PRIME - 5

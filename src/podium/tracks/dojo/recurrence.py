@@ -26,9 +26,24 @@ MAX_P_DEGREE = 3
 P_MARGIN = 4
 
 
+# Decimal digits converted at a time: under Python's default limit on int(str) (4,300 digits), which terms of up to
+# 10,000 digits would exceed.
+CHUNK_DIGITS = 4000
+
+
 def residues(terms: Sequence[str | int], prime: int = PRIME) -> list[int]:
     """The terms modulo ``prime``."""
-    return [int(term) % prime for term in terms]
+    return [term % prime if isinstance(term, int) else residue(term, prime) for term in terms]
+
+
+def residue(term: str, prime: int = PRIME) -> int:
+    """A decimal term (``-`` allowed) modulo ``prime``, however many digits it has."""
+    digits = term.removeprefix("-")
+    value = 0
+    for start in range(0, len(digits), CHUNK_DIGITS):
+        chunk = digits[start : start + CHUNK_DIGITS]
+        value = (value * pow(10, len(chunk), prime) + int(chunk)) % prime
+    return -value % prime if term.startswith("-") else value
 
 
 def berlekamp_massey(values: Sequence[int], prime: int = PRIME) -> list[int]:
