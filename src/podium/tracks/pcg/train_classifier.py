@@ -2,9 +2,10 @@
 
 ``python -m podium.tracks.pcg.train_classifier --out src/podium/tracks/pcg/classifiers/letter_cnn.npz``
 (``--seed``, ``--quick`` for a tiny smoke run, ``--augment`` for skeleton warps and more small grids,
-``--device cpu|cuda``, ``--evaluate-only`` to re-measure existing weights). Needs torch (the ``hf`` extra) and the
-fonts that ``scripts/install-fonts.sh`` installs; writes the weights and, beside them, a JSON with the
-evaluation figures. The defaults reproduce the shipped model (see docs/pcg-classifier-model-card.md).
+``--keep-strokes`` for a drop-rule rewrite of the training images that never removes a cell, ``--device cpu|cuda``,
+``--evaluate-only`` to re-measure existing weights). Needs torch (the ``hf`` extra) and the fonts that
+``scripts/install-fonts.sh`` installs; writes the weights and, beside them, a JSON with the evaluation figures.
+The defaults reproduce the shipped model (see docs/pcg-classifier-model-card.md).
 
 Data (everything from one seed): the capitals A–Z of every usable font under the system font folders, grouped
 into families (clones of one design count as one family). Each glyph is thinned to its skeleton (Zhang–Suen)
@@ -17,9 +18,10 @@ tilted blocks, missing blocks, partial collapses (a few top blocks displaced and
 ground, leaning. Images are drawn by podium's own ``render_level`` (the export's exact framing) and shrunk by the
 classifier's ``preprocess``. Whole font families (``HELD_OUT_FAMILIES``) are kept out of training to test on.
 
-Evaluation: (a) top-1 on the held-out families in block style, clean and with defects; (b) top-1 on the
-hand-designed block letters of ``podium.tracks.pcg.block_letters``, built with the converter, simulated with
-podium's physics and rendered as the evaluator would.
+Evaluation: (a) top-1 on the held-out families in block style: all images, clean ones, and the letters as drawn
+(clean and not changed by the drop rule's rewrite, which can remove or move strokes; every image records whether
+it was); (b) top-1 on the hand-designed block letters of ``podium.tracks.pcg.block_letters``, built with the
+converter, simulated with podium's physics and rendered as the evaluator would.
 """
 
 from __future__ import annotations
@@ -265,14 +267,25 @@ def grid_rows(rng: np.random.Generator, *, augment: bool) -> int:
     return 5 + int(12 * rng.random() ** 1.5)
 
 
-def skeleton_grid(skeleton: Skeleton, rng: np.random.Generator, *, augment: bool = False) -> npt.NDArray[np.bool_]:
+@dataclass(frozen=True, slots=True)
+class LetterGrid:
+    """A letter drawn on the block grid (row 0 at the bottom) and whether the drop rule's rewrite changed it."""
+
+    cells: npt.NDArray[np.bool_]
+    drop_rewritten: bool
+
+
+def skeleton_grid(
+    skeleton: Skeleton, rng: np.random.Generator, *, augment: bool = False, keep_strokes: bool = False
+) -> LetterGrid:
     """Redraw a skeleton on a coarse grid (row 0 at the bottom): 4–16 rows, strokes 1–3 cells, stretched.
 
     Horizontal and vertical strokes may differ in width (a builder's stem two blocks wide under one-block bars);
     strokes never fill the letter's inner space entirely (at least 5 free rows and, for letters that are not
     narrow, 3 free columns for the skeleton). With ``augment`` the skeleton is first warped
     (``warp_skeleton``) and rows are drawn as ``grid_rows`` says; without it (the default) letters are drawn
-    exactly as for the shipped model and its evaluation, so figures stay comparable.
+    exactly as for the shipped model and its evaluation, so figures stay comparable. ``keep_strokes`` is passed
+    to ``make_droppable``.
     """
     if augment and rng.random() < 0.6:
         skeleton = warp_skeleton(skeleton, rng)
@@ -317,16 +330,21 @@ def skeleton_grid(skeleton: Skeleton, rng: np.random.Generator, *, augment: bool
             grid[dy : dy + inner_rows, dx : dx + inner_cols] |= core
     grid = grid[::-1]  # row 0 at the bottom
     if rng.random() < 0.3:
-        droppable = make_droppable(grid, rng)
-        grid = droppable if droppable.sum() >= 3 else grid
-    return grid
+        droppable = make_droppable(grid, rng, keep_strokes=keep_strokes)
+        if droppable.sum() >= 3:
+            return LetterGrid(droppable, not np.array_equal(droppable, grid))
+    return LetterGrid(grid, False)
 
 
-def make_droppable(grid: npt.NDArray[np.bool_], rng: np.random.Generator) -> npt.NDArray[np.bool_]:
+def make_droppable(
+    grid: npt.NDArray[np.bool_], rng: np.random.Generator, *, keep_strokes: bool = False
+) -> npt.NDArray[np.bool_]:
     """Give every cell support as a builder in the drop language must (row 0 at the bottom).
 
     Bottom-up, a cell with nothing below is bridged by a three-cell bar resting on a neighbour's support where
-    one is in reach, or else left out, let fall onto what is below it, or propped up by a pillar.
+    one is in reach, or else left out, let fall onto what is below it, or propped up by a pillar. Leaving out a
+    cell also takes the support from what is above it, so the rewrite can remove whole strokes; with
+    ``keep_strokes`` (a training option) an unbridged cell is always kept and propped up by a pillar instead.
     """
     g = grid.copy()
     rows, cols = g.shape
@@ -343,6 +361,12 @@ def make_droppable(grid: npt.NDArray[np.bool_], rng: np.random.Generator) -> npt
                 bridged[k - 1 : k + 2] = True
                 continue
             choice = rng.random()
+            if keep_strokes:
+                below = r - 1
+                while below >= 0 and not g[below, c]:
+                    g[below, c] = True
+                    below -= 1
+                continue
             g[r, c] = False
             if choice < 0.55:  # left out
                 continue
@@ -428,19 +452,26 @@ def block_poses(blocks: list[tuple[str, float, float]], rng: np.random.Generator
 
 @dataclass(frozen=True, slots=True)
 class LetterImage:
-    """One synthetic image (preprocessed) and the number of grid rows its letter was drawn on."""
+    """One synthetic image (preprocessed), its letter's grid rows, and whether the drop rule's rewrite changed it."""
 
     image: FloatArray
     rows: int
+    drop_rewritten: bool
 
 
 def block_letter_image(
-    skeleton: Skeleton, rng: np.random.Generator, *, defects: bool, augment: bool = False
+    skeleton: Skeleton,
+    rng: np.random.Generator,
+    *,
+    defects: bool,
+    augment: bool = False,
+    keep_strokes: bool = False,
 ) -> LetterImage:
     """One synthetic image: a skeleton in block style, rendered and preprocessed."""
-    grid = skeleton_grid(skeleton, rng, augment=augment)
-    blocks = grid_blocks(grid, rng)
-    return LetterImage(preprocess(render_level(block_poses(blocks, rng, defects=defects))), grid.shape[0])
+    grid = skeleton_grid(skeleton, rng, augment=augment, keep_strokes=keep_strokes)
+    blocks = grid_blocks(grid.cells, rng)
+    image = preprocess(render_level(block_poses(blocks, rng, defects=defects)))
+    return LetterImage(image, grid.cells.shape[0], grid.drop_rewritten)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -457,17 +488,19 @@ class FontJob:
     defect_share: float
     seed: int
     augment: bool = False  # skeleton warps and more small grids (see ``skeleton_grid``)
+    keep_strokes: bool = False  # the drop-rule rewrite never removes a cell (see ``make_droppable``)
 
 
 @dataclass
 class DataSet:
-    """Preprocessed images, their letters, which were drawn with defects, their grid rows, the fonts used."""
+    """Preprocessed images, their letters, which have defects, their grid rows, the fonts used, drop rewrites."""
 
     images: npt.NDArray[np.float16]
     labels: npt.NDArray[np.int64]
     defects: npt.NDArray[np.bool_]
     rows: npt.NDArray[np.int64]
     fonts: list[str]
+    drop_rewritten: npt.NDArray[np.bool_]
 
 
 def make_font_images(job: FontJob) -> DataSet:
@@ -475,23 +508,28 @@ def make_font_images(job: FontJob) -> DataSet:
     skeletons = font_skeletons(Path(job.path))
     if skeletons is None:
         empty = np.zeros(0, np.int64)
-        return DataSet(np.zeros((0, INPUT_SIZE, INPUT_SIZE), np.float16), empty, np.zeros(0, bool), empty, [])
-    images, labels, defects, rows = [], [], [], []
+        none = np.zeros(0, bool)
+        return DataSet(np.zeros((0, INPUT_SIZE, INPUT_SIZE), np.float16), empty, none, empty, [], none)
+    images, labels, defects, rows, rewritten = [], [], [], [], []
     for label, skeleton in enumerate(skeletons):
         rng = np.random.default_rng([job.seed, job.index, label])
         for _ in range(job.per_letter):
             defective = bool(rng.random() < job.defect_share)
-            letter = block_letter_image(skeleton, rng, defects=defective, augment=job.augment)
+            letter = block_letter_image(
+                skeleton, rng, defects=defective, augment=job.augment, keep_strokes=job.keep_strokes
+            )
             images.append(letter.image.astype(np.float16))
             labels.append(label)
             defects.append(defective)
             rows.append(letter.rows)
+            rewritten.append(letter.drop_rewritten)
     return DataSet(
         np.stack(images),
         np.asarray(labels, np.int64),
         np.asarray(defects, bool),
         np.asarray(rows, np.int64),
         [job.path],
+        np.asarray(rewritten, bool),
     )
 
 
@@ -508,6 +546,7 @@ def make_data_set(jobs: list[FontJob], workers: int) -> DataSet:
         np.concatenate([part.defects for part in parts]),
         np.concatenate([part.rows for part in parts]),
         [font for part in parts for font in part.fonts],
+        np.concatenate([part.drop_rewritten for part in parts]),
     )
 
 
@@ -706,6 +745,17 @@ def held_out_report(classifier: EmbeddedClassifier, data: DataSet) -> dict[str, 
             str(r): part(data.defects & (data.rows == r)) for r in sorted(set(data.rows.tolist()))
         },
     }
+    # the letters as drawn: neither physics defects nor the drop rule's rewrite (see the model card)
+    drawn = clean & ~data.drop_rewritten
+    report.update(
+        {
+            "clean_as_drawn": {**part(drawn), "errors": confusions(predicted[drawn], data.labels[drawn])},
+            "clean_drop_rewritten": part(clean & data.drop_rewritten),
+            "clean_as_drawn_rows_5_6": part(drawn & (data.rows <= 6)),
+            "clean_as_drawn_rows_7_14": part(drawn & (data.rows >= 7) & (data.rows <= 14)),
+            "clean_as_drawn_rows_15_16": part(drawn & (data.rows >= 15)),
+        }
+    )
     return report
 
 
@@ -801,6 +851,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--defect-share", type=float, default=0.7, help="share of training images with defects")
     parser.add_argument("--augment", action="store_true", help="warp skeletons and draw more 4-7-row grids")
     parser.add_argument(
+        "--keep-strokes", action="store_true", help="training images: the drop-rule rewrite props cells, never drops"
+    )
+    parser.add_argument(
         "--evaluate-only", action="store_true", help="evaluate the existing --out weights; update their JSON"
     )
     parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto", help="where torch trains")
@@ -839,7 +892,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     started = time.perf_counter()
     train_jobs = [
-        FontJob(i, str(f.path), per_letter, args.defect_share, args.seed, args.augment)
+        FontJob(i, str(f.path), per_letter, args.defect_share, args.seed, args.augment, args.keep_strokes)
         for i, f in enumerate(train_fonts)
     ]
     train_data = make_data_set(train_jobs, args.workers)
@@ -895,6 +948,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "images_per_font_and_letter": per_letter,
             "defect_share": args.defect_share,
             "augment": args.augment,
+            "keep_strokes": args.keep_strokes,
         },
     }
     report.update(evaluation_report(classifier, test_data, log))
