@@ -5,9 +5,14 @@
    official weights cannot be downloaded here, and speed does not depend on the weights); its ``onnx:`` export in
    fp32 and int8. Images are decoded from PNG for each measurement, as the stage does.
 2. ``podium pcg evaluate`` (extract, build, simulate, classify, diversity, score, report) on a synthetic
-   competition of 30 teams × 26 letters × 10 trials = 7,800 trials (the generator of
-   ``bench_pcg_text_pipeline.py``), edition 2024, embedded classifier, 2 worker processes, on a fresh copy each
-   repeat (the run with the median total is shown). Target: under 2 minutes on 2 cores.
+   competition of 30 teams × 26 letters × 10 trials = 7,800 trials, edition 2024, embedded classifier, 2 worker
+   processes, on a fresh copy each repeat (the run with the median total is shown). Target: under 2 minutes on 2
+   cores. Two workloads of raw responses:
+   - ``letters`` (the target's workload): each response's drop calls are one letter-like structure of
+     ``bench_pcg_simulate.py`` (3-25 blocks, median 3 like the 150 real ChatGPT levels of 2023, a quarter with a
+     tipping bar), the levels whose simulation ``make bench-sim`` measures;
+   - ``towers`` (a stress figure): the responses of ``bench_pcg_text_pipeline.py``, 5-30 random drops around one
+     column, about 5 % failing trials: tall random stacks, most of which collapse and are simulated three times.
 
 Run: ``make bench-classify`` (= ``.venv/bin/python benchmarks/bench_pcg_classify.py [--teams N] [--skip-hf]``).
 """
@@ -18,6 +23,8 @@ import argparse
 import datetime as dt
 import io
 import platform
+import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -28,12 +35,13 @@ from pathlib import Path
 from PIL import Image
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_pcg_simulate import _block_count, synthetic_calls  # noqa: E402
 from bench_pcg_text_pipeline import team_names, write_raw_responses  # noqa: E402
 from machine import cpu_model  # benchmarks/machine.py, beside this script
 
 from podium.core.execution.executor import ProcessPoolExecutor  # noqa: E402
 from podium.tracks.pcg.classifiers import ClassifierSpec, LetterClassifier, load_classifier  # noqa: E402
-from podium.tracks.pcg.editions import TRIALS_PER_CHARACTER, edition  # noqa: E402
+from podium.tracks.pcg.editions import CHARACTERS, TRIALS_PER_CHARACTER, edition  # noqa: E402
 from podium.tracks.pcg.evaluate import evaluate  # noqa: E402
 from podium.tracks.pcg.levelxml import parse_level  # noqa: E402
 from podium.tracks.pcg.physics import PhysicsParameters, evaluate_stability  # noqa: E402
@@ -93,19 +101,38 @@ def classify_table(pngs: list[bytes], repeats: int, skip_hf: bool, workdir: Path
     return rows
 
 
-def evaluate_table(teams: int, repeats: int, workdir: Path) -> list[str]:
+def write_letter_responses(root: Path, seed: int, teams: tuple[str, ...]) -> None:
+    """``<TEAM>/raw/<C>/<TEAM>_<C>_<n>.txt``: a short answer around one letter-like structure's drop calls."""
+    for team in teams:
+        for character in CHARACTERS:
+            folder = root / team / "raw" / character
+            folder.mkdir(parents=True)
+            for n in range(1, TRIALS_PER_CHARACTER + 1):
+                rng = random.Random(f"{seed}/letters/{team}/{character}/{n}")
+                calls = synthetic_calls(rng, _block_count(rng), tipping=rng.random() < 0.25)
+                code = "\n".join(f"drop_block('{block.lower()}', {slot})" for block, slot in calls)
+                text = f"Here is the letter {character}:\n\n```python\n{code}\n```\n"
+                (folder / f"{team}_{character}_{n}.txt").write_text(text, encoding="utf-8")
+
+
+def evaluate_table(workload: str, teams: int, repeats: int, workdir: Path) -> list[str]:
     """Evaluate a fresh copy of the competition ``repeats`` times; the run with the median total is shown."""
     runs = []
     for repeat in range(repeats):
-        root = workdir / f"competition-{repeat}"
-        write_raw_responses(root, 2024, team_names(teams), TRIALS_PER_CHARACTER)
+        root = workdir / f"{workload}-{repeat}"
+        names = team_names(teams)
+        if workload == "letters":
+            write_letter_responses(root, 2024, names)
+        else:
+            write_raw_responses(root, 2024, names, TRIALS_PER_CHARACTER)
         started = time.perf_counter()
         result = evaluate(root, edition(2024), ClassifierSpec("embedded"), executor=ProcessPoolExecutor(workers=2))
         runs.append((time.perf_counter() - started, result))
-        print(f"evaluate run {repeat + 1}: {runs[-1][0]:.1f} s", flush=True)
+        print(f"evaluate {workload} run {repeat + 1}: {runs[-1][0]:.1f} s", flush=True)
+        shutil.rmtree(root)
     runs.sort(key=lambda run: run[0])
     total, result = runs[len(runs) // 2]
-    rows = ["| stage | items | seconds |", "|---|---:|---:|"]
+    rows = [f"| stage ({workload}) | items | seconds |", "|---|---:|---:|"]
     for report in result.stages:
         rows.append(f"| {report.stage} | {len(report.summary.events)} | {report.seconds:.1f} |")
     spread = f"{runs[0][0]:.1f}–{runs[-1][0]:.1f}"
@@ -122,15 +149,20 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--skip-hf", action="store_true", help="only the embedded back-end")
     parser.add_argument("--skip-evaluate", action="store_true")
+    parser.add_argument("--skip-classify", action="store_true", help="only the evaluate runs")
+    parser.add_argument("--tower-repeats", type=int, default=1, help="evaluate runs of the towers workload (0: none)")
     args = parser.parse_args()
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     today = f"{dt.datetime.now(dt.UTC):%Y-%m-%d}"
     print(f"- Machine: {cpu_model()}, Python {platform.python_version()}; git {commit}; {today}")
     with tempfile.TemporaryDirectory() as folder:
         workdir = Path(folder)
-        print("\n".join(classify_table(level_pngs(150), args.repeats, args.skip_hf, workdir)))
+        if not args.skip_classify:
+            print("\n".join(classify_table(level_pngs(150), args.repeats, args.skip_hf, workdir)))
         if not args.skip_evaluate:
-            print("\n".join(evaluate_table(args.teams, args.repeats, workdir)))
+            print("\n".join(evaluate_table("letters", args.teams, args.repeats, workdir)))
+            if args.tower_repeats:
+                print("\n".join(evaluate_table("towers", args.teams, args.tower_repeats, workdir)))
 
 
 if __name__ == "__main__":
