@@ -253,8 +253,9 @@ def test_a_solver_submits_through_the_pages_and_finds_their_score(tab: Tab, site
     }  # fmt: skip
     assert (board["bob"]["rank"], board["bob"]["score"], board["bob"]["reward_correct"]) == ("2", str(BOB_SCORE), "0")
 
-    # after reveal: Reward Correct under my submissions; the problem page shows the problem's leaderboard and
-    # publishes salt, setter and terms, from which anyone checks the commitments it showed while the problem was open
+    # after reveal: Reward Correct under my submissions; the problem page shows the problem's leaderboard and its
+    # method tags, and publishes salt, setter and terms, from which anyone checks the commitments it showed while
+    # the problem was open
     page.get_by_role("link", name="My submissions").click()
     page.wait_for_url(f"{site.base}/me")
     assert tab.table()[0]["reward_correct"] == "True"
@@ -268,6 +269,9 @@ def test_a_solver_submits_through_the_pages_and_finds_their_score(tab: Tab, site
         "ann": ("1", str(ANN_SCORE)), "bob": ("2", str(BOB_SCORE))
     }  # fmt: skip
     assert (problem_board["ann"]["L"], problem_board["ann"]["reward_correct"]) == (str(ANN_LENGTH), "yes")
+    # the method tags of the Reward Correct submissions, published for auditing: ann's free-text tag stands
+    tags = json.loads(tab.after("Method tags of Reward Correct submissions", "pre").text_content() or "")
+    assert tags == {"claimed": {"iterative": 1}, "counted": {"iterative": 1}, "overridden": []}
     salt = bytes.fromhex(tab.fact("salt_hex"))
     setter = tab.after("setter.py", "pre").text_content() or ""
     terms = json.loads(tab.fact("terms"))

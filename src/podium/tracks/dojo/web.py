@@ -13,9 +13,9 @@ API (JSON; ``Authorization: Bearer TOKEN`` where a user is needed):
 - ``GET  /api/audit/head``: the audit log's head hash.
 
 Pages: ``/`` (problems and season leaderboard links), ``/problems/{slug}`` (terms, commitments, a submit form;
-after reveal the setter and the problem's leaderboard), ``/me`` (your submissions, with any method-tag override;
-a sign-in form where the browser has no valid token), ``/leaderboards/{season}``. Pages take the token once (the
-submit or sign-in form) and keep it in an HTTP-only cookie.
+after reveal the setter, the problem's leaderboard and its method tags), ``/me`` (your submissions, with any
+method-tag override; a sign-in form where the browser has no valid token), ``/leaderboards/{season}``. Pages take
+the token once (the submit or sign-in form) and keep it in an HTTP-only cookie.
 """
 
 from __future__ import annotations
@@ -203,8 +203,10 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
         setter = ""
         if "setter_source" in data:  # revealed: the setter and the problem's final leaderboard
             board = render_table(PROBLEM_HEADER, problem_rows(problem_leaderboard(platform, problem)), "markdown")
+            tags = json.dumps(problem_tags(platform, problem), indent=1)
             setter = (
                 f"<h2>setter.py</h2><pre>{esc(data['setter_source'])}</pre><h2>Leaderboard</h2><pre>{esc(board)}</pre>"
+                f"<h2>Method tags of Reward Correct submissions</h2><pre>{esc(tags)}</pre>"
             )
         form = (
             f"<h2>Submit</h2><form method='post' action='../submit/{esc(slug)}'>"
