@@ -2,7 +2,8 @@
 #   make demo   create .venv, install podium, run the whole PCG pipeline (`podium pcg evaluate`) on the bundled
 #               example, print the leaderboard and the report path (podium's simulation and embedded classifier
 #               replace the example's Unity stability and ViT similarity files)
-#   make test   install test dependencies (PyPI, npm oracle; bubblewrap, PostgreSQL, Node.js via apt if missing)
+#   make test   install test dependencies (PyPI, npm oracle; bubblewrap, PostgreSQL, Chromium, Node.js via apt if
+#               missing)
 #               and run every test
 PYTHON ?= python3
 VENV := .venv
