@@ -3,8 +3,7 @@
 #               example, print the leaderboard and the report path (podium's simulation and embedded classifier
 #               replace the example's Unity stability and ViT similarity files)
 #   make test   install test dependencies (PyPI, npm oracle; bubblewrap, PostgreSQL, Chromium, Node.js via apt if
-#               missing)
-#               and run every test
+#               missing) and run every test
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
