@@ -84,7 +84,7 @@ print(resource.getrlimit(resource.RLIMIT_CPU), resource.getrlimit(resource.RLIMI
     assert lines(first)[1] == lines(second)[1]  # PYTHONHASHSEED reached the program
     assert lines(first)[2] == "5001"  # PYTHONINTMAXSTRDIGITS=0 lifted the 4,300-digit limit
     assert lines(first)[3] == "(1, 2) (0, 0)"
-    assert first.cpu_time_s is not None and first.peak_memory_mib is not None and first.wall_time_s > 0
+    assert first.cpu_time_s is not None and first.wall_time_s > 0
 
 
 def test_cpu_loop_hits_the_time_limit(sandbox: BubblewrapSandbox) -> None:
@@ -144,9 +144,25 @@ def test_a_big_bytearray_is_a_memory_limit(sandbox: BubblewrapSandbox) -> None:
 def test_a_growing_list_is_a_memory_limit(sandbox: BubblewrapSandbox) -> None:
     result = solve(sandbox, "items = []\nwhile True: items.append([0] * 1000)", ROOMY_CLOCK)
     assert result.status is RunStatus.MEMORY_LIMIT, result
-    # Open question: once, on a heavily loaded machine, ru_maxrss read 342 MiB under the 256 MiB cgroup limit.
-    # Until that is explained, only the address-space backstop (2 x 256 + 64 MiB) is asserted as a hard bound.
-    assert result.peak_memory_mib is not None and result.peak_memory_mib < 2 * 256 + 64
+    # a v1 cgroup's own high-water mark never exceeds its limit (rusage once said 342 MiB here: the judge's own
+    # size, which every child inherits in its ru_maxrss; see judge_peak_kib). Elsewhere rusage may give no figure.
+    if sandbox.cgroups.startswith("cgroup v1"):
+        assert result.peak_memory_mib is not None and result.peak_memory_mib <= 256
+    else:
+        assert result.peak_memory_mib is None or result.peak_memory_mib <= 2 * 256 + 64
+
+
+@pytest.mark.parametrize("cgroups", [True, False])
+def test_the_judges_own_size_is_never_reported_as_the_programs_peak(cgroups: bool, sandbox: BubblewrapSandbox) -> None:
+    ballast = bytearray(300 << 20)
+    ballast[:: 1 << 12] = b"\1" * len(ballast[:: 1 << 12])  # the judge now holds 300 MiB more
+    tested = BubblewrapSandbox(cgroups=cgroups)
+    result = solve(tested, "print(1)")
+    assert result.status is RunStatus.OK, result
+    # a v1 cgroup gives its own figure; otherwise the rusage figure is dropped where it may be the judge's
+    assert (result.peak_memory_mib is not None) is tested.cgroups.startswith("cgroup v1"), result
+    assert (result.peak_memory_mib or 0) < 64, result
+    del ballast
 
 
 def test_a_growing_list_without_cgroups_meets_the_address_space_backstop(sandbox: BubblewrapSandbox) -> None:

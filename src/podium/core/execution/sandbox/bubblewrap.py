@@ -36,7 +36,9 @@ from podium.core.execution.sandbox.supervise import (
     can_switch_uid,
     capture_run,
     conclude,
+    judge_peak_kib,
     kill_pidfd,
+    program_peak_kib,
     reap_orphan,
     rlimit_args,
     slot_pool,
@@ -196,6 +198,7 @@ class _Run:
     def execute(self) -> RunResult:
         info_read, info_write = os.pipe()
         block_read, block_write = os.pipe()
+        inherited_kib = judge_peak_kib()
         try:
             proc = self._spawn(info_write, block_read)
         finally:
@@ -217,7 +220,7 @@ class _Run:
             except OSError as error:
                 kill_pidfd(pidfd1)
                 return self._abandon(proc, outer, f"could not confine the sandbox: {error}")
-            return self._supervise(proc, outer, pid1, pidfd1)
+            return self._supervise(proc, outer, pid1, pidfd1, inherited_kib)
 
     def _spawn(self, info_write: int, block_read: int) -> subprocess.Popen[bytes]:
         tools, limits = self.sandbox._tools, self.request.limits
@@ -276,7 +279,9 @@ class _Run:
             sweep_uid(self.slot.uid)  # pid 1, orphaned to us, and anything else of this slot's uid
         return internal_result(self.sandbox, f"{reason}: {message}" if message else reason)
 
-    def _supervise(self, proc: subprocess.Popen[bytes], outer: int, pid1: int, pidfd1: int) -> RunResult:
+    def _supervise(
+        self, proc: subprocess.Popen[bytes], outer: int, pid1: int, pidfd1: int, inherited_kib: int
+    ) -> RunResult:
         assert proc.stdout is not None and proc.stderr is not None
         started = time.monotonic()
         captured = capture_run(proc.stdout.fileno(), proc.stderr.fileno(), self.request)
@@ -287,6 +292,10 @@ class _Run:
         wall_time_s = time.monotonic() - started
         usages = [u for u in (outer_usage, reap_orphan(pid1, pidfd1)) if u is not None]
         oom_kills = self.slot.cgroup.oom_kills() if self.slot.cgroup is not None else 0
+        # the cgroup's own high-water mark where it has one; rusage carries the judge's size (judge_peak_kib)
+        peak_bytes = self.slot.cgroup.peak_bytes() if self.slot.cgroup is not None else None
+        rusage_peak = program_peak_kib(max(u.ru_maxrss for u in usages), inherited_kib)
+        peak_kib = peak_bytes // 1024 if peak_bytes is not None else rusage_peak
         if self.slot.cgroup is not None:
             self.slot.cgroup.kill_all()  # empty after a normal end; a safety net for the next run in this slot
         return conclude(
@@ -294,7 +303,7 @@ class _Run:
             code,
             self.request,
             cpu_time_s=sum(u.ru_utime + u.ru_stime for u in usages),
-            peak_kib=max(u.ru_maxrss for u in usages),
+            peak_kib=peak_kib,
             oom_kills=oom_kills,
             wall_time_s=wall_time_s,
             backend=self.sandbox.name,

@@ -38,6 +38,10 @@ class Cgroup(Protocol):
         """OOM kills inside the cgroup since ``prepare``."""
         ...
 
+    def peak_bytes(self) -> int | None:
+        """The most memory the cgroup held since ``prepare``, where the kernel can say so for one run."""
+        ...
+
     def kill_all(self) -> None:
         """SIGKILL every process still in the cgroup."""
         ...
@@ -84,6 +88,15 @@ def _counter(path: Path, key: str) -> int:
     return 0
 
 
+def _reset(path: Path) -> bool:
+    """Zero a v1 high-water counter; False where the kernel refuses (the figure would then be stale)."""
+    try:
+        _write(path, "0")
+    except OSError:
+        return False
+    return True
+
+
 def _kill_listed(procs: Path) -> None:
     for pid in procs.read_text().split():
         with contextlib.suppress(ProcessLookupError):
@@ -99,6 +112,7 @@ class _V1Cgroup:
         self._memory_bytes: int | None = None
         self._tasks: int | None = None
         self._oom_before = 0
+        self._peak_known = False
 
     def prepare(self, memory_mib: int, tasks: int) -> None:
         if memory_mib * _MIB != self._memory_bytes:
@@ -107,6 +121,7 @@ class _V1Cgroup:
             _write(self.pids / "pids.max", str(tasks))
             self._tasks = tasks
         self._oom_before = _counter(self.memory / "memory.oom_control", "oom_kill")
+        self._peak_known = _reset(self.memory / "memory.max_usage_in_bytes")
 
     def _set_memory(self, limit: int) -> None:
         # memory+swap may never be below memory: raise memsw first when growing, lower it last when shrinking
@@ -119,8 +134,6 @@ class _V1Cgroup:
         for name in files:
             _write(self.memory / name, str(limit))
         self._memory_bytes = limit
-        with contextlib.suppress(OSError):
-            _write(self.memory / "memory.max_usage_in_bytes", "0")
 
     def attach(self, pid: int) -> None:
         _write(self.memory / "cgroup.procs", str(pid))
@@ -128,6 +141,9 @@ class _V1Cgroup:
 
     def oom_kills(self) -> int:
         return _counter(self.memory / "memory.oom_control", "oom_kill") - self._oom_before
+
+    def peak_bytes(self) -> int | None:
+        return int((self.memory / "memory.max_usage_in_bytes").read_text()) if self._peak_known else None
 
     def kill_all(self) -> None:
         _kill_listed(self.pids / "cgroup.procs")
@@ -163,6 +179,11 @@ class _V2Cgroup:
 
     def oom_kills(self) -> int:
         return _counter(self.path / "memory.events", "oom_kill") - self._oom_before
+
+    def peak_bytes(self) -> int | None:
+        # memory.peak covers the cgroup's whole life on most kernels (a reset per open file came in 6.12), and a
+        # slot's cgroup serves many runs: no figure rather than an earlier run's
+        return None
 
     def kill_all(self) -> None:
         try:

@@ -88,6 +88,7 @@ class RunResult:
     stopped_early: bool
     wall_time_s: float
     cpu_time_s: float | None
+    # the run's cgroup high-water mark (v1), else its rusage figure where that cannot be the judge's own; else None
     peak_memory_mib: float | None
     backend: str
     isolated: bool

@@ -26,6 +26,8 @@ from podium.core.execution.sandbox.supervise import (
     can_switch_uid,
     capture_run,
     conclude,
+    judge_peak_kib,
+    program_peak_kib,
     rlimit_args,
     slot_pool,
     sweep_uid,
@@ -65,7 +67,7 @@ class RlimitsSandbox:
         if not switch:  # our own uid runs other processes too: no NPROC rather than a wrong one
             rlimits = RlimitValues(rlimits.cpu_soft_s, rlimits.address_space_bytes, rlimits.file_size_bytes, 1 << 20)
         argv = [*chain, *rlimit_args(self._prlimit, rlimits), *request.argv]
-        started = time.monotonic()
+        started, inherited_kib = time.monotonic(), judge_peak_kib()
         with subprocess.Popen(
             argv,
             cwd=box,
@@ -89,7 +91,7 @@ class RlimitsSandbox:
             proc.returncode,
             request,
             cpu_time_s=usage.ru_utime + usage.ru_stime,
-            peak_kib=usage.ru_maxrss,
+            peak_kib=program_peak_kib(usage.ru_maxrss, inherited_kib),
             oom_kills=0,
             wall_time_s=time.monotonic() - started,
             backend=self.name,

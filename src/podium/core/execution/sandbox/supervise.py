@@ -361,13 +361,29 @@ def capture_run(stdout_fd: int, stderr_fd: int, request: RunRequest) -> Captured
     )
 
 
+def judge_peak_kib() -> int:
+    """The judge process's resident-memory high-water mark, in KiB.
+
+    A child this process forks and execs starts its own ``ru_maxrss`` from this figure: subprocess uses vfork, and
+    Linux carries the old address space's high-water mark across exec. So the rusage of a sandbox's outer process
+    reports the judge's own size unless the sandboxed programs grew larger (measured: a ``print(1)`` solver read
+    416 MiB under a judge holding 400 MiB, 16 MiB under a small one).
+    """
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def program_peak_kib(measured_kib: int, inherited_kib: int) -> int | None:
+    """The sandboxed programs' peak from rusage, or None where it may be the judge's inherited figure."""
+    return measured_kib if measured_kib > inherited_kib else None
+
+
 def conclude(
     captured: Captured,
     returncode: int,
     request: RunRequest,
     *,
     cpu_time_s: float,
-    peak_kib: int,
+    peak_kib: int | None,
     oom_kills: int,
     wall_time_s: float,
     backend: str,
@@ -386,7 +402,7 @@ def conclude(
         stopped_early=captured.stop is Stop.LINES,
         wall_time_s=wall_time_s,
         cpu_time_s=cpu_time_s,
-        peak_memory_mib=peak_kib / 1024,
+        peak_memory_mib=None if peak_kib is None else peak_kib / 1024,
         backend=backend,
         isolated=isolated,
         detail=detail if isolated else f"{detail} (not isolated)",
