@@ -20,6 +20,7 @@ A missing tag, or one that is not a string, empty (or only whitespace) or longer
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -94,7 +95,4 @@ def diversity_bonuses(
 
 def tag_distribution(tags: Iterable[str]) -> dict[str, int]:
     """How many times each tag occurs, by tag name (published after reveal for auditing, SCORING.md 6.3)."""
-    counts: dict[str, int] = {}
-    for tag in tags:
-        counts[tag] = counts.get(tag, 0) + 1
-    return dict(sorted(counts.items()))
+    return dict(sorted(Counter(tags).items()))

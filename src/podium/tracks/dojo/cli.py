@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
 
 import click
 
-from podium.core.execution.sandbox import open_sandbox
 from podium.core.storage.files import read_bytes
 from podium.tracks.dojo.judge import Judgment, judge_submission
-from podium.tracks.dojo.operator_cli import register
+from podium.tracks.dojo.operator_cli import register, sandbox_for, sandbox_option
 from podium.tracks.dojo.problem import load_problem, setter_terms
 from podium.tracks.dojo.rules import ScoringRules
-
-SANDBOX_CHOICES = click.Choice(["bubblewrap", "rlimits"])
 
 
 @click.group()
@@ -36,14 +34,7 @@ def dojo() -> None:
 @click.option(
     "--no-screen", is_flag=True, help="skip the static policy (to test the sandbox itself); said in the output"
 )
-@click.option(
-    "--sandbox",
-    "backend",
-    type=SANDBOX_CHOICES,
-    default="bubblewrap",
-    show_default=True,
-    help="rlimits is weaker and not isolated: use it only where bubblewrap cannot run",
-)
+@sandbox_option
 @click.option("--method-tag", help="the method tag you would claim in solution.json: see whether the judge accepts it")
 def judge(
     solver: Path, problem_dir: Path, as_json: bool, no_screen: bool, backend: str, method_tag: str | None
@@ -51,7 +42,7 @@ def judge(
     """Judge SOLVER (a solver.py) against the problem in --problem, exactly as the platform would."""
     problem = load_problem(problem_dir)
     rules = ScoringRules()
-    sandbox = open_sandbox(backend, allow_weaker=backend != "bubblewrap")
+    sandbox = sandbox_for(backend)
     truth = setter_terms(problem.setter_source, sandbox, rules, where=problem_dir / "setter.py")
     judgment = judge_submission(
         read_bytes(solver), truth, sandbox, rules, apply_screen=not no_screen, method_tag=method_tag
@@ -79,13 +70,7 @@ def judgment_json(judgment: Judgment) -> dict[str, Any]:
         "score": judgment.score,
         "diversity_included": False,
         "screened": judgment.screened,
-        "policy": None
-        if judgment.policy is None
-        else {
-            "numeric_literals": judgment.policy.numeric_literals,
-            "string_literal_chars": judgment.policy.string_literal_chars,
-            "largest_list_tuple": judgment.policy.largest_list_tuple,
-        },
+        "policy": None if judgment.policy is None else dataclasses.asdict(judgment.policy),
         "sandbox": judgment.backend,
         "isolated": judgment.isolated,
         "wall_time_s": None if judgment.wall_time_s is None else round(judgment.wall_time_s, 4),

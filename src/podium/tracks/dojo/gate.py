@@ -14,7 +14,7 @@ from podium.tracks.dojo.rules import ScoringRules
 
 @dataclass(frozen=True, slots=True)
 class Gates:
-    """Which gates a run reached and how many leading terms matched (kept from submitters while OPEN)."""
+    """Which gates a run reached and how many leading terms matched (for tests; never stored or shown)."""
 
     stage_pass: bool
     reward_correct: bool

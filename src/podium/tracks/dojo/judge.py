@@ -38,7 +38,6 @@ class Judgment:
     solver_hash: str | None
     brevity: int
     score: int
-    matching_prefix: int
     screened: bool  # False when the static policy was skipped on purpose (local checks of the sandbox)
     policy: PolicyFigures | None
     backend: str | None  # the sandbox that ran it; None when it never ran
@@ -92,7 +91,6 @@ def judge_submission(
         solver_hash=admitted.sha256,
         brevity=brevity,
         score=score,
-        matching_prefix=gates.matching_prefix,
         screened=apply_screen,
         policy=policy,
         backend=run.backend,
@@ -124,7 +122,6 @@ def _rejected(failure: StageFailure, admitted: AdmittedSource | None, screened: 
         solver_hash=admitted.sha256 if admitted else None,
         brevity=0,
         score=0,
-        matching_prefix=0,
         screened=screened,
         policy=None,
         backend=None,

@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from podium.core.clock import SystemClock, parse_utc
-from podium.core.execution.sandbox import Sandbox, open_sandbox
+from podium.core.execution.sandbox import BACKENDS, Sandbox, open_sandbox
 from podium.core.reporting.tables import render_table
 from podium.core.storage.audit import verify_chain
 from podium.core.storage.files import read_bytes, read_json
@@ -25,9 +25,8 @@ from podium.tracks.dojo.platform import Dojo
 from podium.tracks.dojo.problem import load_problem
 from podium.tracks.dojo.records import Role
 from podium.tracks.dojo.replay import replay_season
-from podium.tracks.dojo.results import problem_leaderboard, season_leaderboard_text
+from podium.tracks.dojo.results import problem_leaderboard_text, season_leaderboard_text
 from podium.tracks.dojo.rules import ScoringRules
-from podium.tracks.dojo.standings import PROBLEM_HEADER, problem_rows
 from podium.tracks.dojo.store import audit_entries, open_store
 from podium.tracks.dojo.worker import work_in_threads
 
@@ -50,7 +49,7 @@ def sandbox_option(command: Callable[..., Any]) -> Callable[..., Any]:
     return click.option(
         "--sandbox",
         "backend",
-        type=click.Choice(["bubblewrap", "rlimits"]),
+        type=click.Choice(BACKENDS),
         default="bubblewrap",
         show_default=True,
         help="rlimits is weaker and not isolated; results judged with it say so",
@@ -237,8 +236,7 @@ def register(dojo: click.Group) -> None:
         """Print a problem's or a season's leaderboard."""
         platform = connect(db)
         if slug:
-            rows = problem_rows(problem_leaderboard(platform, platform.problem(slug, season)))
-            click.echo(render_table(PROBLEM_HEADER, rows, fmt))
+            click.echo(problem_leaderboard_text(platform, platform.problem(slug, season), fmt))
         elif season:
             click.echo(season_leaderboard_text(platform, season, fmt, final_only=not preview))
         else:

@@ -320,10 +320,9 @@ class Dojo:
         when = utc_text(at) if at else self.now()
         with transaction(self.engine) as db:
             self._move(db, problem, ProblemState.FROZEN, freeze_started_at=when)
-            append_audit(
+            return append_audit(
                 db, when, "frozen", {"problem": slug, "freeze_started_at": when, "head_before": audit_head(db)}
             )
-            return audit_head(db)
 
     def reveal(self, slug: str, season: str | None = None, *, at: datetime | None = None) -> str:
         """FROZEN → REVEALED: publish salt, setter and terms, and the final leaderboard; returns the head hash."""
@@ -337,7 +336,7 @@ class Dojo:
         board = problem_leaderboard_csv(self, problem)
         with transaction(self.engine) as db:
             self._move(db, problem, ProblemState.REVEALED, revealed_at=when)
-            append_audit(
+            return append_audit(
                 db,
                 when,
                 "revealed",
@@ -349,7 +348,6 @@ class Dojo:
                     "leaderboard_csv": board,
                 },
             )
-            return audit_head(db)
 
     def set_state(self, slug: str, target: ProblemState, season: str | None = None) -> Problem:
         """The operator's other moves: ARCHIVED, WITHDRAWN, VOID."""

@@ -100,17 +100,23 @@ def problem_leaderboard(dojo: Dojo, problem: Problem) -> list[Ranked[ScoredSubmi
     return problem_standings(problem_scores(dojo, problem))
 
 
+def problem_leaderboard_text(dojo: Dojo, problem: Problem, fmt: str) -> str:
+    """The per-problem leaderboard rendered as ``table``, ``markdown``, ``csv`` or ``json``."""
+    return render_table(PROBLEM_HEADER, problem_rows(problem_leaderboard(dojo, problem)), fmt)
+
+
 def problem_leaderboard_csv(dojo: Dojo, problem: Problem) -> str:
     """The per-problem leaderboard as the CSV published at reveal."""
-    return render_table(PROBLEM_HEADER, problem_rows(problem_leaderboard(dojo, problem)), "csv")
+    return problem_leaderboard_text(dojo, problem, "csv")
 
 
 def season_leaderboard(dojo: Dojo, season: str, *, final_only: bool = True) -> list[Ranked[SeasonRow]]:
     """The season leaderboard over its revealed problems (or all problems, for an operator's preview)."""
+    rules, names = dojo.season(season).rules, dojo.user_names()  # once, not once per problem
     scored: list[ScoredSubmission] = []
     for problem in dojo.problems(season):
         if not final_only or problem.state in REVEALED_STATES:
-            scored.extend(problem_scores(dojo, problem))
+            scored.extend(score_submissions(problem, dojo.submissions(problem.id), names, rules))
     return season_standings(scored)
 
 

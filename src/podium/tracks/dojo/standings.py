@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from podium.core.clock import utc_text
 from podium.core.ranking.leaderboard import Ranked, TieBreak, rank_entries
 from podium.core.reporting.tables import Cell
 
@@ -32,17 +33,13 @@ class ScoredSubmission:
     reward_correct: bool
 
 
-def _timestamp(when: datetime) -> str:
-    return when.isoformat(timespec="microseconds")
-
-
 def _best_key(entry: ScoredSubmission) -> tuple[int, int, str, str]:
-    return (-entry.score, entry.length, _timestamp(entry.created_at), entry.solver_hash)
+    return (-entry.score, entry.length, utc_text(entry.created_at), entry.solver_hash)
 
 
 PROBLEM_TIE_BREAKS: tuple[TieBreak[ScoredSubmission], ...] = (
     TieBreak("shorter", lambda e: e.length),
-    TieBreak("earlier", lambda e: _timestamp(e.created_at)),
+    TieBreak("earlier", lambda e: utc_text(e.created_at)),
     TieBreak("solver_hash", lambda e: e.solver_hash),
 )
 PROBLEM_HEADER = ("rank", "user", "score", "L", "stage_pass", "reward_correct", "submission", "submitted_at")
@@ -74,7 +71,7 @@ def problem_rows(standings: Sequence[Ranked[ScoredSubmission]]) -> list[list[Cel
             "yes" if row.entry.stage_pass else "no",
             "yes" if row.entry.reward_correct else "no",
             row.entry.submission_id,
-            _timestamp(row.entry.created_at),
+            utc_text(row.entry.created_at),
         ]
         for row in standings
     ]

@@ -56,8 +56,7 @@ def transaction(engine: Engine) -> Iterator[Connection]:
 def append_audit(connection: Connection, at: str, kind: str, payload: dict[str, Any]) -> str:
     """Append one entry (inside a ``transaction``) and return its hash, the new head."""
     body = canonical_json(payload)
-    head = connection.execute(select(audit_log.c.entry_hash).order_by(audit_log.c.id.desc()).limit(1)).scalar()
-    prev = head or GENESIS
+    prev = audit_head(connection)
     digest = entry_hash(prev, at, kind, body)
     connection.execute(insert(audit_log).values(at=at, kind=kind, payload=body, prev_hash=prev, entry_hash=digest))
     return digest

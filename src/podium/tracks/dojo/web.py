@@ -35,8 +35,14 @@ from podium.core.reporting.tables import render_table
 from podium.tracks.dojo.lifecycle import PUBLISHED, REVEALED_STATES
 from podium.tracks.dojo.platform import AuthError, Dojo
 from podium.tracks.dojo.records import Problem, Submission, User
-from podium.tracks.dojo.results import problem_leaderboard, problem_tags, season_leaderboard_text
-from podium.tracks.dojo.standings import PROBLEM_HEADER, problem_rows
+from podium.tracks.dojo.results import (
+    problem_leaderboard,
+    problem_leaderboard_text,
+    problem_tags,
+    season_leaderboard,
+    season_leaderboard_text,
+)
+from podium.tracks.dojo.standings import PROBLEM_HEADER, SEASON_HEADER, problem_rows, season_rows
 from podium.tracks.dojo.store import audit_head, open_store
 
 TOKEN_COOKIE = "podium_dojo_token"
@@ -166,7 +172,8 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
 
     @router.get("/api/seasons/{name}/leaderboard")
     def get_season_leaderboard(name: str) -> Any:
-        return json.loads(season_leaderboard_text(platform, name, "json"))
+        rows = season_rows(season_leaderboard(platform, name))
+        return [dict(zip(SEASON_HEADER, row, strict=True)) for row in rows]
 
     @router.get("/api/audit/head")
     def get_audit_head() -> dict[str, str]:
@@ -202,7 +209,7 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
         )
         setter = ""
         if "setter_source" in data:  # revealed: the setter and the problem's final leaderboard
-            board = render_table(PROBLEM_HEADER, problem_rows(problem_leaderboard(platform, problem)), "markdown")
+            board = problem_leaderboard_text(platform, problem, "markdown")
             tags = json.dumps(problem_tags(platform, problem), indent=1)
             setter = (
                 f"<h2>setter.py</h2><pre>{esc(data['setter_source'])}</pre><h2>Leaderboard</h2><pre>{esc(board)}</pre>"

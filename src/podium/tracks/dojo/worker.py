@@ -3,8 +3,8 @@
 Several workers, on one machine or many (against PostgreSQL), share the queue. A claim marks a submission
 ``running`` under the worker's id inside the database's write lock, so no two workers claim the same one; a
 result is stored only while that claim still stands. A claim older than ``stale_after_s`` (its worker died) is
-given to the next worker that asks. ``INTERNAL_ERROR`` results are never stored as final: the submission goes back
-to the queue, up to ``max_attempts``.
+given to the next worker that asks. An ``INTERNAL_ERROR`` result sends the submission back to the queue; it is
+stored as final only on the ``max_attempts``-th claim.
 """
 
 from __future__ import annotations
