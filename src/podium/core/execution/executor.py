@@ -1,9 +1,10 @@
 """One ``Executor`` interface for running independent jobs: serial (tests, debugging) or a local process pool.
 
 Jobs carry their whole input and return their whole output, so a worker needs no shared state and results do not
-depend on which executor ran them. The pool recycles each worker after ``jobs_per_worker`` jobs, which keeps memory
-flat when a native library leaks a little per job (pybox2d keeps a few KB per world). ``map_unordered`` yields
-results as they finish, so callers can write outputs and record progress while the rest still runs.
+depend on which executor ran them. The process pool is replaced by a fresh one every ``workers * jobs_per_worker``
+jobs, which keeps memory flat when a native library leaks a little per job (pybox2d keeps a few KB per world).
+``map_unordered`` yields results as they finish, so callers can write outputs and record progress while the rest
+still runs.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ class SerialExecutor:
 
 
 class ProcessPoolExecutor:
-    """Runs jobs on ``workers`` processes, each replaced after ``jobs_per_worker`` jobs."""
+    """Runs jobs on ``workers`` processes; a fresh pool every ``workers * jobs_per_worker`` jobs."""
 
     def __init__(self, workers: int | None = None, jobs_per_worker: int = 500) -> None:
         if workers is not None and workers < 1:
@@ -56,12 +57,13 @@ class ProcessPoolExecutor:
         """
         context = multiprocessing.get_context("spawn" if os.name == "nt" else "forkserver")
         queue = iter(jobs)
-        while batch := list(itertools.islice(queue, self.workers * self.jobs_per_worker)):
+        for first in queue:  # each batch is read lazily from the queue, never held in memory as a whole
+            batch = itertools.chain((first,), itertools.islice(queue, self.workers * self.jobs_per_worker - 1))
             with concurrent.futures.ProcessPoolExecutor(self.workers, mp_context=context) as pool:
                 yield from self._run_batch(pool, function, batch)
 
     def _run_batch(
-        self, pool: concurrent.futures.ProcessPoolExecutor, function: Callable[[J], R], batch: list[J]
+        self, pool: concurrent.futures.ProcessPoolExecutor, function: Callable[[J], R], batch: Iterable[J]
     ) -> Iterator[tuple[J, R]]:
         pending: dict[concurrent.futures.Future[R], J] = {}
         window = self.workers * 4  # bounded, so a huge competition is never held in memory at once

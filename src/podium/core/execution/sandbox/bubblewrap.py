@@ -31,11 +31,13 @@ from podium.core.execution.sandbox.records import Limits, RunRequest, RunResult,
 from podium.core.execution.sandbox.supervise import (
     RlimitValues,
     Slot,
+    address_space_mib,
     become_subreaper,
     box_directory,
     can_switch_uid,
     capture_run,
     conclude,
+    internal_result,
     judge_peak_kib,
     kill_pidfd,
     program_peak_kib,
@@ -77,12 +79,14 @@ class BubblewrapSandbox:
     def run(self, request: RunRequest) -> RunResult:
         """Run one program in a fresh sandbox; any failure of the sandbox itself is an INTERNAL_ERROR result."""
         if not _program_exists(request):
-            return internal_result(self, f"program {request.argv[0]!r} does not exist inside the sandbox")
+            return internal_result(
+                self.name, self.isolated, f"program {request.argv[0]!r} does not exist inside the sandbox"
+            )
         try:
             with self._pool.slot() as slot, box_directory(request.files) as box:
                 return _Run(self, slot, box, request).execute()
         except OSError as error:
-            return internal_result(self, f"sandbox failure: {error}")
+            return internal_result(self.name, self.isolated, f"sandbox failure: {error}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,29 +168,6 @@ def _program_exists(request: RunRequest) -> bool:
     if path.is_relative_to(BOX):
         return str(path.relative_to(BOX)) in request.files
     return os.path.exists(path)
-
-
-def address_space_mib(limits: Limits, cgroup: bool) -> int:
-    """The RLIMIT_AS backstop: tight without a cgroup, roomy with one (threads reserve address space they never use)."""
-    return limits.memory_mib * 2 + 64 if cgroup else limits.memory_mib + 64
-
-
-def internal_result(sandbox: BubblewrapSandbox | object, detail: str, wall_time_s: float = 0.0) -> RunResult:
-    """A result for a run the sandbox could not carry out (never the program's fault)."""
-    return RunResult(
-        status=RunStatus.INTERNAL_ERROR,
-        exit_code=None,
-        signal=None,
-        stdout=b"",
-        stderr=b"",
-        stopped_early=False,
-        wall_time_s=wall_time_s,
-        cpu_time_s=None,
-        peak_memory_mib=None,
-        backend=str(getattr(sandbox, "name", "?")),
-        isolated=bool(getattr(sandbox, "isolated", False)),
-        detail=detail.splitlines()[0] if detail else "sandbox failure",
-    )
 
 
 class _Run:
@@ -277,7 +258,8 @@ class _Run:
         message = proc.stderr.read(4096).decode("utf-8", "replace").strip() if proc.stderr else ""
         if can_switch_uid():
             sweep_uid(self.slot.uid)  # pid 1, orphaned to us, and anything else of this slot's uid
-        return internal_result(self.sandbox, f"{reason}: {message}" if message else reason)
+        detail = f"{reason}: {message}" if message else reason
+        return internal_result(self.sandbox.name, self.sandbox.isolated, detail)
 
     def _supervise(
         self, proc: subprocess.Popen[bytes], outer: int, pid1: int, pidfd1: int, inherited_kib: int
@@ -291,13 +273,15 @@ class _Run:
         proc.returncode = code
         wall_time_s = time.monotonic() - started
         usages = [u for u in (outer_usage, reap_orphan(pid1, pidfd1)) if u is not None]
-        oom_kills = self.slot.cgroup.oom_kills() if self.slot.cgroup is not None else 0
+        oom_kills, peak_bytes, cgroup = 0, None, self.slot.cgroup
+        if cgroup is not None:
+            oom_kills, peak_bytes = cgroup.oom_kills(), cgroup.peak_bytes()
+            cgroup.kill_all()  # empty after a normal end; a safety net for the next run in this slot
         # the cgroup's own high-water mark where it has one; rusage carries the judge's size (judge_peak_kib)
-        peak_bytes = self.slot.cgroup.peak_bytes() if self.slot.cgroup is not None else None
-        rusage_peak = program_peak_kib(max(u.ru_maxrss for u in usages), inherited_kib)
-        peak_kib = peak_bytes // 1024 if peak_bytes is not None else rusage_peak
-        if self.slot.cgroup is not None:
-            self.slot.cgroup.kill_all()  # empty after a normal end; a safety net for the next run in this slot
+        if peak_bytes is not None:
+            peak_kib: int | None = peak_bytes // 1024
+        else:
+            peak_kib = program_peak_kib(max(u.ru_maxrss for u in usages), inherited_kib)
         return conclude(
             captured,
             code,

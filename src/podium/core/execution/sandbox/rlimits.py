@@ -21,11 +21,13 @@ from podium.core.execution.sandbox.records import RunRequest, RunResult
 from podium.core.execution.sandbox.supervise import (
     RlimitValues,
     Slot,
+    address_space_mib,
     become_subreaper,
     box_directory,
     can_switch_uid,
     capture_run,
     conclude,
+    internal_result,
     judge_peak_kib,
     program_peak_kib,
     rlimit_args,
@@ -52,20 +54,21 @@ class RlimitsSandbox:
 
     def run(self, request: RunRequest) -> RunResult:
         """Run one program as a child process under rlimits."""
-        from podium.core.execution.sandbox.bubblewrap import internal_result
-
         try:
             with self._pool.slot() as slot, box_directory(request.files) as box:
                 return self._run(slot, box, request)
         except OSError as error:
-            return internal_result(self, f"sandbox failure: {error}")
+            return internal_result(self.name, self.isolated, f"sandbox failure: {error}")
 
     def _run(self, slot: Slot, box: Path, request: RunRequest) -> RunResult:
         limits, switch = request.limits, can_switch_uid()
-        rlimits = RlimitValues.of(limits.cpu_time_s, limits.memory_mib + 64, limits.file_size_mib, limits.processes)
+        processes = (
+            limits.processes if switch else 1 << 20
+        )  # our own uid runs other processes: no NPROC, not a wrong one
+        rlimits = RlimitValues.of(
+            limits.cpu_time_s, address_space_mib(limits, cgroup=False), limits.file_size_mib, processes
+        )
         chain = uid_switch_args(self._setpriv, slot.uid) if switch else []
-        if not switch:  # our own uid runs other processes too: no NPROC rather than a wrong one
-            rlimits = RlimitValues(rlimits.cpu_soft_s, rlimits.address_space_bytes, rlimits.file_size_bytes, 1 << 20)
         argv = [*chain, *rlimit_args(self._prlimit, rlimits), *request.argv]
         started, inherited_kib = time.monotonic(), judge_peak_kib()
         with subprocess.Popen(

@@ -2,7 +2,9 @@
 
 A *slot* is what one concurrent run owns: a host uid nobody else uses (so ``RLIMIT_NPROC``, which the kernel
 counts per real uid, limits this run and no other) and, where the host allows, a cgroup. Slots are pooled per
-process and reused. Their uids are derived from the judge's pid, so judges in a process pool never share one.
+process and reused; a process has at most two pools (with and without cgroups), each with its own block of uids.
+The blocks are derived from the judge's pid: in the high uid range two judges share one only if their pids agree
+modulo 2^21; where only the low range can be used (a user namespace without it), pids that agree modulo 156 do.
 
 The judge makes itself a child subreaper: a sandbox's first process can outlive the bubblewrap that started it
 (bubblewrap exits as soon as it learns the exit status), and a subreaper judge can reap it instead of leaving a
@@ -29,11 +31,13 @@ from pathlib import Path, PurePosixPath
 
 from podium.core.errors import ConfigError
 from podium.core.execution.sandbox.cgroups import Cgroup, CgroupSupport, detect
-from podium.core.execution.sandbox.records import RunRequest, RunResult
+from podium.core.execution.sandbox.records import Limits, RunRequest, RunResult, RunStatus
 from podium.core.execution.sandbox.verdict import Evidence, Stop, decide, split_status
 
 MAX_SLOTS = 64
 """Concurrent runs per judge process; a run beyond this waits for a free slot."""
+
+POOLS_PER_PROCESS = 2  # with and without cgroups
 
 _READ_CHUNK = 1 << 16
 _STDERR_TAIL = 4096
@@ -57,12 +61,12 @@ class Slot:
 class SlotPool:
     """Hands out slots to runs, at most ``MAX_SLOTS`` at a time, creating each slot (and its cgroup) once."""
 
-    def __init__(self, support: CgroupSupport) -> None:
+    def __init__(self, support: CgroupSupport, block: int) -> None:
         self.support = support
         self._free: list[Slot] = []
         self._made: list[Slot] = []
         self._changed = threading.Condition()
-        self._base_uid = _uid_base()
+        self._base_uid = _uid_base(block)
 
     @contextlib.contextmanager
     def slot(self) -> Iterator[Slot]:
@@ -96,10 +100,11 @@ class SlotPool:
                 self.support.factory.cleanup()
 
 
-def _uid_base() -> int:
-    """The first uid of this process's slots: one block of ``MAX_SLOTS`` uids per live pid."""
+def _uid_base(block: int) -> int:
+    """The first uid of a pool's slots: each live pid owns ``POOLS_PER_PROCESS`` blocks of ``MAX_SLOTS`` uids."""
     start, span = _HIGH_UIDS if _uids_mapped(*_HIGH_UIDS) else _LOW_UIDS
-    return start + (os.getpid() % (span // MAX_SLOTS)) * MAX_SLOTS
+    per_pid = POOLS_PER_PROCESS * MAX_SLOTS
+    return start + (os.getpid() % (span // per_pid)) * per_pid + block * MAX_SLOTS
 
 
 def _uids_mapped(start: int, span: int) -> bool:
@@ -122,7 +127,7 @@ def slot_pool(cgroups: bool) -> SlotPool:
         pool = _pools.get(cgroups)
         if pool is None:
             support = detect() if cgroups else CgroupSupport("none: turned off", None)
-            pool = _pools[cgroups] = SlotPool(support)
+            pool = _pools[cgroups] = SlotPool(support, block=int(cgroups))  # never the other pool's uids
         return pool
 
 
@@ -358,6 +363,29 @@ def capture_run(stdout_fd: int, stderr_fd: int, request: RunRequest) -> Captured
         stdout_limit=limits.stdout_bytes,
         stderr_limit=limits.stderr_bytes,
         lines=request.stop_after_lines,
+    )
+
+
+def address_space_mib(limits: Limits, cgroup: bool) -> int:
+    """The RLIMIT_AS backstop: tight without a cgroup, roomy with one (threads reserve address space they never use)."""
+    return limits.memory_mib * 2 + 64 if cgroup else limits.memory_mib + 64
+
+
+def internal_result(backend: str, isolated: bool, detail: str) -> RunResult:
+    """A result for a run the sandbox could not carry out (never the program's fault)."""
+    return RunResult(
+        status=RunStatus.INTERNAL_ERROR,
+        exit_code=None,
+        signal=None,
+        stdout=b"",
+        stderr=b"",
+        stopped_early=False,
+        wall_time_s=0.0,
+        cpu_time_s=None,
+        peak_memory_mib=None,
+        backend=backend,
+        isolated=isolated,
+        detail=detail.splitlines()[0] if detail else "sandbox failure",
     )
 
 
