@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install the Debian font packages whose Latin capitals train the embedded letter classifier
-# (python -m podium.tracks.pcg.train_classifier). Only needed to retrain it or run its training smoke test;
-# the shipped weights need no fonts. Packages apt does not know are skipped with a note.
+# (python -m podium.tracks.pcg.train_classifier). Needed to retrain it and for the tests that measure it on
+# held-out font families (they skip without these fonts; `make test` does not install them). The shipped weights
+# need no fonts. Packages apt does not know are skipped with a note.
 set -euo pipefail
 PACKAGES=(
   fonts-dejavu-core fonts-dejavu-extra fonts-liberation fonts-liberation2 fonts-freefont-ttf fonts-urw-base35

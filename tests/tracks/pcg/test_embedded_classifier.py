@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 from dataclasses import dataclass
@@ -14,13 +13,9 @@ from PIL import Image
 
 from podium.core.errors import DependencyError
 from podium.tracks.pcg.block_letters import DESIGNS, block_letter_levels, drop_sequence
-from podium.tracks.pcg.build import GridLevel, drop_blocks
 from podium.tracks.pcg.classifiers import LETTERS, load_classifier
 from podium.tracks.pcg.classifiers.embedded import WEIGHTS_PATH, EmbeddedClassifier, preprocess
-from podium.tracks.pcg.levelxml import level_xml_text, parse_level
-from podium.tracks.pcg.physics import PhysicsParameters, evaluate_stability
-from podium.tracks.pcg.render import render_level
-from podium.tracks.pcg.train_classifier import HELD_OUT_FAMILIES
+from podium.tracks.pcg.train_classifier import HELD_OUT_FAMILIES, block_letter_inputs
 
 # The issue's targets, and what the shipped weights measure (the floors below guard against regressions).
 BLOCK_LETTER_TARGET = 0.90  # top-1 on the 52 hand-designed block letters
@@ -132,16 +127,9 @@ class Measured:
 @pytest.fixture(scope="module")
 def block_letters(shipped: EmbeddedClassifier) -> Measured:
     """The 52 hand-designed block letters, built, simulated and rendered as the evaluator would (about 2 s)."""
-    # only the first run's poses make the image, so one run per level gives the evaluator's picture
-    params = dataclasses.replace(PhysicsParameters(), runs=1)
-    inputs, labels = [], []
-    for letter, calls in block_letter_levels():
-        level = drop_blocks([(kind.upper(), slot) for kind, slot in calls])
-        assert isinstance(level, GridLevel)
-        result = evaluate_stability(parse_level(level_xml_text(level).encode()), params)
-        inputs.append(preprocess(render_level(result.image_poses)))
-        labels.append(LETTERS.index(letter))
-    predictions = shipped.predict_arrays(np.stack(inputs))
+    inputs, label_array = block_letter_inputs()
+    labels = label_array.tolist()
+    predictions = shipped.predict_arrays(inputs)
     predicted = [int(np.argmax(p.probabilities)) for p in predictions]
     misses = [(LETTERS[t], LETTERS[p]) for t, p in zip(labels, predicted, strict=True) if t != p]
     top1 = 1.0 - len(misses) / len(labels)

@@ -43,22 +43,20 @@ class ClassifyJob:
 
 def classify_images(job: ClassifyJob) -> list[tuple[str, LetterPrediction | StageFailure]]:
     """Each image's prediction, or why it could not be classified, in the job's order."""
-    loaded: list[tuple[str, Image.Image]] = []
-    failed: dict[str, StageFailure] = {}
+    outcomes: dict[str, LetterPrediction | StageFailure] = {}
+    images: dict[str, Image.Image] = {}
     for path in job.images:
         try:
             image = Image.open(io.BytesIO(read_bytes(path)))
             image.load()
+            images[path.name] = image
         except InputError as error:
-            failed[path.name] = StageFailure(PcgVerdict.UNREADABLE_INPUT, error.describe())
-            continue
+            outcomes[path.name] = StageFailure(PcgVerdict.UNREADABLE_INPUT, error.describe())
         except (OSError, SyntaxError, ValueError) as error:
-            failed[path.name] = StageFailure(PcgVerdict.MALFORMED_INPUT, f"not an image: {error}")
-            continue
-        loaded.append((path.name, image))
-    predictions = job.classifier.load().predict([image for _, image in loaded]) if loaded else []
-    predicted = dict(zip((name for name, _ in loaded), predictions, strict=True))
-    return [(path.name, predicted[path.name] if path.name in predicted else failed[path.name]) for path in job.images]
+            outcomes[path.name] = StageFailure(PcgVerdict.MALFORMED_INPUT, f"not an image: {error}")
+    if images:
+        outcomes.update(zip(images, job.classifier.load().predict(list(images.values())), strict=True))
+    return [(path.name, outcomes[path.name]) for path in job.images]
 
 
 def is_level_image(file_name: str) -> bool:

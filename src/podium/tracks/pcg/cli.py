@@ -225,7 +225,8 @@ def simulate(root: Path, edition: str, workers: int | None, force: bool, as_json
     type=click.IntRange(min=1),
     default=1,
     show_default=True,
-    help="Images per forward pass (1 reproduces the official script bit for bit).",
+    help="Images per forward pass for hf: and onnx: (1 reproduces the official script bit for bit); "
+    "embedded always takes 16.",
 )
 @_workers_option
 @_force_option
@@ -273,7 +274,7 @@ def export_onnx_command(model: str, output: Path, int8: bool) -> None:
     type=click.Choice(["local", "dask"]),
     default="local",
     show_default=True,
-    help="Where simulation jobs run: local processes, or a Dask distributed cluster (--scheduler).",
+    help="Where simulation and classification jobs run: local processes, or a Dask distributed cluster (--scheduler).",
 )
 @click.option("--scheduler", default=None, help="Dask scheduler address, e.g. tcp://10.0.0.5:8786.")
 @click.option("--prompts", "prompts_dir", type=_ROOT, default=None, help="As for `podium pcg score`.")
