@@ -147,6 +147,11 @@ class Dojo:
             raise InputError(f"no season {name!r}", fix="create it with `podium dojo season create`")
         return Season.from_row(row)
 
+    def seasons_by_id(self) -> dict[int, Season]:
+        """Every season, by id (one query where a loop over problems would ask ``season_of`` each time)."""
+        with self.engine.connect() as db:
+            return {row.id: Season.from_row(row) for row in db.execute(select(seasons))}
+
     def season_of(self, problem: Problem) -> Season:
         """The season a problem belongs to."""
         with self.engine.connect() as db:
@@ -363,8 +368,9 @@ class Dojo:
         """Make every scheduled move that is due (open, freeze, reveal); returns what happened, one line each."""
         now = self.clock.now()
         done = []
+        season_names = {sid: season.name for sid, season in self.seasons_by_id().items()}
         for problem in self.problems():
-            season = self.season_of(problem).name
+            season = season_names[problem.season_id]
             due_to_open = problem.terms and problem.open_at and parse_utc(problem.open_at) <= now
             if problem.state is ProblemState.VALIDATING and due_to_open and problem.open_at:
                 problem = self.open(problem.slug, season, at=parse_utc(problem.open_at))

@@ -190,7 +190,8 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
             f"<td>{p.state.value}</td><td>{esc(p.freeze_at or '')}</td></tr>"
             for p in shown
         )
-        seasons = sorted({platform.season_of(p).name for p in shown})
+        by_id = platform.seasons_by_id()
+        seasons = sorted({by_id[p.season_id].name for p in shown})
         links = " · ".join(f"<a href='leaderboards/{esc(name)}'>{esc(name)}</a>" for name in seasons)
         return page(
             "Problems",

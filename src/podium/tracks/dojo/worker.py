@@ -9,6 +9,7 @@ stored as final only on the ``max_attempts``-th claim.
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import threading
@@ -24,7 +25,7 @@ from podium.tracks.dojo.judge import Judgment, judge_submission
 from podium.tracks.dojo.platform import Dojo
 from podium.tracks.dojo.records import JobStatus, Problem
 from podium.tracks.dojo.rules import ScoringRules
-from podium.tracks.dojo.schema import problems, submissions
+from podium.tracks.dojo.schema import problems, seasons, submissions
 from podium.tracks.dojo.store import append_audit, transaction
 from podium.tracks.dojo.verdicts import RunVerdict
 
@@ -84,8 +85,13 @@ def claim(dojo: Dojo, worker_id: str, *, stale_after_s: float = STALE_AFTER_S) -
                 attempts=row.attempts + 1,
             )
         )
-        problem = Problem.from_row(db.execute(select(problems).where(problems.c.id == row.problem_id)).one())
-    rules = dojo.season_of(problem).rules
+        found = db.execute(  # the problem and its season's rules in one query
+            select(problems, seasons.c.rules_json)
+            .join(seasons, seasons.c.id == problems.c.season_id)
+            .where(problems.c.id == row.problem_id)
+        ).one()
+    problem = Problem.from_row(found)
+    rules = ScoringRules.from_json(json.loads(found.rules_json))
     return Job(row.id, bytes(row.source), problem.terms or (), rules, worker_id, row.attempts + 1, row.method_tag)
 
 
