@@ -10,15 +10,15 @@ PACKAGES=(
   fonts-roboto-unhinted fonts-cantarell fonts-open-sans fonts-lato fonts-linuxlibertine fonts-ebgaramond
   fonts-comfortaa fonts-oxygen fonts-firacode fonts-inconsolata fonts-hack fonts-league-spartan fonts-stix
   fonts-go fonts-jetbrains-mono fonts-sil-gentiumplus fonts-sil-charis fonts-sil-andika fonts-junicode
-  fonts-quicksand fonts-dosis fonts-paratype fonts-cabin fonts-karla fonts-lobster fonts-mplus
+  fonts-quicksand fonts-dosis fonts-paratype fonts-cabin fonts-karla fonts-mplus
   fonts-anonymous-pro fonts-courier-prime fonts-agave fonts-fantasque-sans fonts-hermit fonts-inter
   fonts-adf-baskervald fonts-adf-gillius fonts-adf-universalis fonts-adf-verana fonts-adf-tribun fonts-adf-libris
   fonts-adf-berenis fonts-adf-ikarius fonts-adf-romande fonts-averia-gwf fonts-bebas-neue fonts-yanone-kaffeesatz
   fonts-oflb-euterpe fonts-tuffy fonts-jura fonts-mononoki fonts-monoid fonts-glasstty fonts-cmu fonts-lmodern
   fonts-arkpandora fonts-femkeklaver fonts-f500 fonts-ecolier-court fonts-oldstandard fonts-play fonts-radisnoir
-  fonts-rufscript fonts-sil-doulos fonts-dustin fonts-humor-sans fonts-isabella fonts-kristi fonts-staypuft
+  fonts-sil-doulos fonts-dustin fonts-humor-sans fonts-staypuft
   fonts-quattrocento fonts-goudybookletter fonts-beteckna fonts-atarismall fonts-tomsontalks fonts-opendyslexic
-  fonts-ocr-a fonts-3270 fonts-uralic fonts-linex fonts-blankenburg
+  fonts-ocr-a fonts-3270 fonts-uralic fonts-linex
 )
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"

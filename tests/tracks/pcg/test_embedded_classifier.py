@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from podium.core.errors import DependencyError
+from podium.core.errors import DependencyError, InputError
 from podium.tracks.pcg.block_letters import DESIGNS, block_letter_levels, drop_sequence
 from podium.tracks.pcg.classifiers import LETTERS, load_classifier
 from podium.tracks.pcg.classifiers.embedded import WEIGHTS_PATH, EmbeddedClassifier, preprocess
@@ -222,3 +222,11 @@ def test_quick_training_run_writes_a_loadable_model(tmp_path: Path) -> None:
     assert classifier.name.split(":")[1] in report and '"block_letters"' in report
     prediction = classifier.predict([rgba(np.full((1024, 1024), 255, np.uint8))])[0]
     assert sum(prediction.probabilities) == pytest.approx(1.0, abs=1e-5)
+
+
+def test_weights_for_another_input_size_are_refused(tmp_path: Path) -> None:
+    path = tmp_path / "other.npz"
+    spec = {"format": 1, "input_size": 32, "strides": [2], "pool_after": [False]}
+    np.savez(path, spec=np.array(json.dumps(spec)))
+    with pytest.raises(InputError, match="32-pixel inputs"):
+        EmbeddedClassifier.load(path)

@@ -47,15 +47,21 @@ import numpy.typing as npt
 from PIL import Image, ImageDraw, ImageFont
 
 from podium.tracks.pcg.block_letters import block_letter_levels
-from podium.tracks.pcg.build import GridLevel, drop_blocks
+from podium.tracks.pcg.build import CELL_SIZE, GridLevel, drop_blocks
 from podium.tracks.pcg.classifiers import LETTERS
-from podium.tracks.pcg.classifiers.embedded import FORMAT_VERSION, INPUT_SIZE, EmbeddedClassifier, preprocess
+from podium.tracks.pcg.classifiers.embedded import (
+    FORMAT_VERSION,
+    INPUT_SIZE,
+    EmbeddedClassifier,
+    feature_map_side,
+    preprocess,
+)
 from podium.tracks.pcg.levelxml import level_xml_text, parse_level
 from podium.tracks.pcg.physics import BLOCK_GEOMETRY, BlockPose, PhysicsParameters, evaluate_stability
 from podium.tracks.pcg.render import render_level
 
 FONT_ROOTS = (Path("/usr/share/fonts"), Path("/usr/share/texmf/fonts/opentype"), Path("/usr/local/share/fonts"))
-CELL = 0.2401  # the converter's grid step (build.CELL_SIZE)
+CELL = float(CELL_SIZE)  # the converter's grid step
 SQUARE = BLOCK_GEOMETRY["SquareTiny"]
 RECT = BLOCK_GEOMETRY["RectSmall"]
 
@@ -574,11 +580,7 @@ class Architecture:
     @property
     def final_size(self) -> int:
         """Side of the last feature map."""
-        size = INPUT_SIZE
-        for stride, pool in zip(self.strides, self.pool_after, strict=True):
-            size = (size - 1) // stride + 1
-            size //= 2 if pool else 1
-        return size
+        return feature_map_side(self.strides, self.pool_after)
 
 
 def torch_model(arch: Architecture) -> Any:

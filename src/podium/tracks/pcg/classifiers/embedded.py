@@ -72,6 +72,15 @@ class _Conv:
     pool: bool  # a 2×2 max pool follows the ReLU
 
 
+def feature_map_side(strides: Sequence[int], pool_after: Sequence[bool]) -> int:
+    """Side of the last feature map for a 64×64 input: a convolution (padding 1) divides by its stride, a pool by 2."""
+    side = INPUT_SIZE
+    for stride, pool in zip(strides, pool_after, strict=True):
+        side = (side - 1) // int(stride) + 1
+        side //= 2 if pool else 1
+    return side
+
+
 def _conv3x3_relu(x: FloatArray, layer: _Conv) -> FloatArray:
     """3×3 convolution (padding 1) on NHWC ``x``, plus bias and ReLU, as one matrix product (im2col)."""
     n, h, w, c = x.shape
@@ -101,17 +110,16 @@ class LetterCnn:
         spec = json.loads(str(arrays["spec"]))
         if spec.get("format") != FORMAT_VERSION:
             raise ValueError(f"weights format {spec.get('format')!r}, expected {FORMAT_VERSION}")
-        self.spec = spec
+        if spec.get("input_size") != INPUT_SIZE:
+            raise ValueError(f"weights for {spec.get('input_size')!r}-pixel inputs, expected {INPUT_SIZE}")
         self.convs: list[_Conv] = []
-        size = INPUT_SIZE
         for index, (stride, pool) in enumerate(zip(spec["strides"], spec["pool_after"], strict=True)):
             weight = np.asarray(arrays[f"conv{index}.weight"], dtype=np.float32)  # torch layout (out, in, 3, 3)
             out_channels, in_channels = weight.shape[:2]
             matrix = np.ascontiguousarray(weight.transpose(2, 3, 1, 0).reshape(9 * in_channels, out_channels))
             bias = np.asarray(arrays[f"conv{index}.bias"], dtype=np.float32)
             self.convs.append(_Conv(matrix, bias, int(stride), bool(pool)))
-            size = (size - 1) // int(stride) + 1
-            size //= 2 if pool else 1
+        size = feature_map_side(spec["strides"], spec["pool_after"])
         hidden = np.asarray(arrays["hidden.weight"], dtype=np.float32)  # (features, channels·size·size), CHW order
         channels = self.convs[-1].weight.shape[1]
         # the flattened NHWC activations meet the weights in HWC order
