@@ -13,6 +13,7 @@ from PIL import Image
 
 from podium.core.errors import DependencyError, InputError
 from podium.tracks.pcg.block_letters import DESIGNS, block_letter_levels, drop_sequence
+from podium.tracks.pcg.block_letters_second_set import SECOND_SET
 from podium.tracks.pcg.classifiers import LETTERS, load_classifier
 from podium.tracks.pcg.classifiers.embedded import WEIGHTS_PATH, EmbeddedClassifier, preprocess
 from podium.tracks.pcg.train_classifier import HELD_OUT_FAMILIES, block_letter_inputs
@@ -21,6 +22,7 @@ from podium.tracks.pcg.train_classifier import HELD_OUT_FAMILIES, block_letter_i
 BLOCK_LETTER_TARGET = 0.90  # top-1 on the 52 hand-designed block letters
 HELD_OUT_TARGET = 0.95  # top-1 on unseen font families in block style (read as the letters as drawn)
 SHIPPED_BLOCK_LETTERS = 46 / 52
+SHIPPED_SECOND_SET = 48 / 60  # the second set of block letters (block_letters_second_set)
 SHIPPED_HELD_OUT = 0.884  # all 11,856 images (half with defects); measured 0.8846
 SHIPPED_HELD_OUT_CLEAN = 0.918  # the 5,869 without defects; measured 0.9186
 SHIPPED_HELD_OUT_AS_DRAWN = 0.955  # the 4,522 without defects or drop-rule rewrite; measured 0.9558
@@ -137,6 +139,17 @@ def block_letters(shipped: EmbeddedClassifier) -> Measured:
 
 
 @pytest.fixture(scope="module")
+def second_set(shipped: EmbeddedClassifier) -> Measured:
+    """The 60 block letters of the second set, built, simulated and rendered as the evaluator would (about 2 s)."""
+    inputs, label_array = block_letter_inputs(SECOND_SET)
+    labels = label_array.tolist()
+    predicted = [int(np.argmax(p.probabilities)) for p in shipped.predict_arrays(inputs)]
+    misses = [(LETTERS[t], LETTERS[p]) for t, p in zip(labels, predicted, strict=True) if t != p]
+    top1 = 1.0 - len(misses) / len(labels)
+    return Measured(top1, top1, misses)
+
+
+@pytest.fixture(scope="module")
 def held_out_fonts(shipped: EmbeddedClassifier) -> Measured:
     """The held-out font families in block style, the training command's own evaluation set (about 25 s)."""
     from podium.tracks.pcg.train_classifier import find_fonts, held_out_data_set, split_fonts
@@ -166,6 +179,30 @@ def test_block_letters_reach_the_target(block_letters: Measured) -> None:
 
 def test_block_letters_do_not_regress(block_letters: Measured) -> None:
     assert block_letters.top1 >= SHIPPED_BLOCK_LETTERS, block_letters.misses
+
+
+def test_second_set_differs_from_the_first_and_builds_as_drawn() -> None:
+    def rows(picture: str) -> list[str]:
+        return [line.strip() for line in picture.strip().splitlines()]
+
+    assert set(SECOND_SET) == set(LETTERS) and sum(len(p) for p in SECOND_SET.values()) == 60
+    for letter, pictures in SECOND_SET.items():
+        assert not {tuple(rows(p)) for p in pictures} & {tuple(rows(p)) for p in DESIGNS[letter]}, letter
+    assert len(block_letter_levels(SECOND_SET)) == 60  # drop_sequence raises for a picture the drop rule breaks
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="target missed: the shipped model reads 48 of the 60 second-set block letters (80.0 %); see the model card",
+)
+def test_second_set_reaches_the_target(second_set: Measured) -> None:
+    assert second_set.top1 >= BLOCK_LETTER_TARGET, second_set.misses
+
+
+def test_second_set_does_not_regress_and_matches_the_model_card(second_set: Measured) -> None:
+    report = json.loads(WEIGHTS_PATH.with_suffix(".json").read_text("utf-8"))
+    assert second_set.top1 >= SHIPPED_SECOND_SET, second_set.misses
+    assert second_set.top1 == pytest.approx(report["block_letters_second_set"]["top1"])
 
 
 def test_held_out_fonts_reach_the_target(held_out_fonts: Measured) -> None:

@@ -510,6 +510,7 @@ def drop_sequence(picture: str, *, offset: int = 2) -> list[tuple[str, int]]:
     return calls
 
 
-def block_letter_levels() -> list[tuple[str, list[tuple[str, int]]]]:
-    """Every design as (letter, drop calls), letters in order A..Z."""
-    return [(letter, drop_sequence(picture)) for letter, pictures in DESIGNS.items() for picture in pictures]
+def block_letter_levels(designs: dict[str, tuple[str, ...]] | None = None) -> list[tuple[str, list[tuple[str, int]]]]:
+    """Every design of ``designs`` (default: ``DESIGNS``) as (letter, drop calls), letters in order A..Z."""
+    chosen = DESIGNS if designs is None else designs
+    return [(letter, drop_sequence(picture)) for letter, pictures in chosen.items() for picture in pictures]

@@ -20,8 +20,9 @@ classifier's ``preprocess``. Whole font families (``HELD_OUT_FAMILIES``) are kep
 
 Evaluation: (a) top-1 on the held-out families in block style: all images, clean ones, and the letters as drawn
 (clean and not changed by the drop rule's rewrite, which can remove or move strokes; every image records whether
-it was); (b) top-1 on the hand-designed block letters of ``podium.tracks.pcg.block_letters``, built with the
-converter, simulated with podium's physics and rendered as the evaluator would.
+it was); (b) top-1 on the hand-designed block letters of ``podium.tracks.pcg.block_letters`` and on the second set
+of ``block_letters_second_set``, built with the converter, simulated with podium's physics and rendered as the
+evaluator would.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ import numpy.typing as npt
 from PIL import Image, ImageDraw, ImageFont
 
 from podium.tracks.pcg.block_letters import block_letter_levels
+from podium.tracks.pcg.block_letters_second_set import SECOND_SET
 from podium.tracks.pcg.build import CELL_SIZE, GridLevel, drop_blocks
 from podium.tracks.pcg.classifiers import LETTERS
 from podium.tracks.pcg.classifiers.embedded import (
@@ -762,12 +764,14 @@ def held_out_report(classifier: EmbeddedClassifier, data: DataSet) -> dict[str, 
     return report
 
 
-def block_letter_inputs() -> tuple[FloatArray, npt.NDArray[np.int64]]:
-    """The hand-designed block letters, converted, simulated and rendered like the evaluator, preprocessed."""
+def block_letter_inputs(
+    designs: dict[str, tuple[str, ...]] | None = None,
+) -> tuple[FloatArray, npt.NDArray[np.int64]]:
+    """Hand-designed block letters (default: the first set), built, simulated and rendered like the evaluator."""
     # only the first run's poses make the image, so one run per level gives the evaluator's picture
     params = dataclasses.replace(PhysicsParameters(), runs=1)
     inputs, labels = [], []
-    for letter, calls in block_letter_levels():
+    for letter, calls in block_letter_levels(designs):
         level = drop_blocks([(kind.upper(), slot) for kind, slot in calls])
         assert isinstance(level, GridLevel), letter
         result = evaluate_stability(parse_level(level_xml_text(level).encode()), params)
@@ -838,6 +842,10 @@ def evaluation_report(classifier: EmbeddedClassifier, test_data: DataSet | None,
     inputs, labels = block_letter_inputs()
     report["block_letters"] = evaluate(classifier, inputs, labels)
     log(f"(b) block letters: top-1 {report['block_letters']['top1']:.4f} {report['block_letters']['errors']}")
+    inputs, labels = block_letter_inputs(SECOND_SET)
+    report["block_letters_second_set"] = evaluate(classifier, inputs, labels)
+    second = report["block_letters_second_set"]
+    log(f"(b) block letters, second set: top-1 {second['top1']:.4f} {second['errors']}")
     report["speed"] = inference_speed(classifier)
     return report
 
