@@ -12,13 +12,10 @@ import io
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from PIL import Image
 
-from podium.core.errors import InputError
 from podium.core.records import StageFailure
-from podium.core.storage.files import read_bytes
 from podium.tracks.pcg.classifiers import LETTERS, ClassifierSpec, LetterPrediction
 from podium.tracks.pcg.verdicts import PcgVerdict
 
@@ -33,30 +30,28 @@ class ClassifiedImage:
 
 @dataclass(frozen=True, slots=True)
 class ClassifyJob:
-    """One character folder's images, classified together in whichever process runs the job."""
+    """One character folder's images (file name and bytes, as the caller read them), classified together."""
 
     team: str
     char: str
-    images: tuple[Path, ...]
+    images: tuple[tuple[str, bytes], ...]
     classifier: ClassifierSpec
 
 
 def classify_images(job: ClassifyJob) -> list[tuple[str, LetterPrediction | StageFailure]]:
-    """Each image's prediction, or why it could not be classified, in the job's order."""
+    """Each image's prediction, or why it is not an image, in the job's order."""
     outcomes: dict[str, LetterPrediction | StageFailure] = {}
     images: dict[str, Image.Image] = {}
-    for path in job.images:
+    for name, data in job.images:
         try:
-            image = Image.open(io.BytesIO(read_bytes(path)))
+            image = Image.open(io.BytesIO(data))
             image.load()
-            images[path.name] = image
-        except InputError as error:
-            outcomes[path.name] = StageFailure(PcgVerdict.UNREADABLE_INPUT, error.describe())
+            images[name] = image
         except (OSError, SyntaxError, ValueError) as error:
-            outcomes[path.name] = StageFailure(PcgVerdict.MALFORMED_INPUT, f"not an image: {error}")
+            outcomes[name] = StageFailure(PcgVerdict.MALFORMED_INPUT, f"not an image: {error}")
     if images:
         outcomes.update(zip(images, job.classifier.load().predict(list(images.values())), strict=True))
-    return [(path.name, outcomes[path.name]) for path in job.images]
+    return [(name, outcomes[name]) for name, _ in job.images]
 
 
 def is_level_image(file_name: str) -> bool:

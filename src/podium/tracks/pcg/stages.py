@@ -416,22 +416,24 @@ def _classify_job(
     ledger: StageLedger,
     force: bool,
 ) -> tuple[ClassifyJob, str] | None:
-    """The job for one character folder and its ledger key, or None when its similarity file is current."""
-    readable, digests = [], []
+    """The job for one character folder and its ledger key, or None when its similarity file is current.
+
+    The job carries the bytes read here for the key, as simulation jobs do: read once, and a worker on another
+    machine needs no access to the competition folder.
+    """
+    contents = []
     for file in files:
         try:
-            digests.append(f"{file.name}\0".encode() + read_bytes(file))
+            contents.append((file.name, read_bytes(file)))
         except InputError as error:
             log.item(ItemEvent(team, char, file.name, PcgVerdict.UNREADABLE_INPUT.value, error.describe()))
-            continue
-        readable.append(file)
     output = root / team / "similarity" / f"{char}.json"
-    key = content_key(version_key, *digests)
+    key = content_key(version_key, *(f"{name}\0".encode() + data for name, data in contents))
     if not force and ledger.recall(output, key) is not None:
-        for file in readable:
-            log.item(ItemEvent(team, char, file.name, "skipped"))
+        for name, _ in contents:
+            log.item(ItemEvent(team, char, name, "skipped"))
         return None
-    return ClassifyJob(team, char, tuple(readable), classifier), key
+    return ClassifyJob(team, char, tuple(contents), classifier), key
 
 
 def _finish_classify(
