@@ -37,6 +37,12 @@ SYMBOLIC_CALLS = frozenset(
 SEARCH_CALLS = frozenset({"any", "all", "filter"})
 # Products of indexed entries in one function that mark a hand-written 2x2 matrix product.
 HAND_MATRIX_PRODUCTS = 4
+# Tags the static review checks: the ``Evidence`` field each needs, and what the override says is missing.
+STATIC_NEEDS = {
+    "matrix_power": ("matrix", "no matrix product in the code"),
+    "symbolic_guess": ("symbolic", "no symbolic or exact-arithmetic toolkit in the code"),
+    "search_enum": ("search", "no candidate enumeration or filtering in the code"),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,12 +61,7 @@ def conflict(claimed: str, source: str, terms: Sequence[str]) -> str | None:
         if linear_recurrence_order(terms, len(terms) // 2) is None:
             return "linear_recurrence claimed, but no constant-coefficient recurrence fits the output"
         return None
-    needs = {
-        "matrix_power": ("matrix", "no matrix product in the code"),
-        "symbolic_guess": ("symbolic", "no symbolic or exact-arithmetic toolkit in the code"),
-        "search_enum": ("search", "no candidate enumeration or filtering in the code"),
-    }
-    if claimed not in needs and claimed != "closed_form":
+    if claimed not in STATIC_NEEDS and claimed != "closed_form":
         return None
     try:
         found = evidence(source)
@@ -68,7 +69,7 @@ def conflict(claimed: str, source: str, terms: Sequence[str]) -> str | None:
         return None  # not Python the reviewer can read; the claim stands
     if claimed == "closed_form":
         return "closed_form claimed, but the code computes terms from earlier terms" if found.recurrence else None
-    feature, missing = needs[claimed]
+    feature, missing = STATIC_NEEDS[claimed]
     return None if getattr(found, feature) else f"{claimed} claimed, but {missing}"
 
 

@@ -76,17 +76,9 @@ def replay_season(dojo: Dojo, season: str, sandbox: Sandbox | None = None) -> Re
             if not counted(submission):
                 continue
             stored = (submission.verdict, submission.stage_pass, submission.reward_correct, submission.tag_override)
-            logged = judged.get(submission.id)
-            if (
-                logged is None
-                or (
-                    logged["verdict"],
-                    logged["stage_pass"],
-                    logged["reward_correct"],
-                    logged.get("tag_override"),
-                )
-                != stored
-            ):
+            judgment = judged.get(submission.id) or {}
+            logged = tuple(judgment.get(key) for key in ("verdict", "stage_pass", "reward_correct", "tag_override"))
+            if logged != stored:
                 report.discrepancies.append(f"submission {submission.id}: stored result differs from the audit log")
             if sandbox is not None:
                 again = judge_submission(

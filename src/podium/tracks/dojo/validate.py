@@ -20,7 +20,7 @@ from pathlib import Path
 from podium.core.errors import InputError
 from podium.core.execution.sandbox import Sandbox
 from podium.tracks.dojo.problem import setter_terms
-from podium.tracks.dojo.recurrence import linear_recurrence_order, p_recursive
+from podium.tracks.dojo.recurrence import linear_recurrence_order, p_recursive, residues
 from podium.tracks.dojo.rules import ScoringRules
 
 MAX_PERIOD = 20
@@ -67,12 +67,13 @@ def validate_setter(
     if any(tuple(other[:n_visible]) == visible for other in other_visible):
         problems.append(f"its first {n_visible} terms equal those of another problem in the season")
     warnings = []
-    if (order := linear_recurrence_order(terms, n_visible)) is not None:
+    values = residues(terms)  # once for both guessers: long terms are costly to reduce
+    if (order := linear_recurrence_order(values, n_visible)) is not None:
         warnings.append(
             f"too easy: a linear recurrence of order {order} found from the {n_visible} visible terms "
             f"reproduces all {len(terms)} terms (Berlekamp–Massey mod 2^61-1)"
         )
-    elif (found := p_recursive(terms, n_visible)) is not None:
+    elif (found := p_recursive(values, n_visible)) is not None:
         warnings.append(
             f"too easy: a P-recursive recurrence of order {found.order} with degree-{found.degree} polynomial "
             f"coefficients found from the {n_visible} visible terms reproduces all {len(terms)} terms"

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fastapi import APIRouter, Cookie, Form, Header
@@ -119,6 +119,12 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
             raise AuthError(f"problem {slug!r} is not published")
         return problem
 
+    def revealed(slug: str, what: str) -> Problem:
+        problem = published(slug)
+        if problem.state not in REVEALED_STATES:
+            raise AuthError(f"problem {slug!r} is not revealed yet; its {what} published at reveal")
+        return problem
+
     @router.get("/api/problems")
     def list_problems() -> list[dict[str, Any]]:
         return [problem_json(p) for p in platform.problems() if p.state in PUBLISHED]
@@ -157,23 +163,16 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
 
     @router.get("/api/problems/{slug}/leaderboard")
     def get_problem_leaderboard(slug: str) -> list[dict[str, Any]]:
-        problem = published(slug)
-        if problem.state not in REVEALED_STATES:
-            raise AuthError(f"problem {slug!r} is not revealed yet; its leaderboard is published at reveal")
-        rows = problem_rows(problem_leaderboard(platform, problem))
-        return [dict(zip(PROBLEM_HEADER, row, strict=True)) for row in rows]
+        problem = revealed(slug, "leaderboard is")
+        return records(PROBLEM_HEADER, problem_rows(problem_leaderboard(platform, problem)))
 
     @router.get("/api/problems/{slug}/tags")
     def get_problem_tags(slug: str) -> dict[str, Any]:
-        problem = published(slug)
-        if problem.state not in REVEALED_STATES:
-            raise AuthError(f"problem {slug!r} is not revealed yet; its method tags are published at reveal")
-        return problem_tags(platform, problem)
+        return problem_tags(platform, revealed(slug, "method tags are"))
 
     @router.get("/api/seasons/{name}/leaderboard")
     def get_season_leaderboard(name: str) -> Any:
-        rows = season_rows(season_leaderboard(platform, name))
-        return [dict(zip(SEASON_HEADER, row, strict=True)) for row in rows]
+        return records(SEASON_HEADER, season_rows(season_leaderboard(platform, name)))
 
     @router.get("/api/audit/head")
     def get_audit_head() -> dict[str, str]:
@@ -277,6 +276,11 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
         return page(f"Season {season}", f"<pre>{esc(season_leaderboard_text(platform, season, 'markdown'))}</pre>")
 
     return router
+
+
+def records(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[dict[str, Any]]:
+    """Table rows as JSON objects keyed by the header."""
+    return [dict(zip(header, row, strict=True)) for row in rows]
 
 
 def esc(text: str) -> str:

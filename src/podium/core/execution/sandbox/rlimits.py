@@ -62,9 +62,8 @@ class RlimitsSandbox:
 
     def _run(self, slot: Slot, box: Path, request: RunRequest) -> RunResult:
         limits, switch = request.limits, can_switch_uid()
-        processes = (
-            limits.processes if switch else 1 << 20
-        )  # our own uid runs other processes: no NPROC, not a wrong one
+        # without a uid of its own, our uid runs other processes too: no NPROC rather than a wrong one
+        processes = limits.processes if switch else 1 << 20
         rlimits = RlimitValues.of(
             limits.cpu_time_s, address_space_mib(limits, cgroup=False), limits.file_size_mib, processes
         )
