@@ -18,6 +18,7 @@ LIMITS = Limits()
 
 def evidence(stop: Stop = Stop.EXITED, code: int | None = 0, sig: int | None = None, **kw: object) -> Evidence:
     values: dict[str, object] = {"cpu_time_s": 0.1, "oom_kills": 0, "stderr_tail": b""} | kw
+    values.setdefault("memory_limit_reached", False)
     return Evidence(stop, code, sig, **values)  # type: ignore[arg-type]
 
 
@@ -33,6 +34,9 @@ def evidence(stop: Stop = Stop.EXITED, code: int | None = 0, sig: int | None = N
         (evidence(code=None, sig=signal.SIGKILL, cpu_time_s=0.5), RunStatus.RUNTIME_ERROR),
         (evidence(code=None, sig=signal.SIGKILL, oom_kills=1), RunStatus.MEMORY_LIMIT),
         (evidence(code=0, oom_kills=1), RunStatus.OK),  # a child was OOM-killed, the program coped
+        (evidence(code=None, sig=signal.SIGXCPU, memory_limit_reached=True), RunStatus.MEMORY_LIMIT),  # reclaim thrash
+        (evidence(Stop.WALL, None, 9, memory_limit_reached=True), RunStatus.MEMORY_LIMIT),
+        (evidence(code=1, memory_limit_reached=True), RunStatus.RUNTIME_ERROR),  # reclaimed at the limit, then crashed
         (evidence(code=1, stderr_tail=b"Traceback ...\nMemoryError\n"), RunStatus.MEMORY_LIMIT),
         (evidence(code=1, stderr_tail=b"OSError: [Errno 27] File too large\n"), RunStatus.OUTPUT_LIMIT),
         (evidence(code=None, sig=signal.SIGXFSZ), RunStatus.OUTPUT_LIMIT),
@@ -122,8 +126,9 @@ def test_v2_cgroups_are_driven_through_their_files(tmp_path: Path) -> None:
     assert (folder / "memory.max").read_text() == str(256 << 20)
     assert (folder / "memory.swap.max").read_text() == "0"
     assert (folder / "pids.max").read_text() == "17"
-    (folder / "memory.events").write_text("oom 2\noom_kill 3\n")
+    (folder / "memory.events").write_text("max 10\noom 2\noom_kill 3\n")
     assert cgroup.oom_kills() == 2
+    assert cgroup.reached_limit()
     cgroup.attach(12345)
     assert (folder / "cgroup.procs").read_text() == "12345"
 

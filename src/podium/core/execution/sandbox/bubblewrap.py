@@ -273,9 +273,9 @@ class _Run:
         proc.returncode = code
         wall_time_s = time.monotonic() - started
         usages = [u for u in (outer_usage, reap_orphan(pid1, pidfd1)) if u is not None]
-        oom_kills, peak_bytes, cgroup = 0, None, self.slot.cgroup
+        oom_kills, reached, peak_bytes, cgroup = 0, False, None, self.slot.cgroup
         if cgroup is not None:
-            oom_kills, peak_bytes = cgroup.oom_kills(), cgroup.peak_bytes()
+            oom_kills, reached, peak_bytes = cgroup.oom_kills(), cgroup.reached_limit(), cgroup.peak_bytes()
             cgroup.kill_all()  # empty after a normal end; a safety net for the next run in this slot
         # the cgroup's own high-water mark where it has one; rusage carries the judge's size (judge_peak_kib)
         if peak_bytes is not None:
@@ -289,6 +289,7 @@ class _Run:
             cpu_time_s=sum(u.ru_utime + u.ru_stime for u in usages),
             peak_kib=peak_kib,
             oom_kills=oom_kills,
+            memory_limit_reached=reached,
             wall_time_s=wall_time_s,
             backend=self.sandbox.name,
             isolated=self.sandbox.isolated,

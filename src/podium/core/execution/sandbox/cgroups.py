@@ -38,6 +38,10 @@ class Cgroup(Protocol):
         """OOM kills inside the cgroup since ``prepare``."""
         ...
 
+    def reached_limit(self) -> bool:
+        """Whether the cgroup's memory use met its limit since ``prepare`` (so the kernel had to reclaim)."""
+        ...
+
     def peak_bytes(self) -> int | None:
         """The most memory the cgroup held since ``prepare``, where the kernel can say so for one run."""
         ...
@@ -111,7 +115,7 @@ class _V1Cgroup:
         self._swap = (memory / "memory.memsw.limit_in_bytes").exists()
         self._memory_bytes: int | None = None
         self._tasks: int | None = None
-        self._oom_before = 0
+        self._oom_before = self._hits_before = 0
         self._peak_known = False
 
     def prepare(self, memory_mib: int, tasks: int) -> None:
@@ -121,6 +125,7 @@ class _V1Cgroup:
             _write(self.pids / "pids.max", str(tasks))
             self._tasks = tasks
         self._oom_before = _counter(self.memory / "memory.oom_control", "oom_kill")
+        self._hits_before = int((self.memory / "memory.failcnt").read_text())
         self._peak_known = _reset(self.memory / "memory.max_usage_in_bytes")
 
     def _set_memory(self, limit: int) -> None:
@@ -142,6 +147,13 @@ class _V1Cgroup:
     def oom_kills(self) -> int:
         return _counter(self.memory / "memory.oom_control", "oom_kill") - self._oom_before
 
+    def reached_limit(self) -> bool:
+        # the high-water mark first: some kernels (6.18 here) leave v1's failcnt at 0 even through an OOM kill
+        peak = self.peak_bytes()
+        if peak is not None and self._memory_bytes is not None and peak >= self._memory_bytes:
+            return True
+        return int((self.memory / "memory.failcnt").read_text()) > self._hits_before
+
     def peak_bytes(self) -> int | None:
         return int((self.memory / "memory.max_usage_in_bytes").read_text()) if self._peak_known else None
 
@@ -161,7 +173,7 @@ class _V2Cgroup:
         self.path = path
         self._memory_bytes: int | None = None
         self._tasks: int | None = None
-        self._oom_before = 0
+        self._oom_before = self._hits_before = 0
 
     def prepare(self, memory_mib: int, tasks: int) -> None:
         if memory_mib * _MIB != self._memory_bytes:
@@ -173,12 +185,16 @@ class _V2Cgroup:
             _write(self.path / "pids.max", str(tasks))
             self._tasks = tasks
         self._oom_before = _counter(self.path / "memory.events", "oom_kill")
+        self._hits_before = _counter(self.path / "memory.events", "max")
 
     def attach(self, pid: int) -> None:
         _write(self.path / "cgroup.procs", str(pid))
 
     def oom_kills(self) -> int:
         return _counter(self.path / "memory.events", "oom_kill") - self._oom_before
+
+    def reached_limit(self) -> bool:
+        return _counter(self.path / "memory.events", "max") > self._hits_before
 
     def peak_bytes(self) -> int | None:
         # memory.peak covers the cgroup's whole life on most kernels (a reset per open file came in 6.12), and a

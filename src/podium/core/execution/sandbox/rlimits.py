@@ -95,6 +95,7 @@ class RlimitsSandbox:
             cpu_time_s=usage.ru_utime + usage.ru_stime,
             peak_kib=program_peak_kib(usage.ru_maxrss, inherited_kib),
             oom_kills=0,
+            memory_limit_reached=False,
             wall_time_s=time.monotonic() - started,
             backend=self.name,
             isolated=False,

@@ -413,13 +413,16 @@ def conclude(
     cpu_time_s: float,
     peak_kib: int | None,
     oom_kills: int,
+    memory_limit_reached: bool,
     wall_time_s: float,
     backend: str,
     isolated: bool,
 ) -> RunResult:
     """The result of a finished run, decided from the evidence gathered outside it (shared by every backend)."""
     exit_code, signal_number = (None, 9) if captured.stop is not Stop.EXITED else split_status(returncode)
-    evidence = Evidence(captured.stop, exit_code, signal_number, cpu_time_s, oom_kills, captured.stderr_tail)
+    evidence = Evidence(
+        captured.stop, exit_code, signal_number, cpu_time_s, oom_kills, memory_limit_reached, captured.stderr_tail
+    )
     status, detail = decide(evidence, request.limits)
     return RunResult(
         status=status,

@@ -1,9 +1,9 @@
 """How a run ended, decided from evidence gathered outside the program (pure logic, shared by every backend).
 
 The evidence is ordered by how little the program can fake it: what the reader saw on stdout and whether the
-parent killed the run come first, then the cgroup's OOM counter and the signal with the CPU time the kernel
-accounted, and only then the last lines of stderr. A program that prints ``MemoryError`` to stderr and exits 1
-gains nothing by it: the verdict moves between two faults of its own.
+parent killed the run come first, then the cgroup's OOM and limit-hit counters and the signal with the CPU
+time the kernel accounted, and only then the last lines of stderr. A program that prints ``MemoryError`` to stderr
+and exits 1 gains nothing by it: the verdict moves between two faults of its own.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ class Evidence:
     signal: int | None
     cpu_time_s: float | None
     oom_kills: int
+    memory_limit_reached: bool
     stderr_tail: bytes
 
 
@@ -46,6 +47,13 @@ def decide(evidence: Evidence, limits: Limits) -> tuple[RunStatus, str]:
         return RunStatus.OUTPUT_LIMIT, f"more than {limits.stdout_bytes} bytes on stdout"
     if evidence.oom_kills and evidence.exit_code != 0:
         return RunStatus.MEMORY_LIMIT, f"killed by the cgroup's OOM killer at {limits.memory_mib} MiB"
+    out_of_time = _cpu_limit_hit(evidence, limits) or evidence.stop is Stop.WALL
+    if out_of_time and evidence.memory_limit_reached:
+        # Without swap the kernel reclaims the program's own file pages (the interpreter, its libraries) at the
+        # limit and lets it fault them back in, again and again, before it gives up and kills: CPU time can run
+        # out first (10 s of it once on CI). A program that reached its memory limit and then ran out of time gets
+        # the verdict of the memory limit; either way the fault is its own.
+        return RunStatus.MEMORY_LIMIT, f"out of time after reaching the {limits.memory_mib} MiB memory limit"
     if _cpu_limit_hit(evidence, limits):
         return RunStatus.TIME_LIMIT, f"CPU time over {limits.cpu_time_s:g} s"
     if evidence.stop is Stop.WALL:
