@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from podium.core.errors import ConfigError
+from podium.core.errors import ConfigError, DependencyError
 from podium.tracks.pcg.classifiers import LETTERS, ClassifierSpec, load_classifier
 from podium.tracks.pcg.classify import ClassifiedImage, similarity_json
 
@@ -59,6 +59,27 @@ def test_onnx_export_agrees(tiny_vit: Path, tmp_path: Path, int8: bool) -> None:
             np.allclose(a.embedding or (), b.embedding or (), atol=1e-4)
             for a, b in zip(reference, exported, strict=True)
         )
+
+
+def test_identity_is_the_loaded_name_without_loading(tiny_vit: Path, tmp_path: Path) -> None:
+    pytest.importorskip("onnxruntime", reason="the onnx extra is not installed")
+    from podium.tracks.pcg.classifiers.onnx import export_onnx
+
+    model = export_onnx(str(tiny_vit), tmp_path / "letters.onnx", int8=False)
+    for spec in ("embedded", f"hf:{tiny_vit}", f"onnx:{model}"):
+        assert ClassifierSpec(spec).identity() == load_classifier(spec).name
+    with pytest.raises(ConfigError, match="unknown classifier"):
+        ClassifierSpec("vit").identity()
+
+
+def test_identity_names_a_missing_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    found = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None if name == "transformers" else found(name))
+    with pytest.raises(DependencyError, match="needs transformers") as info:
+        ClassifierSpec("hf:pittawat/vit-base-letter").identity()
+    assert info.value.fix is not None and "podium[hf]" in info.value.fix
 
 
 def test_unknown_classifier_spec_says_what_to_pass() -> None:

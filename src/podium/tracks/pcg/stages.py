@@ -8,7 +8,7 @@ Problems with the layout itself (stray files, a missing stage folder, replaced b
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -376,33 +376,45 @@ def run_classify(
     """
     executor = executor or SerialExecutor()
     with_embedding = edition.diversity is DiversityVector.CLS_EMBEDDING
-    version_key = content_key("classify", STAGE_VERSIONS["classify"], classifier.load().name, str(with_embedding))
+    version_key = content_key("classify", STAGE_VERSIONS["classify"], classifier.identity(), str(with_embedding))
     summaries = []
     for model_root in competition_roots(root, platform):
         path = model_root.path
         with StageLog(path, "classify", on_item=on_item) as log, StageLedger(path, "classify") as ledger:
-            jobs: list[ClassifyJob] = []
             keys: dict[tuple[str, str], str] = {}
-            for team in _require_teams(path, platform):
-                images_dir = path / team / "images"
-                if not images_dir.is_dir():
-                    log.warn(f"team {team}: no images/ folder, nothing to do (run simulate first)")
-                    continue
-                for char_dir in sorted(p for p in images_dir.iterdir() if p.is_dir() and not p.name.startswith(".")):
-                    if char_dir.name not in CHARACTERS:
-                        log.warn(f"team {team}: {char_dir} is not named after a letter A..Z; skipped")
-                        continue
-                    files = [f for f in list_visible_files(char_dir) if is_level_image(f.name)]
-                    planned = _classify_job(
-                        path, team, char_dir.name, files, classifier, version_key, log, ledger, force
-                    )
-                    if planned is not None:
-                        jobs.append(planned[0])
-                        keys[(team, char_dir.name)] = planned[1]
+            # planned lazily: the executor starts on the first folder while later ones are still being read
+            jobs = _classify_jobs(path, platform, classifier, version_key, log, ledger, force, keys)
             for job, outcomes in executor.map_unordered(classify_images, jobs):
-                _finish_classify(path, job, outcomes, keys[(job.team, job.char)], with_embedding, log, ledger)
+                _finish_classify(path, job, outcomes, keys.pop((job.team, job.char)), with_embedding, log, ledger)
             summaries.append(StageSummary("classify", tuple(log.events), tuple(log.warnings), _log_paths(log)))
     return _merge("classify", summaries)
+
+
+def _classify_jobs(
+    root: Path,
+    platform: Platform,
+    classifier: ClassifierSpec,
+    version_key: str,
+    log: StageLog,
+    ledger: StageLedger,
+    force: bool,
+    keys: dict[tuple[str, str], str],
+) -> Iterator[ClassifyJob]:
+    """One job per character folder that needs classifying; its ledger key goes into ``keys``."""
+    for team in _require_teams(root, platform):
+        images_dir = root / team / "images"
+        if not images_dir.is_dir():
+            log.warn(f"team {team}: no images/ folder, nothing to do (run simulate first)")
+            continue
+        for char_dir in sorted(p for p in images_dir.iterdir() if p.is_dir() and not p.name.startswith(".")):
+            if char_dir.name not in CHARACTERS:
+                log.warn(f"team {team}: {char_dir} is not named after a letter A..Z; skipped")
+                continue
+            files = [f for f in list_visible_files(char_dir) if is_level_image(f.name)]
+            planned = _classify_job(root, team, char_dir.name, files, classifier, version_key, log, ledger, force)
+            if planned is not None:
+                keys[(team, char_dir.name)] = planned[1]
+                yield planned[0]
 
 
 def _classify_job(

@@ -9,6 +9,7 @@ worker processes carry a ``ClassifierSpec``, never a model: each process loads t
 from __future__ import annotations
 
 import functools
+import importlib.util
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 from PIL import Image
 
-from podium.core.errors import ConfigError
+from podium.core.errors import ConfigError, DependencyError
 
 LETTERS = tuple(chr(ord("A") + i) for i in range(26))
 
@@ -60,6 +61,25 @@ class ClassifierSpec:
         """The classifier, loaded once per process and kept."""
         return _loaded_classifier(self.spec, self.batch_size)
 
+    def identity(self) -> str:
+        """The loaded classifier's ``name``, without loading it.
+
+        A parent that only plans jobs (and keys its ledger by this) never builds the model, and a missing extra or
+        file still fails here, before any job.
+        """
+        kind, _, target = self.spec.partition(":")
+        if kind == "embedded" and not target:
+            from podium.tracks.pcg.classifiers.embedded import weights_identity
+
+            return weights_identity()
+        if kind == "hf" and target:
+            _require_modules(("torch", "transformers"), "hf:", "pip install 'podium[hf]'")
+            return f"hf:{target}"
+        if kind == "onnx" and target:
+            _require_modules(("onnxruntime",), "onnx:", "pip install 'podium[onnx]'")
+            return f"onnx:{Path(target)}"
+        raise _unknown(self.spec)
+
 
 @functools.cache
 def _loaded_classifier(spec: str, batch_size: int) -> LetterClassifier:
@@ -81,7 +101,17 @@ def load_classifier(spec: str, *, batch_size: int = 1) -> LetterClassifier:
         from podium.tracks.pcg.classifiers.onnx import OnnxClassifier
 
         return OnnxClassifier(Path(target), batch_size=batch_size)
-    raise ConfigError(
-        f"unknown classifier {spec!r}",
-        fix="use 'embedded', 'hf:<hub id or local folder>' or 'onnx:<model file>'",
+    raise _unknown(spec)
+
+
+def _unknown(spec: str) -> ConfigError:
+    return ConfigError(
+        f"unknown classifier {spec!r}", fix="use 'embedded', 'hf:<hub id or local folder>' or 'onnx:<model file>'"
     )
+
+
+def _require_modules(modules: tuple[str, ...], kind: str, fix: str) -> None:
+    """Fail early, without importing them, when an optional extra is not installed."""
+    missing = [name for name in modules if importlib.util.find_spec(name) is None]
+    if missing:
+        raise DependencyError(f"the {kind} classifier needs {' and '.join(missing)}", fix=fix)

@@ -144,6 +144,25 @@ class LetterCnn:
         return logits, features
 
 
+def weights_identity(path: Path = WEIGHTS_PATH) -> str:
+    """The ``name`` the classifier loaded from ``path`` will have, without building the network."""
+    return _identity(_weights_bytes(path))
+
+
+def _weights_bytes(path: Path) -> bytes:
+    if not path.is_file():
+        raise DependencyError(
+            "the embedded classifier's weights file is missing",
+            path=path,
+            fix=f"train it with: {TRAIN_COMMAND} (needs torch; fonts from scripts/install-fonts.sh)",
+        )
+    return path.read_bytes()
+
+
+def _identity(data: bytes) -> str:
+    return f"embedded:{hashlib.sha256(data).hexdigest()[:12]}"
+
+
 class EmbeddedClassifier:
     """The shipped CNN behind the ``LetterClassifier`` interface."""
 
@@ -156,20 +175,13 @@ class EmbeddedClassifier:
     def load(cls, path: Path | None = None) -> EmbeddedClassifier:
         """Load weights from ``path`` (default: the ones shipped beside this module)."""
         path = WEIGHTS_PATH if path is None else path
-        if not path.is_file():
-            raise DependencyError(
-                "the embedded classifier's weights file is missing",
-                path=path,
-                fix=f"train it with: {TRAIN_COMMAND} (needs torch; fonts from scripts/install-fonts.sh)",
-            )
-        data = path.read_bytes()
+        data = _weights_bytes(path)
         try:
             with np.load(io.BytesIO(data), allow_pickle=False) as archive:
                 network = LetterCnn({key: archive[key] for key in archive.files})
         except (OSError, ValueError, KeyError) as error:
             raise InputError(f"not a letter CNN weights file: {error}", path=path, fix=TRAIN_COMMAND) from None
-        digest = hashlib.sha256(data).hexdigest()
-        return cls(network, f"embedded:{digest[:12]}")
+        return cls(network, _identity(data))
 
     def predict_arrays(self, inputs: FloatArray) -> list[LetterPrediction]:
         """Predictions for preprocessed inputs (N, 64, 64)."""
