@@ -9,10 +9,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import update
+from sqlalchemy import select, update
 
 from podium.core.clock import ManualClock
-from podium.core.execution.sandbox import Sandbox
+from podium.core.execution.sandbox import RunRequest, RunResult, Sandbox
+from podium.core.execution.sandbox.supervise import internal_result
 from podium.core.storage.audit import verify_chain
 from podium.core.storage.sql import sqlite_url
 from podium.tracks.dojo.lifecycle import LifecycleError, ProblemState
@@ -24,7 +25,7 @@ from podium.tracks.dojo.results import problem_leaderboard_csv, problem_tags, se
 from podium.tracks.dojo.schema import audit_log, submissions
 from podium.tracks.dojo.store import audit_entries, audit_payload, open_store
 from podium.tracks.dojo.web import submission_json
-from podium.tracks.dojo.worker import work
+from podium.tracks.dojo.worker import MAX_ATTEMPTS, work
 
 T0 = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
 FIB_SETTER = b"a,b=0,1\nfor _ in range(300):print(a);a,b=b,a+b\n"
@@ -233,6 +234,32 @@ def test_a_conflicting_method_tag_is_ignored_recorded_and_shown(
         "overridden": [{"submission": 1, "claimed": "matrix_power", "reason": stored.tag_override}],
     }
     assert replay_season(dojo, "s1", bubblewrap).ok
+
+
+class BrokenSandbox:
+    """A sandbox that always fails itself (never the program's fault), counting its runs."""
+
+    def __init__(self) -> None:
+        self.runs = 0
+
+    def run(self, request: RunRequest) -> RunResult:
+        self.runs += 1
+        return internal_result("broken", True, "no slot free")
+
+
+def test_an_internal_error_is_retried_by_the_queue_once_per_claim(dojo: Dojo, clock: ManualClock) -> None:
+    ann = dojo.add_user("ann", Role.SOLVER)[0]
+    dojo.add_problem("s1", "fib", "sam", problem_files(FIB_SETTER))
+    assert dojo.validate("fib").accepted
+    dojo.open("fib")
+    clock.set(T0 + timedelta(minutes=1))
+    submitted = dojo.submit(ann, "fib", GOLF)
+    broken = BrokenSandbox()
+    assert work(dojo, broken) == 1
+    assert broken.runs == MAX_ATTEMPTS  # one run per claim, not three runs per claim
+    with dojo.engine.connect() as db:
+        row = db.execute(select(submissions).where(submissions.c.id == submitted.submission_id)).one()
+    assert (row.attempts, row.verdict, row.status) == (MAX_ATTEMPTS, "INTERNAL_ERROR", "judged")
 
 
 @pytest.mark.parametrize(

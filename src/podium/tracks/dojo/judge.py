@@ -60,8 +60,13 @@ def judge_submission(
     apply_screen: bool = True,
     limits: Limits = SOLVER_LIMITS,
     method_tag: str | None = None,
+    internal_error_attempts: int = INTERNAL_ERROR_ATTEMPTS,
 ) -> Judgment:
-    """Judge the solver source ``raw`` against the setter's terms ``truth``; ``method_tag`` is the claimed tag."""
+    """Judge the solver source ``raw`` against the setter's terms ``truth``; ``method_tag`` is the claimed tag.
+
+    A run the sandbox failed is tried up to ``internal_error_attempts`` times here; the queue's workers pass 1,
+    since the queue itself retries, possibly on another worker.
+    """
     admitted = admit(raw, max_bytes=rules.max_source_bytes)
     if isinstance(admitted, StageFailure):
         return _rejected(admitted, None, apply_screen)
@@ -71,7 +76,7 @@ def judge_submission(
         if isinstance(screened, StageFailure):
             return _rejected(screened, admitted, apply_screen)
         policy = screened.figures
-    execution = _execute_with_retries(admitted.canonical, sandbox, rules, limits)
+    execution = _execute_with_retries(admitted.canonical, sandbox, rules, limits, internal_error_attempts)
     run = execution.run
     gates = gate(execution.terms, truth, rules) if execution.verdict is RunVerdict.OK else Gates(False, False, 0)
     brevity = brevity_bonus(admitted.length, rules) if gates.reward_correct else 0
@@ -104,8 +109,10 @@ def judge_submission(
     )
 
 
-def _execute_with_retries(source: bytes, sandbox: Sandbox, rules: ScoringRules, limits: Limits) -> Execution:
-    for _ in range(INTERNAL_ERROR_ATTEMPTS):
+def _execute_with_retries(
+    source: bytes, sandbox: Sandbox, rules: ScoringRules, limits: Limits, attempts: int
+) -> Execution:
+    for _ in range(max(attempts, 1)):
         execution = execute(source, sandbox, n_check=rules.n_check, limits=limits)
         if execution.verdict is not RunVerdict.INTERNAL_ERROR:
             break

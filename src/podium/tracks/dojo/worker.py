@@ -96,7 +96,10 @@ def claim(dojo: Dojo, worker_id: str, *, stale_after_s: float = STALE_AFTER_S) -
 
 
 def record(dojo: Dojo, job: Job, judgment: Judgment, *, max_attempts: int = MAX_ATTEMPTS) -> bool:
-    """Store a judgment if ``job``'s claim still stands; an internal error goes back to the queue."""
+    """Store a judgment if ``job``'s claim still stands; an internal error goes back to the queue.
+
+    True when the judgment was stored as final; False when it went back to the queue or the claim was lost.
+    """
     retry = judgment.verdict is RunVerdict.INTERNAL_ERROR and job.attempt < max_attempts
     with transaction(dojo.engine) as db:
         mine = (
@@ -105,7 +108,8 @@ def record(dojo: Dojo, job: Job, judgment: Judgment, *, max_attempts: int = MAX_
             & (submissions.c.claimed_by == job.worker_id)
         )
         if retry:
-            return bool(db.execute(update(submissions).where(mine).values(status=JobStatus.QUEUED.value)).rowcount)
+            db.execute(update(submissions).where(mine).values(status=JobStatus.QUEUED.value))
+            return False
         now = dojo.now()
         stored = db.execute(
             update(submissions)
@@ -152,7 +156,10 @@ def work(
                 return done
             time.sleep(poll_s)
             continue
-        judgment = judge_submission(job.source, job.truth, sandbox, job.rules, method_tag=job.method_tag)
+        # one run per claim: an internal error goes back to the queue, which is the retry (3 claims, not 3 × 3 runs)
+        judgment = judge_submission(
+            job.source, job.truth, sandbox, job.rules, method_tag=job.method_tag, internal_error_attempts=1
+        )
         if record(dojo, job, judgment):
             done += 1
 
