@@ -369,24 +369,27 @@ def make_droppable(
                 g[r, k - 1 : k + 2] = True
                 bridged[k - 1 : k + 2] = True
                 continue
-            choice = rng.random()
+            choice = rng.random()  # drawn with keep_strokes too, so the other options' draws stay the same
             if keep_strokes:
-                below = r - 1
-                while below >= 0 and not g[below, c]:
-                    g[below, c] = True
-                    below -= 1
+                g[_support_below(g, r, c) + 1 : r, c] = True  # a pillar under the kept cell
                 continue
             g[r, c] = False
             if choice < 0.55:  # left out
                 continue
-            below = r - 1
-            while below >= 0 and not g[below, c]:
-                if choice < 0.7:  # a pillar
-                    g[below, c] = True
-                below -= 1
-            if choice >= 0.7:  # fallen onto the highest occupied cell below
-                g[below + 1, c] = True
+            support = _support_below(g, r, c)
+            if choice < 0.7:  # replaced by a pillar
+                g[support + 1 : r, c] = True
+            else:  # fallen onto what is below it
+                g[support + 1, c] = True
     return g
+
+
+def _support_below(g: npt.NDArray[np.bool_], r: int, c: int) -> int:
+    """The highest occupied row below ``(r, c)``, or -1 (the ground)."""
+    below = r - 1
+    while below >= 0 and not g[below, c]:
+        below -= 1
+    return below
 
 
 def grid_blocks(grid: npt.NDArray[np.bool_], rng: np.random.Generator) -> list[tuple[str, float, float]]:
