@@ -91,7 +91,9 @@ def test_cpu_loop_hits_the_time_limit(sandbox: BubblewrapSandbox) -> None:
     # wall room, so that a busy machine cannot turn the CPU limit into a wall limit
     result = solve(sandbox, "while True: pass", Limits(cpu_time_s=1.0, wall_time_s=20.0))
     assert result.status is RunStatus.TIME_LIMIT, result
-    assert result.cpu_time_s is not None and result.cpu_time_s >= 1.0
+    # SIGXCPU comes from the scheduler's clock; rusage's user + system split of it can read a little less (0.990 s
+    # on CI once)
+    assert result.cpu_time_s is not None and result.cpu_time_s >= 0.95
     assert "CPU" in result.detail
 
 
