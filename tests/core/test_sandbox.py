@@ -146,10 +146,11 @@ def test_a_big_bytearray_is_a_memory_limit(sandbox: BubblewrapSandbox) -> None:
 def test_a_growing_list_is_a_memory_limit(sandbox: BubblewrapSandbox) -> None:
     result = solve(sandbox, "items = []\nwhile True: items.append([0] * 1000)", ROOMY_CLOCK)
     assert result.status is RunStatus.MEMORY_LIMIT, result
-    # a v1 cgroup's own high-water mark never exceeds its limit (rusage once said 342 MiB here: the judge's own
-    # size, which every child inherits in its ru_maxrss; see judge_peak_kib). Elsewhere rusage may give no figure.
+    # a v1 cgroup's own high-water mark stays within a page or so of its limit (rusage once said 342 MiB here: the
+    # judge's own size, which every child inherits in its ru_maxrss; see judge_peak_kib); 256.004 MiB seen here.
+    # Elsewhere rusage may give no figure.
     if sandbox.cgroups.startswith("cgroup v1"):
-        assert result.peak_memory_mib is not None and result.peak_memory_mib <= 256
+        assert result.peak_memory_mib is not None and result.peak_memory_mib <= 256 + 1
     else:
         assert result.peak_memory_mib is None or result.peak_memory_mib <= 2 * 256 + 64
 
