@@ -104,6 +104,9 @@ def run_load(url: str, bubblewrap: Sandbox, tmp_path: Path) -> None:
         assert mine["stage_pass"] is True and "reward_correct" not in mine
         other = httpx.get(f"{base}/api/submissions/{ids[-1]}", headers={"Authorization": f"Bearer {tokens[0]}"})
         assert other.status_code == 409 and "not yours" in json.loads(other.text)["error"]
+        listed = httpx.get(f"{base}/api/me/submissions", headers={"Authorization": f"Bearer {tokens[0]}"}).json()
+        assert sorted(s["id"] for s in listed) == sorted(ids[:PER_USER])  # pool.map keeps user 0's batch first
+        assert {s["problem"] for s in listed} == {"squares"}
     finally:
         for process in (server, *workers):
             process.terminate()

@@ -12,7 +12,7 @@ import hashlib
 import json
 import re
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -225,6 +225,15 @@ class Dojo:
         with self.engine.connect() as db:
             return Problem.from_row(db.execute(select(problems).where(problems.c.id == problem_id)).one())
 
+    def problems_by_id(self, problem_ids: Iterable[int]) -> dict[int, Problem]:
+        """The problems with these ids, by id, in one query (for lists of submissions)."""
+        wanted = set(problem_ids)
+        if not wanted:
+            return {}
+        with self.engine.connect() as db:
+            rows = db.execute(select(problems).where(problems.c.id.in_(wanted)))
+            return {row.id: Problem.from_row(row) for row in rows}
+
     def problems(self, season: str | None = None) -> list[Problem]:
         """Every problem (of one season), in id order."""
         query = select(problems).order_by(problems.c.id)
@@ -246,11 +255,12 @@ class Dojo:
     def validate(self, slug: str, season: str | None = None) -> SetterValidation:
         """DRAFT → VALIDATING, then run every setter check; failures make it REJECTED (fix, then back to DRAFT)."""
         problem = self.problem(slug, season)
-        rules = self.season_of(problem).rules
+        own_season = self.season_of(problem)
+        rules = own_season.rules
         with transaction(self.engine) as db:
             self._move(db, problem, ProblemState.VALIDATING)
             append_audit(db, self.now(), "validating", {"problem": slug})
-        others = [p.visible_terms for p in self.problems() if p.id != problem.id and p.season_id == problem.season_id]
+        others = [p.visible_terms for p in self.problems(own_season.name) if p.id != problem.id]
         result = validate_setter(
             problem.setter_source,
             self._sandbox(),

@@ -125,6 +125,11 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
             raise AuthError(f"problem {slug!r} is not revealed yet; its {what} published at reveal")
         return problem
 
+    def own_submissions(user_id: int) -> list[dict[str, Any]]:
+        mine = platform.submissions(user_id=user_id)
+        by_id = platform.problems_by_id(s.problem_id for s in mine)
+        return [submission_json(s, by_id[s.problem_id]) for s in mine]
+
     @router.get("/api/problems")
     def list_problems() -> list[dict[str, Any]]:
         return [problem_json(p) for p in platform.problems() if p.state in PUBLISHED]
@@ -158,8 +163,7 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
     @router.get("/api/me/submissions")
     def my_submissions(authorization: str | None = Header(None)) -> list[dict[str, Any]]:
         user = caller(authorization)
-        by_id = {p.id: p for p in platform.problems()}
-        return [submission_json(s, by_id[s.problem_id]) for s in platform.submissions(user_id=user.id)]
+        return own_submissions(user.id)
 
     @router.get("/api/problems/{slug}/leaderboard")
     def get_problem_leaderboard(slug: str) -> list[dict[str, Any]]:
@@ -244,8 +248,7 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
             user = platform.authenticate(saved or "")
         except AuthError:  # a new browser, or a token that no longer works: sign in here
             return sign_in_page("")
-        by_id = {p.id: p for p in platform.problems()}
-        rows = [submission_json(s, by_id[s.problem_id]) for s in platform.submissions(user_id=user.id)]
+        rows = own_submissions(user.id)
         header = (
             "id",
             "problem",
