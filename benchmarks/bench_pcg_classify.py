@@ -36,12 +36,12 @@ from PIL import Image
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_pcg_simulate import _block_count, synthetic_calls  # noqa: E402
-from bench_pcg_text_pipeline import team_names, write_raw_responses  # noqa: E402
+from bench_pcg_text_pipeline import raw_trials, team_names, write_raw_responses  # noqa: E402
 from machine import cpu_model  # benchmarks/machine.py, beside this script
 
 from podium.core.execution.executor import ProcessPoolExecutor  # noqa: E402
 from podium.tracks.pcg.classifiers import ClassifierSpec, LetterClassifier, load_classifier  # noqa: E402
-from podium.tracks.pcg.editions import CHARACTERS, TRIALS_PER_CHARACTER, edition  # noqa: E402
+from podium.tracks.pcg.editions import TRIALS_PER_CHARACTER, edition  # noqa: E402
 from podium.tracks.pcg.evaluate import evaluate  # noqa: E402
 from podium.tracks.pcg.levelxml import parse_level  # noqa: E402
 from podium.tracks.pcg.physics import PhysicsParameters, evaluate_stability  # noqa: E402
@@ -103,16 +103,12 @@ def classify_table(pngs: list[bytes], repeats: int, skip_hf: bool, workdir: Path
 
 def write_letter_responses(root: Path, seed: int, teams: tuple[str, ...]) -> None:
     """``<TEAM>/raw/<C>/<TEAM>_<C>_<n>.txt``: a short answer around one letter-like structure's drop calls."""
-    for team in teams:
-        for character in CHARACTERS:
-            folder = root / team / "raw" / character
-            folder.mkdir(parents=True)
-            for n in range(1, TRIALS_PER_CHARACTER + 1):
-                rng = random.Random(f"{seed}/letters/{team}/{character}/{n}")
-                calls = synthetic_calls(rng, _block_count(rng), tipping=rng.random() < 0.25)
-                code = "\n".join(f"drop_block('{block.lower()}', {slot})" for block, slot in calls)
-                text = f"Here is the letter {character}:\n\n```python\n{code}\n```\n"
-                (folder / f"{team}_{character}_{n}.txt").write_text(text, encoding="utf-8")
+    for team, character, n, path in raw_trials(root, teams, TRIALS_PER_CHARACTER):
+        rng = random.Random(f"{seed}/letters/{team}/{character}/{n}")
+        calls = synthetic_calls(rng, _block_count(rng), tipping=rng.random() < 0.25)
+        code = "\n".join(f"drop_block('{block.lower()}', {slot})" for block, slot in calls)
+        text = f"Here is the letter {character}:\n\n```python\n{code}\n```\n"
+        path.write_text(text, encoding="utf-8")
 
 
 def evaluate_table(workload: str, teams: int, repeats: int, workdir: Path) -> list[str]:

@@ -45,7 +45,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -212,23 +212,29 @@ def _trial_kind(rng: random.Random) -> str:
     return "good"
 
 
-def write_raw_responses(root: Path, seed: int, teams: tuple[str, ...], trials: int) -> Competition:
-    """Write ``<TEAM>/raw/<C>/<TEAM>_<C>_<n>.txt`` for every team, character and trial."""
-    info = Competition()
+def raw_trials(root: Path, teams: tuple[str, ...], trials: int) -> Iterator[tuple[str, str, int, Path]]:
+    """(team, character, n, path) of every ``<TEAM>/raw/<C>/<TEAM>_<C>_<n>.txt``, its folder made."""
     for team in teams:
         for character in CHARACTERS:
             folder = root / team / "raw" / character
             folder.mkdir(parents=True)
             for n in range(1, trials + 1):
-                rng = random.Random(f"{seed}/raw/{team}/{character}/{n}")
-                kind = _trial_kind(rng)
-                text, calls = _response(rng, character, kind)
-                data = text.encode("utf-8")
-                (folder / f"{team}_{character}_{n}.txt").write_bytes(data)
-                info.trials += 1
-                info.raw_bytes += len(data)
-                info.calls += calls
-                info.kinds[kind] = info.kinds.get(kind, 0) + 1
+                yield team, character, n, folder / f"{team}_{character}_{n}.txt"
+
+
+def write_raw_responses(root: Path, seed: int, teams: tuple[str, ...], trials: int) -> Competition:
+    """Write ``<TEAM>/raw/<C>/<TEAM>_<C>_<n>.txt`` for every team, character and trial."""
+    info = Competition()
+    for team, character, n, path in raw_trials(root, teams, trials):
+        rng = random.Random(f"{seed}/raw/{team}/{character}/{n}")
+        kind = _trial_kind(rng)
+        text, calls = _response(rng, character, kind)
+        data = text.encode("utf-8")
+        path.write_bytes(data)
+        info.trials += 1
+        info.raw_bytes += len(data)
+        info.calls += calls
+        info.kinds[kind] = info.kinds.get(kind, 0) + 1
     return info
 
 
