@@ -27,7 +27,7 @@ from podium.tracks.dojo.admit import admit
 from podium.tracks.dojo.bonus import method_tag
 from podium.tracks.dojo.commit import SALT_BYTES, commit, terms_bytes
 from podium.tracks.dojo.lifecycle import PUBLISHED, LifecycleError, ProblemState, check_transition
-from podium.tracks.dojo.problem import ProblemFiles
+from podium.tracks.dojo.problem import ProblemFiles, admit_setter
 from podium.tracks.dojo.records import JobStatus, Problem, Role, Season, Submission, User
 from podium.tracks.dojo.results import problem_leaderboard_csv
 from podium.tracks.dojo.rules import ScoringRules
@@ -178,9 +178,7 @@ class Dojo:
         if times != sorted(times):
             raise ConfigError("the times must be in order: open_at <= freeze_at <= reveal_at")
         target = self.season(season)
-        admitted = admit(files.setter_source, max_bytes=target.rules.max_source_bytes)
-        if isinstance(admitted, StageFailure):
-            raise InputError(f"setter rejected: {admitted.reason}", path=files.folder / "setter.py")
+        admitted = admit_setter(files.setter_source, target.rules, where=files.folder / "setter.py")
         season_id = target.id
         with transaction(self.engine) as db:
             exists = select(problems.c.id).where(problems.c.season_id == season_id, problems.c.slug == slug)
@@ -286,9 +284,7 @@ class Dojo:
     def redraft(self, slug: str, files: ProblemFiles, season: str | None = None) -> Problem:
         """REJECTED → DRAFT with a corrected setter."""
         problem = self.problem(slug, season)
-        admitted = admit(files.setter_source, max_bytes=self.season_of(problem).rules.max_source_bytes)
-        if isinstance(admitted, StageFailure):
-            raise InputError(f"setter rejected: {admitted.reason}", path=files.folder / "setter.py")
+        admitted = admit_setter(files.setter_source, self.season_of(problem).rules, where=files.folder / "setter.py")
         with transaction(self.engine) as db:
             self._move(db, problem, ProblemState.DRAFT, setter_source=admitted.canonical, validation_json=None)
             append_audit(db, self.now(), "redrafted", {"problem": slug})

@@ -19,7 +19,7 @@ from podium.core.errors import InputError
 from podium.core.execution.sandbox import Sandbox
 from podium.core.records import StageFailure
 from podium.core.storage.files import read_bytes, read_json
-from podium.tracks.dojo.admit import admit
+from podium.tracks.dojo.admit import AdmittedSource, admit
 from podium.tracks.dojo.execute import SETTER_LIMITS, execute
 from podium.tracks.dojo.rules import ScoringRules
 from podium.tracks.dojo.screen import screen
@@ -71,13 +71,19 @@ def load_problem(folder: Path) -> ProblemFiles:
     )
 
 
+def admit_setter(source: bytes, rules: ScoringRules, *, where: Path | str) -> AdmittedSource:
+    """A setter program admitted under ``rules``, or ``InputError`` naming ``where`` and why."""
+    admitted = admit(source, max_bytes=rules.max_source_bytes)
+    if isinstance(admitted, StageFailure):
+        raise InputError(f"setter rejected: {admitted.reason}", path=where)
+    return admitted
+
+
 def setter_terms(
     source: bytes, sandbox: Sandbox, rules: ScoringRules, *, where: Path | str, hash_seed: int = 0
 ) -> tuple[str, ...]:
     """Run a setter and return its first ``n_check`` terms, or raise ``InputError`` saying what is wrong."""
-    admitted = admit(source, max_bytes=rules.max_source_bytes)
-    if isinstance(admitted, StageFailure):
-        raise InputError(f"setter rejected: {admitted.reason}", path=where)
+    admitted = admit_setter(source, rules, where=where)
     screened = screen(admitted.text, rules, numeric_literal_limit=False)
     if isinstance(screened, StageFailure):
         raise InputError(f"setter rejected by the static policy: {screened.reason}", path=where)
