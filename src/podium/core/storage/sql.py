@@ -39,6 +39,7 @@ def open_engine(url: str) -> Engine:
         parsed = parsed.set(drivername="postgresql+psycopg")  # psycopg 3 is the driver we ship an extra for
     try:
         if parsed.get_backend_name() == "sqlite":
+            # sqlite3's timeout is SQLite's busy timeout (sqlite3_busy_timeout), set once per connection here
             engine = create_engine(parsed, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000})
             event.listen(engine, "connect", _configure_sqlite)
             return engine
@@ -52,7 +53,6 @@ def open_engine(url: str) -> Engine:
 def _configure_sqlite(connection: Any, _record: Any) -> None:
     cursor = connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
 
