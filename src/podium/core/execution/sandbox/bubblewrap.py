@@ -29,6 +29,7 @@ from pathlib import Path, PurePosixPath
 from podium.core.errors import DependencyError
 from podium.core.execution.sandbox.records import Limits, RunRequest, RunResult, RunStatus
 from podium.core.execution.sandbox.supervise import (
+    SYSTEM_PATH,
     RlimitValues,
     Slot,
     address_space_mib,
@@ -46,6 +47,7 @@ from podium.core.execution.sandbox.supervise import (
     slot_pool,
     sweep_uid,
     uid_switch_args,
+    util_linux_tools,
     wait_with_deadline,
 )
 from podium.core.execution.sandbox.verdict import Stop
@@ -97,13 +99,10 @@ class _Tools:
 
 
 def _tools() -> _Tools:
-    found = {name: shutil.which(name, path="/usr/bin:/bin:/usr/sbin:/sbin") for name in ("bwrap", "setpriv", "prlimit")}
-    if found["bwrap"] is None:
+    bwrap = shutil.which("bwrap", path=SYSTEM_PATH)
+    if bwrap is None:
         raise DependencyError("bubblewrap is missing (no bwrap on PATH)", fix=_FIX)
-    missing = [name for name in ("setpriv", "prlimit") if found[name] is None]
-    if missing:
-        raise DependencyError(f"{' and '.join(missing)} missing", fix="apt-get install util-linux")
-    return _Tools(str(found["bwrap"]), str(found["setpriv"]), str(found["prlimit"]))
+    return _Tools(bwrap, *util_linux_tools())
 
 
 def _host_layout() -> list[str]:
@@ -252,7 +251,7 @@ class _Run:
 
     def _abandon(self, proc: subprocess.Popen[bytes], outer: int, reason: str) -> RunResult:
         """Kill a sandbox that never started its program and report why, with bubblewrap's own message."""
-        kill_pidfd(outer)  # --die-with-parent takes pid 1 along before the block fd closes
+        # no wait: the outer process is killed unless it already ended (--die-with-parent takes pid 1 along)
         code, _ = wait_with_deadline(proc.pid, outer, 0.0)
         proc.returncode = code
         message = proc.stderr.read(4096).decode("utf-8", "replace").strip() if proc.stderr else ""

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -318,7 +319,7 @@ def _delegate_v2(base: Path) -> str | None:
     return None
 
 
-def _try_folders(description: str, bases: list[Path], make: _Maker) -> CgroupSupport:
+def _try_folders(description: str, bases: list[Path], make: Callable[[], CgroupFactory]) -> CgroupSupport:
     for base in bases:
         _remove_stale(base)
     factory = make()
@@ -329,10 +330,6 @@ def _try_folders(description: str, bases: list[Path], make: _Maker) -> CgroupSup
         factory.cleanup()
         return CgroupSupport(f"none: {description} is not writable ({error.strerror})", None)
     return CgroupSupport(description, factory)
-
-
-class _Maker(Protocol):
-    def __call__(self) -> CgroupFactory: ...
 
 
 def _remove_stale(base: Path) -> None:

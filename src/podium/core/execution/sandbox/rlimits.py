@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import signal
 import subprocess
 import time
 from pathlib import Path
 
-from podium.core.errors import DependencyError
 from podium.core.execution.sandbox.records import RunRequest, RunResult
 from podium.core.execution.sandbox.supervise import (
     RlimitValues,
@@ -34,6 +32,7 @@ from podium.core.execution.sandbox.supervise import (
     slot_pool,
     sweep_uid,
     uid_switch_args,
+    util_linux_tools,
 )
 from podium.core.execution.sandbox.verdict import Stop
 
@@ -45,10 +44,7 @@ class RlimitsSandbox:
     isolated = False
 
     def __init__(self) -> None:
-        found = {name: shutil.which(name, path="/usr/bin:/bin") for name in ("setpriv", "prlimit")}
-        if None in found.values():
-            raise DependencyError("setpriv or prlimit missing", fix="apt-get install util-linux")
-        self._setpriv, self._prlimit = str(found["setpriv"]), str(found["prlimit"])
+        self._setpriv, self._prlimit = util_linux_tools()
         self._pool = slot_pool(False)
         become_subreaper()
 

@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from podium.core.errors import ConfigError
+from podium.core.errors import ConfigError, DependencyError
 from podium.core.execution.sandbox.cgroups import Cgroup, CgroupSupport, detect
 from podium.core.execution.sandbox.records import Limits, RunRequest, RunResult, RunStatus
 from podium.core.execution.sandbox.verdict import Evidence, Stop, decide, split_status
@@ -156,6 +156,18 @@ def become_subreaper() -> bool:
         libc = ctypes.CDLL(None, use_errno=True)
         _subreaper = libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
     return _subreaper
+
+
+SYSTEM_PATH = "/usr/bin:/bin:/usr/sbin:/sbin"  # tools are looked up here only, never on a caller's PATH
+
+
+def util_linux_tools() -> tuple[str, str]:
+    """The paths of ``setpriv`` and ``prlimit``, or DependencyError naming the package."""
+    found = {name: shutil.which(name, path=SYSTEM_PATH) for name in ("setpriv", "prlimit")}
+    missing = [name for name, path in found.items() if path is None]
+    if missing:
+        raise DependencyError(f"{' and '.join(missing)} missing", fix="apt-get install util-linux")
+    return str(found["setpriv"]), str(found["prlimit"])
 
 
 def can_switch_uid() -> bool:
