@@ -90,14 +90,10 @@ def _run_trial_stage(
     for model_root in competition_roots(root, platform):
         path = model_root.path
         with StageLog(path, stage, on_item=on_item) as log, StageLedger(path, stage) as ledger:
-            for team in _require_teams(path, platform):
-                source_dir = path / team / source
-                if not source_dir.is_dir():
-                    log.warn(f"team {team}: no {source}/ folder, nothing to do (run the stage that writes it first)")
-                    continue
+            for team, source_dir in _team_folders(path, platform, source, log, "the stage that writes it"):
                 for stray in list_visible_files(source_dir):
                     log.warn(f"team {team}: stray file {stray} ignored (inputs belong in {source}/<CHARACTER>/)")
-                for char_dir in sorted(p for p in source_dir.iterdir() if p.is_dir() and not p.name.startswith(".")):
+                for char_dir in _character_dirs(source_dir):
                     for input_path in list_visible_files(char_dir):
                         output = path / team / target / char_dir.name / f"{base_name(input_path.name)}.{extension}"
                         event = _run_item(
@@ -106,6 +102,23 @@ def _run_trial_stage(
                         log.item(event)
             summaries.append(StageSummary(stage, tuple(log.events), tuple(log.warnings), _log_paths(log)))
     return _merge(stage, summaries)
+
+
+def _team_folders(
+    root: Path, platform: Platform, folder: str, log: StageLog, writer: str
+) -> Iterator[tuple[str, Path]]:
+    """(team, ``<TEAM>/<folder>``) for every team that has the folder; a warning for each that has not."""
+    for team in _require_teams(root, platform):
+        found = root / team / folder
+        if found.is_dir():
+            yield team, found
+        else:
+            log.warn(f"team {team}: no {folder}/ folder, nothing to do (run {writer} first)")
+
+
+def _character_dirs(folder: Path) -> list[Path]:
+    """The visible sub-folders of ``folder`` (one per character), in name order."""
+    return sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))
 
 
 def _run_item(
@@ -227,11 +240,7 @@ def run_diversity(
         path = model_root.path
         version_key = content_key("diversity", STAGE_VERSIONS["diversity"], kind.value, str(trials))
         with StageLog(path, "diversity", on_item=on_item) as log, StageLedger(path, "diversity") as ledger:
-            for team in _require_teams(path, platform):
-                source_dir = path / team / "similarity"
-                if not source_dir.is_dir():
-                    log.warn(f"team {team}: no similarity/ folder, nothing to do (run classify first)")
-                    continue
+            for team, source_dir in _team_folders(path, platform, "similarity", log, "classify"):
                 for input_path in list_visible_files(source_dir):
                     character = base_name(input_path.name)
                     output = path / team / "diversity" / f"{character}.json"
@@ -291,12 +300,8 @@ def run_simulate(
         path = model_root.path
         with StageLog(path, "simulate", on_item=on_item) as log, StageLedger(path, "simulate") as ledger:
             groups: dict[tuple[str, str], list[Path]] = {}
-            for team in _require_teams(path, platform):
-                levels_dir = path / team / "levels"
-                if not levels_dir.is_dir():
-                    log.warn(f"team {team}: no levels/ folder, nothing to do (run build first)")
-                    continue
-                for char_dir in sorted(p for p in levels_dir.iterdir() if p.is_dir() and not p.name.startswith(".")):
+            for team, levels_dir in _team_folders(path, platform, "levels", log, "build"):
+                for char_dir in _character_dirs(levels_dir):
                     files = [f for f in list_visible_files(char_dir) if f.suffix.lower() == ".xml"]
                     if files:
                         groups[(team, char_dir.name)] = files
@@ -401,12 +406,8 @@ def _classify_jobs(
     keys: dict[tuple[str, str], str],
 ) -> Iterator[ClassifyJob]:
     """One job per character folder that needs classifying; its ledger key goes into ``keys``."""
-    for team in _require_teams(root, platform):
-        images_dir = root / team / "images"
-        if not images_dir.is_dir():
-            log.warn(f"team {team}: no images/ folder, nothing to do (run simulate first)")
-            continue
-        for char_dir in sorted(p for p in images_dir.iterdir() if p.is_dir() and not p.name.startswith(".")):
+    for team, images_dir in _team_folders(root, platform, "images", log, "simulate"):
+        for char_dir in _character_dirs(images_dir):
             if char_dir.name not in CHARACTERS:
                 log.warn(f"team {team}: {char_dir} is not named after a letter A..Z; skipped")
                 continue
