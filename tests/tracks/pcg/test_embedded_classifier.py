@@ -14,6 +14,7 @@ from PIL import Image
 from podium.core.errors import DependencyError, InputError
 from podium.tracks.pcg.block_letters import DESIGNS, block_letter_levels, drop_sequence
 from podium.tracks.pcg.block_letters_second_set import SECOND_SET
+from podium.tracks.pcg.block_letters_third_set import THIRD_SET
 from podium.tracks.pcg.classifiers import LETTERS, load_classifier
 from podium.tracks.pcg.classifiers.embedded import WEIGHTS_PATH, EmbeddedClassifier, preprocess
 from podium.tracks.pcg.train_classifier import HELD_OUT_FAMILIES, block_letter_inputs
@@ -23,6 +24,7 @@ BLOCK_LETTER_TARGET = 0.90  # top-1 on the 52 hand-designed block letters
 HELD_OUT_TARGET = 0.95  # top-1 on unseen font families in block style (read as the letters as drawn)
 SHIPPED_BLOCK_LETTERS = 46 / 52
 SHIPPED_SECOND_SET = 48 / 60  # the second set of block letters (block_letters_second_set)
+SHIPPED_THIRD_SET = 50 / 64  # the third set (block_letters_third_set), made apart from the first two and the generator
 SHIPPED_HELD_OUT = 0.884  # all 11,856 images (half with defects); measured 0.8846
 SHIPPED_HELD_OUT_CLEAN = 0.918  # the 5,869 without defects; measured 0.9186
 SHIPPED_HELD_OUT_AS_DRAWN = 0.955  # the 4,522 without defects or drop-rule rewrite; measured 0.9558
@@ -128,11 +130,14 @@ class Measured:
 
 @pytest.fixture(scope="module")
 def block_letters(shipped: EmbeddedClassifier) -> Measured:
-    """The 52 hand-designed block letters, built, simulated and rendered as the evaluator would (about 2 s)."""
-    inputs, label_array = block_letter_inputs()
+    return measure_set(shipped, DESIGNS)
+
+
+def measure_set(classifier: EmbeddedClassifier, designs: dict[str, tuple[str, ...]]) -> Measured:
+    """A set of block letters, built, simulated and rendered as the evaluator would (about 2 s)."""
+    inputs, label_array = block_letter_inputs(designs)
     labels = label_array.tolist()
-    predictions = shipped.predict_arrays(inputs)
-    predicted = [int(np.argmax(p.probabilities)) for p in predictions]
+    predicted = [int(np.argmax(p.probabilities)) for p in classifier.predict_arrays(inputs)]
     misses = [(LETTERS[t], LETTERS[p]) for t, p in zip(labels, predicted, strict=True) if t != p]
     top1 = 1.0 - len(misses) / len(labels)
     return Measured(top1, top1, misses)
@@ -140,13 +145,12 @@ def block_letters(shipped: EmbeddedClassifier) -> Measured:
 
 @pytest.fixture(scope="module")
 def second_set(shipped: EmbeddedClassifier) -> Measured:
-    """The 60 block letters of the second set, built, simulated and rendered as the evaluator would (about 2 s)."""
-    inputs, label_array = block_letter_inputs(SECOND_SET)
-    labels = label_array.tolist()
-    predicted = [int(np.argmax(p.probabilities)) for p in shipped.predict_arrays(inputs)]
-    misses = [(LETTERS[t], LETTERS[p]) for t, p in zip(labels, predicted, strict=True) if t != p]
-    top1 = 1.0 - len(misses) / len(labels)
-    return Measured(top1, top1, misses)
+    return measure_set(shipped, SECOND_SET)
+
+
+@pytest.fixture(scope="module")
+def third_set(shipped: EmbeddedClassifier) -> Measured:
+    return measure_set(shipped, THIRD_SET)
 
 
 @pytest.fixture(scope="module")
@@ -205,6 +209,30 @@ def test_second_set_does_not_regress_and_matches_the_model_card(second_set: Meas
     assert second_set.top1 == pytest.approx(report["block_letters_second_set"]["top1"])
 
 
+def test_third_set_differs_from_the_others_and_builds_as_drawn() -> None:
+    def rows(picture: str) -> tuple[str, ...]:
+        return tuple(line.strip() for line in picture.strip().splitlines())
+
+    assert set(THIRD_SET) == set(LETTERS) and sum(len(p) for p in THIRD_SET.values()) == 64
+    earlier = {rows(p) for designs in (DESIGNS, SECOND_SET) for pictures in designs.values() for p in pictures}
+    assert not {rows(p) for pictures in THIRD_SET.values() for p in pictures} & earlier
+    assert len(block_letter_levels(THIRD_SET)) == 64
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="target missed: the shipped model reads 50 of the 64 third-set block letters (78.1 %); see the model card",
+)
+def test_third_set_reaches_the_target(third_set: Measured) -> None:
+    assert third_set.top1 >= BLOCK_LETTER_TARGET, third_set.misses
+
+
+def test_third_set_does_not_regress_and_matches_the_model_card(third_set: Measured) -> None:
+    report = json.loads(WEIGHTS_PATH.with_suffix(".json").read_text("utf-8"))
+    assert third_set.top1 >= SHIPPED_THIRD_SET, third_set.misses
+    assert third_set.top1 == pytest.approx(report["block_letters_third_set"]["top1"])
+
+
 def test_held_out_fonts_reach_the_target(held_out_fonts: Measured) -> None:
     # The issue's measure read as the model card states it: the letters as drawn in block style (no physics
     # defects, no drop-rule rewrite); those two are robustness figures, asserted below only as floors.
@@ -251,12 +279,15 @@ def test_quick_training_run_writes_a_loadable_model(tmp_path: Path) -> None:
     out = tmp_path / "model" / "quick.npz"
     threads = torch.get_num_threads()
     try:
-        assert main(["--out", str(out), "--quick", "--workers", "1", "--threads", "1"]) == 0
+        assert (
+            main(["--out", str(out), "--quick", "--workers", "1", "--threads", "1", "--builder-per-letter", "20"]) == 0
+        )
     finally:
         torch.set_num_threads(threads)
     classifier = EmbeddedClassifier.load(out)
     report = out.with_suffix(".json").read_text("utf-8")
-    assert classifier.name.split(":")[1] in report and '"block_letters"' in report
+    assert classifier.name.split(":")[1] in report and '"block_letters_third_set"' in report
+    assert json.loads(report)["training"]["builder_images_per_letter"] == 20
     prediction = classifier.predict([rgba(np.full((1024, 1024), 255, np.uint8))])[0]
     assert sum(prediction.probabilities) == pytest.approx(1.0, abs=1e-5)
 

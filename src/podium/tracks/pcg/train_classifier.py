@@ -2,9 +2,11 @@
 
 ``python -m podium.tracks.pcg.train_classifier --out src/podium/tracks/pcg/classifiers/letter_cnn.npz``
 (``--seed``, ``--quick`` for a tiny smoke run, ``--augment`` for skeleton warps and more small grids,
-``--keep-strokes`` for a drop-rule rewrite of the training images that never removes a cell, ``--device cpu|cuda``,
-``--evaluate-only`` to re-measure existing weights). Needs torch (the ``hf`` extra) and the fonts that
-``scripts/install-fonts.sh`` installs; writes the weights and, beside them, a JSON with the evaluation figures.
+``--keep-strokes`` for a drop-rule rewrite of the training images that never removes a cell,
+``--builder-per-letter N`` to add N images per letter drawn from the builder templates of ``builder_letters``,
+``--device cpu|cuda``, ``--evaluate-only`` to re-measure existing weights). Needs torch (the ``hf`` extra) and
+the fonts that ``scripts/install-fonts.sh`` installs; writes the weights and, beside them, a JSON with the
+evaluation figures.
 The defaults reproduce the shipped model (see docs/pcg-classifier-model-card.md).
 
 Data (everything from one seed): the capitals A–Z of every usable font under the system font folders, grouped
@@ -17,12 +19,14 @@ evaluator's collider sizes. Defects imitate the physics: settled (slightly compr
 tilted blocks, missing blocks, partial collapses (a few top blocks displaced and rotated downward), debris on the
 ground, leaning. Images are drawn by podium's own ``render_level`` (the export's exact framing) and shrunk by the
 classifier's ``preprocess``. Whole font families (``HELD_OUT_FAMILIES``) are kept out of training to test on.
+With ``--builder-per-letter``, letters drawn from ``builder_letters``' stroke templates (the shapes drop-language
+builders make) join the fonts' through the same drop-rule rewrite, blocks, defects and renderer.
 
 Evaluation: (a) top-1 on the held-out families in block style: all images, clean ones, and the letters as drawn
 (clean and not changed by the drop rule's rewrite, which can remove or move strokes; every image records whether
-it was); (b) top-1 on the hand-designed block letters of ``podium.tracks.pcg.block_letters`` and on the second set
-of ``block_letters_second_set``, built with the converter, simulated with podium's physics and rendered as the
-evaluator would.
+it was); (b) top-1 on the hand-designed block letters of ``podium.tracks.pcg.block_letters`` and on the second and
+third sets (``block_letters_second_set``, ``block_letters_third_set``), built with the converter, simulated with
+podium's physics and rendered as the evaluator would.
 """
 
 from __future__ import annotations
@@ -49,7 +53,9 @@ from PIL import Image, ImageDraw, ImageFont
 
 from podium.tracks.pcg.block_letters import block_letter_levels
 from podium.tracks.pcg.block_letters_second_set import SECOND_SET
+from podium.tracks.pcg.block_letters_third_set import THIRD_SET
 from podium.tracks.pcg.build import CELL_SIZE, GridLevel, drop_blocks
+from podium.tracks.pcg.builder_letters import builder_grid
 from podium.tracks.pcg.classifiers import LETTERS
 from podium.tracks.pcg.classifiers.embedded import (
     FORMAT_VERSION,
@@ -545,13 +551,48 @@ def make_font_images(job: FontJob) -> DataSet:
     )
 
 
-def make_data_set(jobs: list[FontJob], workers: int) -> DataSet:
+@dataclass(frozen=True, slots=True)
+class BuilderJob:
+    """Images of the builder templates (``builder_letters``): how many per letter, the share with defects, seed."""
+
+    index: int
+    per_letter: int
+    defect_share: float
+    seed: int
+
+
+def make_builder_images(job: BuilderJob) -> DataSet:
+    """Letters drawn from the builder templates, through the same blocks, defects and renderer as fonts."""
+    images, labels, defects, rows, rewritten = [], [], [], [], []
+    for label in range(len(LETTERS)):
+        rng = np.random.default_rng([job.seed, 1 << 20, job.index, label])  # apart from every font's stream
+        for _ in range(job.per_letter):
+            defective = bool(rng.random() < job.defect_share)
+            drawn = builder_grid(label, rng)
+            grid = make_droppable(drawn, rng, keep_strokes=bool(rng.random() < 0.5)) if rng.random() < 0.3 else drawn
+            image = preprocess(render_level(block_poses(grid_blocks(grid, rng), rng, defects=defective)))
+            images.append(image.astype(np.float16))
+            labels.append(label)
+            defects.append(defective)
+            rows.append(grid.shape[0])
+            rewritten.append(not np.array_equal(grid, drawn))
+    return DataSet(
+        np.stack(images),
+        np.asarray(labels, np.int64),
+        np.asarray(defects, bool),
+        np.asarray(rows, np.int64),
+        [f"builder templates, part {job.index}"],
+        np.asarray(rewritten, bool),
+    )
+
+
+def make_data_set(jobs: Sequence[FontJob | BuilderJob], workers: int) -> DataSet:
     """Run ``jobs`` (in ``workers`` processes when more than one) and join their images in job order."""
     if workers > 1:
         with ProcessPoolExecutor(workers, mp_context=get_context("fork")) as pool:
-            parts = list(pool.map(make_font_images, jobs, chunksize=1))  # map keeps the jobs' order
+            parts = list(pool.map(_make_images, jobs, chunksize=1))  # map keeps the jobs' order
     else:
-        parts = [make_font_images(job) for job in jobs]
+        parts = [_make_images(job) for job in jobs]
     return DataSet(
         np.concatenate([part.images for part in parts]),
         np.concatenate([part.labels for part in parts]),
@@ -560,6 +601,10 @@ def make_data_set(jobs: list[FontJob], workers: int) -> DataSet:
         [font for part in parts for font in part.fonts],
         np.concatenate([part.drop_rewritten for part in parts]),
     )
+
+
+def _make_images(job: FontJob | BuilderJob) -> DataSet:
+    return make_font_images(job) if isinstance(job, FontJob) else make_builder_images(job)
 
 
 def spread(items: list[FontFile], count: int) -> list[FontFile]:
@@ -845,10 +890,10 @@ def evaluation_report(classifier: EmbeddedClassifier, test_data: DataSet | None,
     inputs, labels = block_letter_inputs()
     report["block_letters"] = evaluate(classifier, inputs, labels)
     log(f"(b) block letters: top-1 {report['block_letters']['top1']:.4f} {report['block_letters']['errors']}")
-    inputs, labels = block_letter_inputs(SECOND_SET)
-    report["block_letters_second_set"] = evaluate(classifier, inputs, labels)
-    second = report["block_letters_second_set"]
-    log(f"(b) block letters, second set: top-1 {second['top1']:.4f} {second['errors']}")
+    for key, designs in (("block_letters_second_set", SECOND_SET), ("block_letters_third_set", THIRD_SET)):
+        inputs, labels = block_letter_inputs(designs)
+        report[key] = evaluate(classifier, inputs, labels)
+        log(f"(b) {key}: top-1 {report[key]['top1']:.4f} {report[key]['errors']}")
     report["speed"] = inference_speed(classifier)
     return report
 
@@ -868,6 +913,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--augment", action="store_true", help="warp skeletons and draw more 4-7-row grids")
     parser.add_argument(
         "--keep-strokes", action="store_true", help="training images: the drop-rule rewrite props cells, never drops"
+    )
+    parser.add_argument(
+        "--builder-per-letter",
+        type=int,
+        default=0,
+        help="add this many images per letter drawn from the builder templates (builder_letters)",
     )
     parser.add_argument(
         "--evaluate-only", action="store_true", help="evaluate the existing --out weights; update their JSON"
@@ -911,7 +962,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         FontJob(i, str(f.path), per_letter, args.defect_share, args.seed, args.augment, args.keep_strokes)
         for i, f in enumerate(train_fonts)
     ]
-    train_data = make_data_set(train_jobs, args.workers)
+    parts = 10  # the builder images in parts, so that the workers share them
+    builder_jobs = [
+        BuilderJob(i, args.builder_per_letter // parts, args.defect_share, args.seed)
+        for i in range(parts)
+        if args.builder_per_letter // parts
+    ]
+    train_data = make_data_set([*train_jobs, *builder_jobs], args.workers)
     test_data = held_out_data_set(test_fonts, test_per_letter, args.seed + 1, args.workers) if test_fonts else None
     data_seconds = time.perf_counter() - started
     if not len(train_data.labels):
@@ -965,6 +1022,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "defect_share": args.defect_share,
             "augment": args.augment,
             "keep_strokes": args.keep_strokes,
+            "builder_images_per_letter": sum(job.per_letter for job in builder_jobs),
         },
     }
     report.update(evaluation_report(classifier, test_data, log))
