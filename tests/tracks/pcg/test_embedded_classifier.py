@@ -280,14 +280,14 @@ def test_quick_training_run_writes_a_loadable_model(tmp_path: Path) -> None:
     threads = torch.get_num_threads()
     try:
         assert (
-            main(["--out", str(out), "--quick", "--workers", "1", "--threads", "1", "--builder-per-letter", "20"]) == 0
+            main(["--out", str(out), "--quick", "--workers", "1", "--threads", "1", "--builder-per-letter", "13"]) == 0
         )
     finally:
         torch.set_num_threads(threads)
     classifier = EmbeddedClassifier.load(out)
     report = out.with_suffix(".json").read_text("utf-8")
     assert classifier.name.split(":")[1] in report and '"block_letters_third_set"' in report
-    assert json.loads(report)["training"]["builder_images_per_letter"] == 20
+    assert json.loads(report)["training"]["builder_images_per_letter"] == 13
     prediction = classifier.predict([rgba(np.full((1024, 1024), 255, np.uint8))])[0]
     assert sum(prediction.probabilities) == pytest.approx(1.0, abs=1e-5)
 

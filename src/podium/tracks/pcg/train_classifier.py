@@ -963,11 +963,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         for i, f in enumerate(train_fonts)
     ]
     parts = 10  # the builder images in parts, so that the workers share them
-    builder_jobs = [
-        BuilderJob(i, args.builder_per_letter // parts, args.defect_share, args.seed)
-        for i in range(parts)
-        if args.builder_per_letter // parts
-    ]
+    shares = [args.builder_per_letter // parts + (i < args.builder_per_letter % parts) for i in range(parts)]
+    builder_jobs = [BuilderJob(i, share, args.defect_share, args.seed) for i, share in enumerate(shares) if share]
     train_data = make_data_set([*train_jobs, *builder_jobs], args.workers)
     test_data = held_out_data_set(test_fonts, test_per_letter, args.seed + 1, args.workers) if test_fonts else None
     data_seconds = time.perf_counter() - started

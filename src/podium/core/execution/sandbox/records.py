@@ -28,7 +28,7 @@ class RunStatus(StrEnum):
     TIME_LIMIT = "time_limit"
     """CPU limit (RLIMIT_CPU, SIGXCPU) or the wall limit the parent enforces."""
     MEMORY_LIMIT = "memory_limit"
-    """Killed by the cgroup's OOM killer, out of time while held at the cgroup's limit, or MemoryError under the
+    """Killed by the cgroup's OOM killer, out of time after reaching the cgroup's limit, or MemoryError under the
     address-space backstop."""
     OUTPUT_LIMIT = "output_limit"
     """More than ``stdout_bytes`` before enough lines, or a file over ``file_size_mib``."""
