@@ -3,7 +3,7 @@
 ``python -m podium.tracks.pcg.train_classifier --out src/podium/tracks/pcg/classifiers/letter_cnn.npz``
 (``--seed``, ``--quick`` for a tiny smoke run, ``--augment`` for skeleton warps and more small grids,
 ``--keep-strokes`` for a drop-rule rewrite of the training images that never removes a cell,
-``--builder-per-letter N`` to add N images per letter drawn from the builder templates of ``builder_letters``,
+``--builder-per-letter N`` for the images per letter drawn from the builder templates of ``builder_letters``,
 ``--device cpu|cuda``, ``--evaluate-only`` to re-measure existing weights). Needs torch (the ``hf`` extra) and
 the fonts that ``scripts/install-fonts.sh`` installs; writes the weights and, beside them, a JSON with the
 evaluation figures.
@@ -19,14 +19,15 @@ evaluator's collider sizes. Defects imitate the physics: settled (slightly compr
 tilted blocks, missing blocks, partial collapses (a few top blocks displaced and rotated downward), debris on the
 ground, leaning. Images are drawn by podium's own ``render_level`` (the export's exact framing) and shrunk by the
 classifier's ``preprocess``. Whole font families (``HELD_OUT_FAMILIES``) are kept out of training to test on.
-With ``--builder-per-letter``, letters drawn from ``builder_letters``' stroke templates (the shapes drop-language
-builders make) join the fonts' through the same drop-rule rewrite, blocks, defects and renderer.
+Letters drawn from ``builder_letters``' stroke templates (the shapes drop-language builders make; 1,000 per
+letter by default, ``--builder-per-letter``) join the fonts' through the same drop-rule rewrite, blocks, defects
+and renderer.
 
 Evaluation: (a) top-1 on the held-out families in block style: all images, clean ones, and the letters as drawn
 (clean and not changed by the drop rule's rewrite, which can remove or move strokes; every image records whether
-it was); (b) top-1 on the hand-designed block letters of ``podium.tracks.pcg.block_letters`` and on the second and
-third sets (``block_letters_second_set``, ``block_letters_third_set``), built with the converter, simulated with
-podium's physics and rendered as the evaluator would.
+it was); (b) top-1 on the hand-designed block letters of ``podium.tracks.pcg.block_letters`` and on the second,
+third and fourth sets (``block_letters_second_set``, ``_third_set``, ``_fourth_set``), built with the converter,
+simulated with podium's physics and rendered as the evaluator would.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ import numpy.typing as npt
 from PIL import Image, ImageDraw, ImageFont
 
 from podium.tracks.pcg.block_letters import block_letter_levels
+from podium.tracks.pcg.block_letters_fourth_set import FOURTH_SET
 from podium.tracks.pcg.block_letters_second_set import SECOND_SET
 from podium.tracks.pcg.block_letters_third_set import THIRD_SET
 from podium.tracks.pcg.build import CELL_SIZE, GridLevel, drop_blocks
@@ -890,7 +892,12 @@ def evaluation_report(classifier: EmbeddedClassifier, test_data: DataSet | None,
     inputs, labels = block_letter_inputs()
     report["block_letters"] = evaluate(classifier, inputs, labels)
     log(f"(b) block letters: top-1 {report['block_letters']['top1']:.4f} {report['block_letters']['errors']}")
-    for key, designs in (("block_letters_second_set", SECOND_SET), ("block_letters_third_set", THIRD_SET)):
+    later_sets = (
+        ("block_letters_second_set", SECOND_SET),
+        ("block_letters_third_set", THIRD_SET),
+        ("block_letters_fourth_set", FOURTH_SET),
+    )
+    for key, designs in later_sets:
         inputs, labels = block_letter_inputs(designs)
         report[key] = evaluate(classifier, inputs, labels)
         log(f"(b) {key}: top-1 {report[key]['top1']:.4f} {report[key]['errors']}")
@@ -917,8 +924,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--builder-per-letter",
         type=int,
-        default=0,
-        help="add this many images per letter drawn from the builder templates (builder_letters)",
+        default=1000,
+        help="images per letter drawn from the builder templates (builder_letters); 0 for fonts only",
     )
     parser.add_argument(
         "--evaluate-only", action="store_true", help="evaluate the existing --out weights; update their JSON"
