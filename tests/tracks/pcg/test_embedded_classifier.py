@@ -13,11 +13,9 @@ from PIL import Image
 
 from podium.core.errors import DependencyError, InputError
 from podium.tracks.pcg.block_letters import DESIGNS, block_letter_levels, drop_sequence
-from podium.tracks.pcg.block_letters_fourth_set import FOURTH_SET
-from podium.tracks.pcg.block_letters_second_set import SECOND_SET
-from podium.tracks.pcg.block_letters_third_set import THIRD_SET
 from podium.tracks.pcg.classifiers import LETTERS, load_classifier
 from podium.tracks.pcg.classifiers.embedded import WEIGHTS_PATH, EmbeddedClassifier, preprocess
+from podium.tracks.pcg.train_classifier import BLOCK_LETTER_SETS as TRAINING_SETS
 from podium.tracks.pcg.train_classifier import HELD_OUT_FAMILIES, block_letter_inputs
 
 # The issue's targets, and what the shipped weights measure (the floors below guard against regressions).
@@ -128,19 +126,22 @@ class Measured:
 
 @dataclass(frozen=True)
 class BlockLetterSet:
-    """A set of hand-designed block letters, what the shipped model reads of it, and its key in the JSON."""
+    """A set of hand-designed block letters (by its key in the JSON) and what the shipped model reads of it."""
 
-    designs: dict[str, tuple[str, ...]]
+    report_key: str
     levels: int
     shipped_correct: int
-    report_key: str
+
+    @property
+    def designs(self) -> dict[str, tuple[str, ...]]:
+        return TRAINING_SETS[self.report_key]
 
 
 BLOCK_LETTER_SETS = {
-    "first": BlockLetterSet(DESIGNS, 52, 43, "block_letters"),
-    "second": BlockLetterSet(SECOND_SET, 60, 49, "block_letters_second_set"),  # designed apart from the first
-    "third": BlockLetterSet(THIRD_SET, 64, 55, "block_letters_third_set"),  # apart from both and the generator
-    "fourth": BlockLetterSet(FOURTH_SET, 58, 47, "block_letters_fourth_set"),  # made after the rule that used it
+    "first": BlockLetterSet("block_letters", 52, 43),
+    "second": BlockLetterSet("block_letters_second_set", 60, 49),  # designed apart from the first
+    "third": BlockLetterSet("block_letters_third_set", 64, 55),  # apart from both and the generator
+    "fourth": BlockLetterSet("block_letters_fourth_set", 58, 47),  # made after the rule that used it
 }
 
 

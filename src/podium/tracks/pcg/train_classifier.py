@@ -52,7 +52,7 @@ import numpy as np
 import numpy.typing as npt
 from PIL import Image, ImageDraw, ImageFont
 
-from podium.tracks.pcg.block_letters import block_letter_levels
+from podium.tracks.pcg.block_letters import DESIGNS, block_letter_levels
 from podium.tracks.pcg.block_letters_fourth_set import FOURTH_SET
 from podium.tracks.pcg.block_letters_second_set import SECOND_SET
 from podium.tracks.pcg.block_letters_third_set import THIRD_SET
@@ -75,6 +75,13 @@ CELL = float(CELL_SIZE)  # the converter's grid step
 SQUARE = BLOCK_GEOMETRY["SquareTiny"]
 RECT = BLOCK_GEOMETRY["RectSmall"]
 
+# The hand-designed block-letter sets, by their key in the weights' JSON (see the model card for how each was made).
+BLOCK_LETTER_SETS: dict[str, dict[str, tuple[str, ...]]] = {
+    "block_letters": DESIGNS,
+    "block_letters_second_set": SECOND_SET,
+    "block_letters_third_set": THIRD_SET,
+    "block_letters_fourth_set": FOURTH_SET,
+}
 # Families never seen in training (each name groups a design and its metric clones).
 HELD_OUT_FAMILIES = ("helvetica", "times", "lato", "gentium", "karla", "comfortaa", "jetbrainsmono", "cabin")
 # Symbol, math-only, script and blackletter faces: their capitals are not the letters a level builder draws.
@@ -489,9 +496,12 @@ def block_letter_image(
 ) -> LetterImage:
     """One synthetic image: a skeleton in block style, rendered and preprocessed."""
     grid = skeleton_grid(skeleton, rng, augment=augment, keep_strokes=keep_strokes)
-    blocks = grid_blocks(grid.cells, rng)
-    image = preprocess(render_level(block_poses(blocks, rng, defects=defects)))
-    return LetterImage(image, grid.cells.shape[0], grid.drop_rewritten)
+    return LetterImage(grid_image(grid.cells, rng, defects=defects), grid.cells.shape[0], grid.drop_rewritten)
+
+
+def grid_image(grid: npt.NDArray[np.bool_], rng: np.random.Generator, *, defects: bool) -> FloatArray:
+    """A letter grid as blocks (with the physics' marks when ``defects``), rendered and preprocessed."""
+    return preprocess(render_level(block_poses(grid_blocks(grid, rng), rng, defects=defects)))
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -523,14 +533,25 @@ class DataSet:
     drop_rewritten: npt.NDArray[np.bool_]
 
 
+def _data_set(samples: list[tuple[int, bool, LetterImage]], sources: list[str]) -> DataSet:
+    """(label, with defects, image) samples as a ``DataSet`` made from ``sources``."""
+    images = [letter.image.astype(np.float16) for _, _, letter in samples]
+    return DataSet(
+        np.stack(images) if images else np.zeros((0, INPUT_SIZE, INPUT_SIZE), np.float16),
+        np.asarray([label for label, _, _ in samples], np.int64),
+        np.asarray([defective for _, defective, _ in samples], bool),
+        np.asarray([letter.rows for _, _, letter in samples], np.int64),
+        sources,
+        np.asarray([letter.drop_rewritten for _, _, letter in samples], bool),
+    )
+
+
 def make_font_images(job: FontJob) -> DataSet:
     """The images of one font (an empty set when the font is unusable)."""
     skeletons = font_skeletons(Path(job.path))
     if skeletons is None:
-        empty = np.zeros(0, np.int64)
-        none = np.zeros(0, bool)
-        return DataSet(np.zeros((0, INPUT_SIZE, INPUT_SIZE), np.float16), empty, none, empty, [], none)
-    images, labels, defects, rows, rewritten = [], [], [], [], []
+        return _data_set([], [])
+    samples = []
     for label, skeleton in enumerate(skeletons):
         rng = np.random.default_rng([job.seed, job.index, label])
         for _ in range(job.per_letter):
@@ -538,19 +559,8 @@ def make_font_images(job: FontJob) -> DataSet:
             letter = block_letter_image(
                 skeleton, rng, defects=defective, augment=job.augment, keep_strokes=job.keep_strokes
             )
-            images.append(letter.image.astype(np.float16))
-            labels.append(label)
-            defects.append(defective)
-            rows.append(letter.rows)
-            rewritten.append(letter.drop_rewritten)
-    return DataSet(
-        np.stack(images),
-        np.asarray(labels, np.int64),
-        np.asarray(defects, bool),
-        np.asarray(rows, np.int64),
-        [job.path],
-        np.asarray(rewritten, bool),
-    )
+            samples.append((label, defective, letter))
+    return _data_set(samples, [job.path])
 
 
 @dataclass(frozen=True, slots=True)
@@ -565,27 +575,16 @@ class BuilderJob:
 
 def make_builder_images(job: BuilderJob) -> DataSet:
     """Letters drawn from the builder templates, through the same blocks, defects and renderer as fonts."""
-    images, labels, defects, rows, rewritten = [], [], [], [], []
+    samples = []
     for label in range(len(LETTERS)):
         rng = np.random.default_rng([job.seed, 1 << 20, job.index, label])  # apart from every font's stream
         for _ in range(job.per_letter):
             defective = bool(rng.random() < job.defect_share)
             drawn = builder_grid(label, rng)
             grid = make_droppable(drawn, rng, keep_strokes=bool(rng.random() < 0.5)) if rng.random() < 0.3 else drawn
-            image = preprocess(render_level(block_poses(grid_blocks(grid, rng), rng, defects=defective)))
-            images.append(image.astype(np.float16))
-            labels.append(label)
-            defects.append(defective)
-            rows.append(grid.shape[0])
-            rewritten.append(not np.array_equal(grid, drawn))
-    return DataSet(
-        np.stack(images),
-        np.asarray(labels, np.int64),
-        np.asarray(defects, bool),
-        np.asarray(rows, np.int64),
-        [f"builder templates, part {job.index}"],
-        np.asarray(rewritten, bool),
-    )
+            image = grid_image(grid, rng, defects=defective)
+            samples.append((label, defective, LetterImage(image, grid.shape[0], not np.array_equal(grid, drawn))))
+    return _data_set(samples, [f"builder templates, part {job.index}"])
 
 
 def make_data_set(jobs: Sequence[FontJob | BuilderJob], workers: int) -> DataSet:
@@ -889,15 +888,7 @@ def evaluation_report(classifier: EmbeddedClassifier, test_data: DataSet | None,
         report["held_out_fonts"] = held_out_report(classifier, test_data)
         held_out = report["held_out_fonts"]
         log(f"(a) held-out fonts: top-1 {held_out['all']['top1']:.4f}, clean {held_out['clean']['top1']:.4f}")
-    inputs, labels = block_letter_inputs()
-    report["block_letters"] = evaluate(classifier, inputs, labels)
-    log(f"(b) block letters: top-1 {report['block_letters']['top1']:.4f} {report['block_letters']['errors']}")
-    later_sets = (
-        ("block_letters_second_set", SECOND_SET),
-        ("block_letters_third_set", THIRD_SET),
-        ("block_letters_fourth_set", FOURTH_SET),
-    )
-    for key, designs in later_sets:
+    for key, designs in BLOCK_LETTER_SETS.items():
         inputs, labels = block_letter_inputs(designs)
         report[key] = evaluate(classifier, inputs, labels)
         log(f"(b) {key}: top-1 {report[key]['top1']:.4f} {report[key]['errors']}")
