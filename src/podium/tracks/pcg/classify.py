@@ -36,6 +36,7 @@ class ClassifyJob:
     char: str
     images: tuple[tuple[str, bytes], ...]
     classifier: ClassifierSpec
+    ledger_key: str  # what the similarity file is recorded under once written (the caller's resumability key)
 
 
 def classify_images(job: ClassifyJob) -> list[tuple[str, LetterPrediction | StageFailure]]:

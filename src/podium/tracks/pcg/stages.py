@@ -386,11 +386,10 @@ def run_classify(
     for model_root in competition_roots(root, platform):
         path = model_root.path
         with StageLog(path, "classify", on_item=on_item) as log, StageLedger(path, "classify") as ledger:
-            keys: dict[tuple[str, str], str] = {}
             # planned lazily: the executor starts on the first folder while later ones are still being read
-            jobs = _classify_jobs(path, platform, classifier, version_key, log, ledger, force, keys)
+            jobs = _classify_jobs(path, platform, classifier, version_key, log, ledger, force)
             for job, outcomes in executor.map_unordered(classify_images, jobs):
-                _finish_classify(path, job, outcomes, keys.pop((job.team, job.char)), with_embedding, log, ledger)
+                _finish_classify(path, job, outcomes, with_embedding, log, ledger)
             summaries.append(StageSummary("classify", tuple(log.events), tuple(log.warnings), _log_paths(log)))
     return _merge("classify", summaries)
 
@@ -403,19 +402,17 @@ def _classify_jobs(
     log: StageLog,
     ledger: StageLedger,
     force: bool,
-    keys: dict[tuple[str, str], str],
 ) -> Iterator[ClassifyJob]:
-    """One job per character folder that needs classifying; its ledger key goes into ``keys``."""
+    """One job per character folder that needs classifying."""
     for team, images_dir in _team_folders(root, platform, "images", log, "simulate"):
         for char_dir in _character_dirs(images_dir):
             if char_dir.name not in CHARACTERS:
                 log.warn(f"team {team}: {char_dir} is not named after a letter A..Z; skipped")
                 continue
             files = [f for f in list_visible_files(char_dir) if is_level_image(f.name)]
-            planned = _classify_job(root, team, char_dir.name, files, classifier, version_key, log, ledger, force)
-            if planned is not None:
-                keys[(team, char_dir.name)] = planned[1]
-                yield planned[0]
+            job = _classify_job(root, team, char_dir.name, files, classifier, version_key, log, ledger, force)
+            if job is not None:
+                yield job
 
 
 def _classify_job(
@@ -428,8 +425,8 @@ def _classify_job(
     log: StageLog,
     ledger: StageLedger,
     force: bool,
-) -> tuple[ClassifyJob, str] | None:
-    """The job for one character folder and its ledger key, or None when its similarity file is current.
+) -> ClassifyJob | None:
+    """The job for one character folder, or None when its similarity file is current.
 
     The job carries the bytes read here for the key, as simulation jobs do: read once, and a worker on another
     machine needs no access to the competition folder.
@@ -446,14 +443,13 @@ def _classify_job(
         for name, _ in contents:
             log.item(ItemEvent(team, char, name, "skipped"))
         return None
-    return ClassifyJob(team, char, tuple(contents), classifier), key
+    return ClassifyJob(team, char, tuple(contents), classifier, key)
 
 
 def _finish_classify(
     root: Path,
     job: ClassifyJob,
     outcomes: list[tuple[str, LetterPrediction | StageFailure]],
-    key: str,
     with_embedding: bool,
     log: StageLog,
     ledger: StageLedger,
@@ -469,4 +465,4 @@ def _finish_classify(
         log.item(ItemEvent(job.team, job.char, name, "ok", f"similarity {probability:.4f}"))
     output = root / job.team / "similarity" / f"{job.char}.json"
     write_atomic(output, similarity_json(job.char, classified, with_embedding).encode("utf-8"))
-    ledger.record(output, key)
+    ledger.record(output, job.ledger_key)
