@@ -127,8 +127,9 @@ def test_v2_cgroups_are_driven_through_their_files(tmp_path: Path) -> None:
     assert (folder / "memory.swap.max").read_text() == "0"
     assert (folder / "pids.max").read_text() == "17"
     (folder / "memory.events").write_text("max 10\noom 2\noom_kill 3\n")
-    assert cgroup.oom_kills() == 2
-    assert cgroup.reached_limit()
+    usage = cgroup.usage()
+    assert usage.oom_kills == 2
+    assert usage.reached_limit
     cgroup.attach(12345)
     assert (folder / "cgroup.procs").read_text() == "12345"
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from podium.core.errors import DependencyError
+from podium.core.execution.sandbox.cgroups import MemoryUsage
 from podium.core.execution.sandbox.records import Limits, RunRequest, RunResult, RunStatus
 from podium.core.execution.sandbox.supervise import (
     SYSTEM_PATH,
@@ -272,13 +273,13 @@ class _Run:
         proc.returncode = code
         wall_time_s = time.monotonic() - started
         usages = [u for u in (outer_usage, reap_orphan(pid1, pidfd1)) if u is not None]
-        oom_kills, reached, peak_bytes, cgroup = 0, False, None, self.slot.cgroup
+        memory, cgroup = MemoryUsage(0, False, None), self.slot.cgroup
         if cgroup is not None:
-            oom_kills, reached, peak_bytes = cgroup.oom_kills(), cgroup.reached_limit(), cgroup.peak_bytes()
+            memory = cgroup.usage()
             cgroup.kill_all()  # empty after a normal end; a safety net for the next run in this slot
         # the cgroup's own high-water mark where it has one; rusage carries the judge's size (judge_peak_kib)
-        if peak_bytes is not None:
-            peak_kib: int | None = peak_bytes // 1024
+        if memory.peak_bytes is not None:
+            peak_kib: int | None = memory.peak_bytes // 1024
         else:
             peak_kib = program_peak_kib(max(u.ru_maxrss for u in usages), inherited_kib)
         return conclude(
@@ -287,8 +288,8 @@ class _Run:
             self.request,
             cpu_time_s=sum(u.ru_utime + u.ru_stime for u in usages),
             peak_kib=peak_kib,
-            oom_kills=oom_kills,
-            memory_limit_reached=reached,
+            oom_kills=memory.oom_kills,
+            memory_limit_reached=memory.reached_limit,
             wall_time_s=wall_time_s,
             backend=self.sandbox.name,
             isolated=self.sandbox.isolated,

@@ -24,27 +24,28 @@ _MIB = 1 << 20
 _PREFIX = "podium-sandbox-"
 
 
+@dataclass(frozen=True, slots=True)
+class MemoryUsage:
+    """What a cgroup saw of one run's memory (since ``prepare``)."""
+
+    oom_kills: int
+    reached_limit: bool  # the use met the limit, so the kernel had to reclaim
+    peak_bytes: int | None  # the high-water mark, where the kernel can give one for a single run
+
+
 class Cgroup(Protocol):
-    """One reusable cgroup: limits, membership, the OOM counter and a kill switch."""
+    """One reusable cgroup: limits, membership, the memory counters and a kill switch."""
 
     def prepare(self, memory_mib: int, tasks: int) -> None:
-        """Set the limits for the next run and remember the OOM counter."""
+        """Set the limits for the next run and remember the memory counters."""
         ...
 
     def attach(self, pid: int) -> None:
         """Move a process (and so all it will fork) into the cgroup."""
         ...
 
-    def oom_kills(self) -> int:
-        """OOM kills inside the cgroup since ``prepare``."""
-        ...
-
-    def reached_limit(self) -> bool:
-        """Whether the cgroup's memory use met its limit since ``prepare`` (so the kernel had to reclaim)."""
-        ...
-
-    def peak_bytes(self) -> int | None:
-        """The most memory the cgroup held since ``prepare``, where the kernel can say so for one run."""
+    def usage(self) -> MemoryUsage:
+        """The run's memory counters, each cgroup file read once."""
         ...
 
     def kill_all(self) -> None:
@@ -85,12 +86,10 @@ def _write(path: Path, value: str) -> None:
         os.close(fd)
 
 
-def _counter(path: Path, key: str) -> int:
-    for line in path.read_text().splitlines():
-        name, _, value = line.partition(" ")
-        if name == key:
-            return int(value)
-    return 0
+def _counters(path: Path) -> dict[str, int]:
+    """A flat-keyed cgroup file (``memory.events``, ``memory.oom_control``) as name -> value."""
+    pairs = (line.partition(" ") for line in path.read_text().splitlines())
+    return {name: int(value) for name, _, value in pairs if value.strip().isdigit()}
 
 
 def _reset(path: Path) -> bool:
@@ -125,7 +124,7 @@ class _V1Cgroup:
         if tasks != self._tasks:
             _write(self.pids / "pids.max", str(tasks))
             self._tasks = tasks
-        self._oom_before = _counter(self.memory / "memory.oom_control", "oom_kill")
+        self._oom_before = _counters(self.memory / "memory.oom_control").get("oom_kill", 0)
         self._hits_before = int((self.memory / "memory.failcnt").read_text())
         self._peak_known = _reset(self.memory / "memory.max_usage_in_bytes")
 
@@ -145,18 +144,14 @@ class _V1Cgroup:
         _write(self.memory / "cgroup.procs", str(pid))
         _write(self.pids / "cgroup.procs", str(pid))
 
-    def oom_kills(self) -> int:
-        return _counter(self.memory / "memory.oom_control", "oom_kill") - self._oom_before
-
-    def reached_limit(self) -> bool:
+    def usage(self) -> MemoryUsage:
+        oom_kills = _counters(self.memory / "memory.oom_control").get("oom_kill", 0) - self._oom_before
+        peak = int((self.memory / "memory.max_usage_in_bytes").read_text()) if self._peak_known else None
         # the high-water mark first: some kernels (6.18 here) leave v1's failcnt at 0 even through an OOM kill
-        peak = self.peak_bytes()
-        if peak is not None and self._memory_bytes is not None and peak >= self._memory_bytes:
-            return True
-        return int((self.memory / "memory.failcnt").read_text()) > self._hits_before
-
-    def peak_bytes(self) -> int | None:
-        return int((self.memory / "memory.max_usage_in_bytes").read_text()) if self._peak_known else None
+        reached = peak is not None and self._memory_bytes is not None and peak >= self._memory_bytes
+        if not reached:
+            reached = int((self.memory / "memory.failcnt").read_text()) > self._hits_before
+        return MemoryUsage(oom_kills, reached, peak)
 
     def kill_all(self) -> None:
         _kill_listed(self.pids / "cgroup.procs")
@@ -185,22 +180,17 @@ class _V2Cgroup:
         if tasks != self._tasks:
             _write(self.path / "pids.max", str(tasks))
             self._tasks = tasks
-        self._oom_before = _counter(self.path / "memory.events", "oom_kill")
-        self._hits_before = _counter(self.path / "memory.events", "max")
+        events = _counters(self.path / "memory.events")
+        self._oom_before, self._hits_before = events.get("oom_kill", 0), events.get("max", 0)
 
     def attach(self, pid: int) -> None:
         _write(self.path / "cgroup.procs", str(pid))
 
-    def oom_kills(self) -> int:
-        return _counter(self.path / "memory.events", "oom_kill") - self._oom_before
-
-    def reached_limit(self) -> bool:
-        return _counter(self.path / "memory.events", "max") > self._hits_before
-
-    def peak_bytes(self) -> int | None:
-        # memory.peak covers the cgroup's whole life on most kernels (a reset per open file came in 6.12), and a
-        # slot's cgroup serves many runs: no figure rather than an earlier run's
-        return None
+    def usage(self) -> MemoryUsage:
+        events = _counters(self.path / "memory.events")
+        # no peak: memory.peak covers the cgroup's whole life on most kernels (a reset per open file came in
+        # 6.12), and a slot's cgroup serves many runs: no figure rather than an earlier run's
+        return MemoryUsage(events.get("oom_kill", 0) - self._oom_before, events.get("max", 0) > self._hits_before, None)
 
     def kill_all(self) -> None:
         try:
