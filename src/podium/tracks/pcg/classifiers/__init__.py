@@ -22,6 +22,9 @@ from PIL import Image
 from podium.core.errors import ConfigError, DependencyError
 
 LETTERS = tuple(chr(ord("A") + i) for i in range(26))
+# what to install when an optional back-end's packages are missing (said the same wherever it is found out)
+HF_FIX = "pip install 'podium[hf]' (CPU torch: pip install torch==2.13.0 transformers)"
+ONNX_FIX = "pip install 'podium[onnx]'"
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,10 +76,10 @@ class ClassifierSpec:
 
             return weights_identity()
         if kind == "hf" and target:
-            _require_modules(("torch", "transformers"), "hf:", "pip install 'podium[hf]'")
+            _require_modules(("torch", "transformers"), "hf:", HF_FIX)
             return f"hf:{target}"
         if kind == "onnx" and target:
-            _require_modules(("onnxruntime",), "onnx:", "pip install 'podium[onnx]'")
+            _require_modules(("onnxruntime",), "onnx:", ONNX_FIX)
             return f"onnx:{Path(target)}"
         raise _unknown(self.spec)
 

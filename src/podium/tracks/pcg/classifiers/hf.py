@@ -16,7 +16,7 @@ from typing import Any
 from PIL import Image
 
 from podium.core.errors import DependencyError, InputError
-from podium.tracks.pcg.classifiers import LetterPrediction
+from podium.tracks.pcg.classifiers import HF_FIX, LetterPrediction
 
 OFFICIAL_MODELS = {
     2023: "pittawat/vit-base-letter",
@@ -32,7 +32,7 @@ def _require() -> tuple[Any, Any]:
     except ImportError:
         raise DependencyError(
             "the hf: classifier needs torch and transformers",
-            fix="pip install 'podium[hf]' (CPU torch: pip install torch==2.13.0 transformers)",
+            fix=HF_FIX,
         ) from None
     return torch, transformers
 

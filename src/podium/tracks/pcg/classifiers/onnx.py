@@ -18,7 +18,7 @@ import numpy.typing as npt
 from PIL import Image
 
 from podium.core.errors import DependencyError, InputError
-from podium.tracks.pcg.classifiers import LetterPrediction, softmax
+from podium.tracks.pcg.classifiers import ONNX_FIX, LetterPrediction, softmax
 
 
 def _preprocess(images: Sequence[Image.Image], settings: dict[str, Any]) -> npt.NDArray[np.float32]:
@@ -41,7 +41,7 @@ class OnnxClassifier:
         try:
             import onnxruntime
         except ImportError:
-            raise DependencyError("the onnx: classifier needs onnxruntime", fix="pip install 'podium[onnx]'") from None
+            raise DependencyError("the onnx: classifier needs onnxruntime", fix=ONNX_FIX) from None
         settings_path = path.with_suffix(".preprocess.json")
         if not path.is_file() or not settings_path.is_file():
             raise InputError(
@@ -110,7 +110,7 @@ def export_onnx(model: str, output: Path, *, int8: bool = False) -> Path:
         try:
             from onnxruntime.quantization import QuantType, quantize_dynamic
         except ImportError:
-            raise DependencyError("int8 export needs onnxruntime", fix="pip install 'podium[onnx]'") from None
+            raise DependencyError("int8 export needs onnxruntime", fix=ONNX_FIX) from None
         quantize_dynamic(str(plain), str(output), weight_type=QuantType.QInt8)
         plain.unlink()
     output.with_suffix(".preprocess.json").write_text(json.dumps(settings, indent=2), "utf-8")
