@@ -234,9 +234,12 @@ class Dojo:
 
     def problems(self, season: str | None = None) -> list[Problem]:
         """Every problem (of one season), in id order."""
+        return self._problems(None if season is None else self.season(season).id)
+
+    def _problems(self, season_id: int | None) -> list[Problem]:
         query = select(problems).order_by(problems.c.id)
-        if season is not None:
-            query = query.where(problems.c.season_id == self.season(season).id)
+        if season_id is not None:
+            query = query.where(problems.c.season_id == season_id)
         with self.engine.connect() as db:
             return [Problem.from_row(row) for row in db.execute(query)]
 
@@ -253,12 +256,11 @@ class Dojo:
     def validate(self, slug: str, season: str | None = None) -> SetterValidation:
         """DRAFT → VALIDATING, then run every setter check; failures make it REJECTED (fix, then back to DRAFT)."""
         problem = self.problem(slug, season)
-        own_season = self.season_of(problem)
-        rules = own_season.rules
+        rules = self.season_of(problem).rules
         with transaction(self.engine) as db:
             self._move(db, problem, ProblemState.VALIDATING)
             append_audit(db, self.now(), "validating", {"problem": slug})
-        others = [p.visible_terms for p in self.problems(own_season.name) if p.id != problem.id]
+        others = [p.visible_terms for p in self._problems(problem.season_id) if p.id != problem.id]
         result = validate_setter(
             problem.setter_source,
             self._sandbox(),

@@ -49,7 +49,12 @@ class Season:
     @classmethod
     def from_row(cls, row: Any) -> Season:
         """From a ``dojo_seasons`` row."""
-        return cls(row.id, row.name, ScoringRules.from_json(json.loads(row.rules_json)))
+        return cls(row.id, row.name, cls.rules_from_row(row))
+
+    @staticmethod
+    def rules_from_row(row: Any) -> ScoringRules:
+        """The rules of any row that carries the seasons' ``rules_json`` column (a join, say)."""
+        return ScoringRules.from_json(json.loads(row.rules_json))
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,6 @@ stored as final only on the ``max_attempts``-th claim.
 
 from __future__ import annotations
 
-import json
 import os
 import socket
 import threading
@@ -23,7 +22,7 @@ from podium.core.clock import utc_text
 from podium.core.execution.sandbox import Sandbox
 from podium.tracks.dojo.judge import Judgment, judge_submission
 from podium.tracks.dojo.platform import Dojo
-from podium.tracks.dojo.records import JobStatus, Problem
+from podium.tracks.dojo.records import JobStatus, Problem, Season
 from podium.tracks.dojo.rules import ScoringRules
 from podium.tracks.dojo.schema import problems, seasons, submissions
 from podium.tracks.dojo.store import append_audit, transaction
@@ -91,7 +90,7 @@ def claim(dojo: Dojo, worker_id: str, *, stale_after_s: float = STALE_AFTER_S) -
             .where(problems.c.id == row.problem_id)
         ).one()
     problem = Problem.from_row(found)
-    rules = ScoringRules.from_json(json.loads(found.rules_json))
+    rules = Season.rules_from_row(found)
     return Job(row.id, bytes(row.source), problem.terms or (), rules, worker_id, row.attempts + 1, row.method_tag)
 
 
