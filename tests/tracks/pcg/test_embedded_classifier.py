@@ -260,15 +260,19 @@ def test_quick_training_run_writes_a_loadable_model(tmp_path: Path) -> None:
     out = tmp_path / "model" / "quick.npz"
     threads = torch.get_num_threads()
     try:
-        assert (
-            main(["--out", str(out), "--quick", "--workers", "1", "--threads", "1", "--builder-per-letter", "13"]) == 0
-        )
+        options = ["--quick", "--workers", "1", "--threads", "1", "--builder-per-letter", "13"]
+        assert main(["--out", str(out), *options, "--design-sets", "block_letters", "--design-per-letter", "3"]) == 0
+        assert main(["--out", str(out), *options, "--design-sets", "no_such_set"]) == 2
     finally:
         torch.set_num_threads(threads)
     classifier = EmbeddedClassifier.load(out)
     report = out.with_suffix(".json").read_text("utf-8")
     assert classifier.name.split(":")[1] in report and '"block_letters_third_set"' in report
-    assert json.loads(report)["training"]["builder_images_per_letter"] == 13
+    figures = json.loads(report)
+    assert figures["training"]["builder_images_per_letter"] == 13
+    assert figures["training"]["design_sets"] == ["block_letters"]
+    assert figures["training"]["design_images_per_letter"] == 3
+    assert figures["block_letters"]["seen_in_training"] and not figures["block_letters_third_set"]["seen_in_training"]
     prediction = classifier.predict([rgba(np.full((1024, 1024), 255, np.uint8))])[0]
     assert sum(prediction.probabilities) == pytest.approx(1.0, abs=1e-5)
 

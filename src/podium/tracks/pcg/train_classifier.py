@@ -4,6 +4,7 @@
 (``--seed``, ``--quick`` for a tiny smoke run, ``--augment`` for skeleton warps and more small grids,
 ``--keep-strokes`` for a drop-rule rewrite of the training images that never removes a cell,
 ``--builder-per-letter N`` for the images per letter drawn from the builder templates of ``builder_letters``,
+``--design-sets KEYS`` (``--design-per-letter N``) for images varied from hand-designed block-letter pictures,
 ``--device cpu|cuda``, ``--evaluate-only`` to re-measure existing weights). Needs torch (the ``hf`` extra) and
 the fonts that ``scripts/install-fonts.sh`` installs; writes the weights and, beside them, a JSON with the
 evaluation figures.
@@ -21,7 +22,8 @@ ground, leaning. Images are drawn by podium's own ``render_level`` (the export's
 classifier's ``preprocess``. Whole font families (``HELD_OUT_FAMILIES``) are kept out of training to test on.
 Letters drawn from ``builder_letters``' stroke templates (the shapes drop-language builders make; 1,000 per
 letter by default, ``--builder-per-letter``) join the fonts' through the same drop-rule rewrite, blocks, defects
-and renderer.
+and renderer. With ``--design-sets``, variants of the named sets' hand-designed pictures (``design_variants``)
+join them too; those sets then train the model and no longer measure it (the JSON marks them ``seen_in_training``).
 
 Evaluation: (a) top-1 on the held-out families in block style: all images, clean ones, and the letters as drawn
 (clean and not changed by the drop rule's rewrite, which can remove or move strokes; every image records whether
@@ -66,6 +68,7 @@ from podium.tracks.pcg.classifiers.embedded import (
     feature_map_side,
     preprocess,
 )
+from podium.tracks.pcg.design_variants import picture_grid, vary_grid
 from podium.tracks.pcg.levelxml import level_xml_text, parse_level
 from podium.tracks.pcg.physics import BLOCK_GEOMETRY, BlockPose, PhysicsParameters, evaluate_stability
 from podium.tracks.pcg.render import render_level
@@ -587,7 +590,31 @@ def make_builder_images(job: BuilderJob) -> DataSet:
     return _data_set(samples, [f"builder templates, part {job.index}"])
 
 
-def make_data_set(jobs: Sequence[FontJob | BuilderJob], workers: int) -> DataSet:
+@dataclass(frozen=True, slots=True)
+class DesignJob:
+    """Images varied (``design_variants``) from the hand-designed pictures of ``sets`` (``BLOCK_LETTER_SETS`` keys)."""
+
+    index: int
+    sets: tuple[str, ...]
+    per_letter: int
+    defect_share: float
+    seed: int
+
+
+def make_design_images(job: DesignJob) -> DataSet:
+    """Variants of the designed pictures, each letter's pictures in turn, through the same blocks and renderer."""
+    samples = []
+    for label, letter in enumerate(LETTERS):
+        pictures = [picture_grid(p) for key in job.sets for p in BLOCK_LETTER_SETS[key].get(letter, ())]
+        rng = np.random.default_rng([job.seed, 2 << 20, job.index, label])  # apart from the fonts' and templates'
+        for k in range(job.per_letter if pictures else 0):
+            defective = bool(rng.random() < job.defect_share)
+            grid = vary_grid(pictures[(job.index + k) % len(pictures)], rng)
+            samples.append((label, defective, LetterImage(grid_image(grid, rng, defects=defective), len(grid), False)))
+    return _data_set(samples, [f"designs of {', '.join(job.sets)}, part {job.index}"])
+
+
+def make_data_set(jobs: Sequence[FontJob | BuilderJob | DesignJob], workers: int) -> DataSet:
     """Run ``jobs`` (in ``workers`` processes when more than one) and join their images in job order."""
     if workers > 1:
         with ProcessPoolExecutor(workers, mp_context=get_context("fork")) as pool:
@@ -604,7 +631,9 @@ def make_data_set(jobs: Sequence[FontJob | BuilderJob], workers: int) -> DataSet
     )
 
 
-def _make_images(job: FontJob | BuilderJob) -> DataSet:
+def _make_images(job: FontJob | BuilderJob | DesignJob) -> DataSet:
+    if isinstance(job, DesignJob):
+        return make_design_images(job)
     return make_font_images(job) if isinstance(job, FontJob) else make_builder_images(job)
 
 
@@ -881,8 +910,13 @@ def split_fonts(
     return train_fonts, test_fonts
 
 
-def evaluation_report(classifier: EmbeddedClassifier, test_data: DataSet | None, log: Any) -> dict[str, Any]:
-    """The JSON sections ``held_out_fonts`` (when there is a test set), ``block_letters`` and ``speed``."""
+def evaluation_report(
+    classifier: EmbeddedClassifier, test_data: DataSet | None, log: Any, seen: Sequence[str] = ()
+) -> dict[str, Any]:
+    """The JSON sections ``held_out_fonts`` (when there is a test set), each block-letter set and ``speed``.
+
+    Sets in ``seen`` trained the model: their figures are marked ``seen_in_training``, not a measure of it.
+    """
     report: dict[str, Any] = {}
     if test_data is not None and len(test_data.labels):
         report["held_out_fonts"] = held_out_report(classifier, test_data)
@@ -890,8 +924,9 @@ def evaluation_report(classifier: EmbeddedClassifier, test_data: DataSet | None,
         log(f"(a) held-out fonts: top-1 {held_out['all']['top1']:.4f}, clean {held_out['clean']['top1']:.4f}")
     for key, designs in BLOCK_LETTER_SETS.items():
         inputs, labels = block_letter_inputs(designs)
-        report[key] = evaluate(classifier, inputs, labels)
-        log(f"(b) {key}: top-1 {report[key]['top1']:.4f} {report[key]['errors']}")
+        report[key] = evaluate(classifier, inputs, labels) | {"seen_in_training": key in seen}
+        seen_note = " (seen in training)" if key in seen else ""
+        log(f"(b) {key}{seen_note}: top-1 {report[key]['top1']:.4f} {report[key]['errors']}")
     report["speed"] = inference_speed(classifier)
     return report
 
@@ -917,6 +952,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         type=int,
         default=1000,
         help="images per letter drawn from the builder templates (builder_letters); 0 for fonts only",
+    )
+    parser.add_argument(
+        "--design-sets",
+        default="",
+        help="comma-separated block-letter sets (keys of BLOCK_LETTER_SETS) whose pictures, varied, train the model",
+    )
+    parser.add_argument(
+        "--design-per-letter", type=int, default=1000, help="images per letter varied from the --design-sets pictures"
     )
     parser.add_argument(
         "--evaluate-only", action="store_true", help="evaluate the existing --out weights; update their JSON"
@@ -963,7 +1006,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parts = 10  # the builder images in parts, so that the workers share them
     shares = [args.builder_per_letter // parts + (i < args.builder_per_letter % parts) for i in range(parts)]
     builder_jobs = [BuilderJob(i, share, args.defect_share, args.seed) for i, share in enumerate(shares) if share]
-    train_data = make_data_set([*train_jobs, *builder_jobs], args.workers)
+    design_sets = tuple(key for key in args.design_sets.split(",") if key)
+    unknown = sorted(set(design_sets) - set(BLOCK_LETTER_SETS))
+    if unknown:
+        log(f"unknown --design-sets {', '.join(unknown)}: choose from {', '.join(BLOCK_LETTER_SETS)}")
+        return 2
+    shares = [args.design_per_letter // parts + (i < args.design_per_letter % parts) for i in range(parts)]
+    design_jobs = [DesignJob(i, design_sets, n, args.defect_share, args.seed) for i, n in enumerate(shares) if n]
+    train_data = make_data_set([*train_jobs, *builder_jobs, *(design_jobs if design_sets else [])], args.workers)
     test_data = held_out_data_set(test_fonts, test_per_letter, args.seed + 1, args.workers) if test_fonts else None
     data_seconds = time.perf_counter() - started
     if not len(train_data.labels):
@@ -1018,9 +1068,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             "augment": args.augment,
             "keep_strokes": args.keep_strokes,
             "builder_images_per_letter": sum(job.per_letter for job in builder_jobs),
+            "design_sets": list(design_sets),
+            "design_images_per_letter": sum(job.per_letter for job in design_jobs) if design_sets else 0,
         },
     }
-    report.update(evaluation_report(classifier, test_data, log))
+    report.update(evaluation_report(classifier, test_data, log, seen=design_sets))
     args.out.with_suffix(".json").write_text(json.dumps(report, indent=2) + "\n", "utf-8")
     log(f"wrote {args.out.with_suffix('.json')}")
     return 0
