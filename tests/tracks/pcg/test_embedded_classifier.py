@@ -13,6 +13,8 @@ from PIL import Image
 
 from podium.core.errors import DependencyError, InputError
 from podium.tracks.pcg.block_letters import DESIGNS, block_letter_levels, drop_sequence
+from podium.tracks.pcg.block_letters_fifth_set import UNCLEAR_Z
+from podium.tracks.pcg.block_letters_sixth_set import UNCLEAR_M
 from podium.tracks.pcg.classifiers import LETTERS, load_classifier
 from podium.tracks.pcg.classifiers.embedded import WEIGHTS_PATH, EmbeddedClassifier, preprocess
 from podium.tracks.pcg.train_classifier import BLOCK_LETTER_SETS as TRAINING_SETS
@@ -131,6 +133,7 @@ class BlockLetterSet:
     report_key: str
     levels: int
     shipped_correct: int
+    letters: str = "".join(LETTERS)  # the letters it has designs for
 
     @property
     def designs(self) -> dict[str, tuple[str, ...]]:
@@ -142,6 +145,8 @@ BLOCK_LETTER_SETS = {
     "second": BlockLetterSet("block_letters_second_set", 60, 49),  # designed apart from the first
     "third": BlockLetterSet("block_letters_third_set", 64, 55),  # apart from both and the generator
     "fourth": BlockLetterSet("block_letters_fourth_set", 58, 47),  # made after the rule that used it
+    "fifth": BlockLetterSet("block_letters_fifth_set", 61, 54, "ABCDEFGHIJKLMNOPQRSTUVWXY"),  # no clean Z
+    "sixth": BlockLetterSet("block_letters_sixth_set", 47, 34, "ABCDEFGHIJKLMNOPQRTUVWXYZ"),  # every S repeated
 }
 
 
@@ -197,7 +202,7 @@ def test_block_letter_sets_do_not_regress_and_match_the_model_card(
 ) -> None:
     chosen, measured = BLOCK_LETTER_SETS[name], measured_sets[name]
     report = json.loads(WEIGHTS_PATH.with_suffix(".json").read_text("utf-8"))
-    assert measured.top1 >= chosen.shipped_correct / chosen.levels, measured.misses
+    assert chosen.levels - len(measured.misses) >= chosen.shipped_correct, measured.misses  # counts: no rounding
     assert measured.top1 == pytest.approx(report[chosen.report_key]["top1"])
 
 
@@ -208,10 +213,12 @@ def test_later_sets_differ_from_earlier_ones_and_build_as_drawn() -> None:
     earlier: set[tuple[str, ...]] = set()
     for chosen in BLOCK_LETTER_SETS.values():
         pictures = {rows(p) for designs in chosen.designs.values() for p in designs}
-        assert set(chosen.designs) == set(LETTERS) and len(pictures) == chosen.levels
+        assert set(chosen.designs) == set(chosen.letters) and len(pictures) == chosen.levels
         assert not pictures & earlier
         assert len(block_letter_levels(chosen.designs)) == chosen.levels  # drop_sequence raises if the rule breaks one
         earlier |= pictures
+    # left out as unclear letters, not as unbuildable
+    assert len(block_letter_levels({"Z": UNCLEAR_Z, "M": UNCLEAR_M})) == 4
 
 
 def test_held_out_fonts_reach_the_target(held_out_fonts: Measured) -> None:

@@ -27,9 +27,9 @@ join them too; those sets then train the model and no longer measure it (the JSO
 
 Evaluation: (a) top-1 on the held-out families in block style: all images, clean ones, and the letters as drawn
 (clean and not changed by the drop rule's rewrite, which can remove or move strokes; every image records whether
-it was); (b) top-1 on the hand-designed block letters of ``podium.tracks.pcg.block_letters`` and on the second,
-third and fourth sets (``block_letters_second_set``, ``_third_set``, ``_fourth_set``), built with the converter,
-simulated with podium's physics and rendered as the evaluator would.
+it was); (b) top-1 on the hand-designed block letters of ``podium.tracks.pcg.block_letters`` and on the second to
+sixth sets (``block_letters_second_set`` ... ``block_letters_sixth_set``), built with the converter, simulated
+with podium's physics and rendered as the evaluator would.
 """
 
 from __future__ import annotations
@@ -55,8 +55,10 @@ import numpy.typing as npt
 from PIL import Image, ImageDraw, ImageFont
 
 from podium.tracks.pcg.block_letters import DESIGNS, block_letter_levels
+from podium.tracks.pcg.block_letters_fifth_set import FIFTH_SET
 from podium.tracks.pcg.block_letters_fourth_set import FOURTH_SET
 from podium.tracks.pcg.block_letters_second_set import SECOND_SET
+from podium.tracks.pcg.block_letters_sixth_set import SIXTH_SET
 from podium.tracks.pcg.block_letters_third_set import THIRD_SET
 from podium.tracks.pcg.build import CELL_SIZE, GridLevel, drop_blocks
 from podium.tracks.pcg.builder_letters import builder_grid
@@ -84,6 +86,8 @@ BLOCK_LETTER_SETS: dict[str, dict[str, tuple[str, ...]]] = {
     "block_letters_second_set": SECOND_SET,
     "block_letters_third_set": THIRD_SET,
     "block_letters_fourth_set": FOURTH_SET,
+    "block_letters_fifth_set": FIFTH_SET,
+    "block_letters_sixth_set": SIXTH_SET,
 }
 # Families never seen in training (each name groups a design and its metric clones).
 HELD_OUT_FAMILIES = ("helvetica", "times", "lato", "gentium", "karla", "comfortaa", "jetbrainsmono", "cabin")
@@ -993,7 +997,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             json.loads(json_path.read_text("utf-8")) if json_path.is_file() else {"weights": args.out.name}
         )
         report.update(name=classifier.name, sha256=hashlib.sha256(args.out.read_bytes()).hexdigest())
-        report.update(evaluation_report(classifier, test_data, log))
+        seen = report.get("training", {}).get("design_sets", [])  # what trained these weights, if the JSON says
+        report.update(evaluation_report(classifier, test_data, log, seen=seen))
         json_path.write_text(json.dumps(report, indent=2) + "\n", "utf-8")
         log(f"wrote {json_path}")
         return 0
