@@ -1018,7 +1018,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     shares = [args.design_per_letter // parts + (i < args.design_per_letter % parts) for i in range(parts)]
     design_jobs = [DesignJob(i, design_sets, n, args.defect_share, args.seed) for i, n in enumerate(shares) if n]
-    train_data = make_data_set([*train_jobs, *builder_jobs, *(design_jobs if design_sets else [])], args.workers)
+    design_jobs = design_jobs if design_sets else []
+    train_data = make_data_set([*train_jobs, *builder_jobs, *design_jobs], args.workers)
     test_data = held_out_data_set(test_fonts, test_per_letter, args.seed + 1, args.workers) if test_fonts else None
     data_seconds = time.perf_counter() - started
     if not len(train_data.labels):
@@ -1074,7 +1075,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "keep_strokes": args.keep_strokes,
             "builder_images_per_letter": sum(job.per_letter for job in builder_jobs),
             "design_sets": list(design_sets),
-            "design_images_per_letter": sum(job.per_letter for job in design_jobs) if design_sets else 0,
+            "design_images_per_letter": sum(job.per_letter for job in design_jobs),
         },
     }
     report.update(evaluation_report(classifier, test_data, log, seen=design_sets))
