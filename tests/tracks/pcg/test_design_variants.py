@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from podium.tracks.pcg.block_letters import DESIGNS
+from podium.tracks.pcg.block_letters import DESIGNS, picture_grid
 from podium.tracks.pcg.build import GRID_HEIGHT, GRID_WIDTH
-from podium.tracks.pcg.design_variants import MIN_ROWS, picture_grid, vary_grid
+from podium.tracks.pcg.design_variants import MIN_ROWS, vary_grid
 
 
 def without_repeats(grid: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:

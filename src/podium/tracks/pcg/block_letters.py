@@ -10,6 +10,9 @@ stem two cells wide, so the letters mostly stay standing in the evaluator's phys
 
 from __future__ import annotations
 
+import numpy as np
+import numpy.typing as npt
+
 from podium.tracks.pcg.build import GRID_HEIGHT, GRID_WIDTH, drop_blocks
 
 # One entry per letter; at least two designs each.
@@ -458,6 +461,14 @@ DESIGNS: dict[str, tuple[str, ...]] = {
 }
 
 
+def picture_grid(picture: str) -> npt.NDArray[np.bool_]:
+    """The cells a picture fills (``#``, ``=`` and ``|``), row 0 at the bottom."""
+    lines = [line.strip() for line in picture.strip().splitlines()]
+    width = max(len(line) for line in lines)
+    grid = np.array([[ch != "." for ch in line.ljust(width, ".")] for line in lines], dtype=bool)
+    return grid[::-1].copy()
+
+
 def parse_picture(picture: str) -> list[tuple[str, int, int]]:
     """The blocks of a picture as (type, centre column, bottom row), row 0 at the bottom."""
     lines = [line.strip() for line in picture.strip().splitlines()]
@@ -498,14 +509,14 @@ def drop_sequence(picture: str, *, offset: int = 2) -> list[tuple[str, int]]:
     blocks = sorted(parse_picture(picture), key=lambda block: (block[2], block[1]))
     calls = [(kind, column + offset) for kind, column, _ in blocks]
     level = drop_blocks([(kind.upper(), slot) for kind, slot in calls])
-    expected = [[0] * GRID_WIDTH for _ in range(GRID_HEIGHT)]
-    for kind, column, row in blocks:
-        for dc, dr in {"b11": [(0, 0)], "b31": [(-1, 0), (0, 0), (1, 0)], "b13": [(0, 0), (0, 1), (0, 2)]}[kind]:
-            expected[row + dr][column + dc] = 1
-    shift = min((c for row in expected for c, cell in enumerate(row) if cell), default=0)
-    expected = [row[shift:] + [0] * shift for row in expected]
+    # parse_picture accepted every mark, so the blocks fill exactly the picture's cells; the converter's grid
+    # starts at the structure's first column
+    cells = picture_grid(picture)
+    cells = cells[:, int(cells.any(axis=0).argmax()) :]
+    expected = np.zeros((GRID_HEIGHT, GRID_WIDTH), dtype=bool)
+    expected[: cells.shape[0], : cells.shape[1]] = cells
     grid = getattr(level, "grid", None)
-    if grid is None or [list(r) for r in grid] != expected:
+    if grid is None or not np.array_equal(np.asarray(grid, dtype=bool), expected):
         raise ValueError("the drop rule does not rebuild this picture (a block lands lower than drawn)")
     return calls
 

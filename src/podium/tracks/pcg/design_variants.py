@@ -1,7 +1,8 @@
 """Training letters varied from hand-designed block-letter pictures: shapes builders draw, drawn again differently.
 
 Fonts and stroke templates miss shapes that people building letters from blocks draw all the time; pictures that
-people designed (``block_letters`` format) have them. A picture is read as its grid of cells and varied the way
+people designed (``block_letters`` format) have them. A picture is read as its grid of cells
+(``block_letters.picture_grid``) and varied the way
 two builders drawing the same letter differ: a stroke doubled or thinned, a part made taller or wider (a row or
 column repeated, or a repeated one dropped). Repeating or dropping a line next to its twin leaves every cell
 on what it rested on, so a variant stands as the picture did. ``train_classifier`` then chooses the blocks
@@ -23,14 +24,6 @@ MAX_CHANGES = 3
 MIN_ROWS = 5
 
 
-def picture_grid(picture: str) -> npt.NDArray[np.bool_]:
-    """The cells of a picture (``#``, ``=`` and ``|`` filled), row 0 at the bottom."""
-    lines = [line.strip() for line in picture.strip().splitlines()]
-    width = max(len(line) for line in lines)
-    grid = np.array([[ch != "." for ch in line.ljust(width, ".")] for line in lines], dtype=bool)
-    return grid[::-1].copy()
-
-
 def vary_grid(grid: npt.NDArray[np.bool_], rng: np.random.Generator) -> npt.NDArray[np.bool_]:
     """``grid`` with 0–3 rows or columns repeated, or dropped where they repeat their neighbour."""
     varied = grid
@@ -38,9 +31,8 @@ def vary_grid(grid: npt.NDArray[np.bool_], rng: np.random.Generator) -> npt.NDAr
         by_column = bool(rng.random() < 0.5)
         lines = varied.T if by_column else varied  # work on rows; columns are the transpose's rows
         limit = GRID_WIDTH if by_column else GRID_HEIGHT
-        twins = [i for i in range(1, len(lines)) if np.array_equal(lines[i], lines[i - 1])]
-        if not by_column and len(lines) <= MIN_ROWS:
-            twins = []  # small letters stay at least MIN_ROWS tall
+        shrinks = by_column or len(lines) > MIN_ROWS  # small letters stay at least MIN_ROWS tall
+        twins = [i for i in range(1, len(lines)) if shrinks and np.array_equal(lines[i], lines[i - 1])]
         if twins and (rng.random() < 0.5 or len(lines) >= limit):
             lines = np.delete(lines, int(rng.choice(twins)), axis=0)  # a doubled stroke thinned, a run shortened
         elif len(lines) < limit:

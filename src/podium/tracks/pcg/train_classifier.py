@@ -54,7 +54,7 @@ import numpy as np
 import numpy.typing as npt
 from PIL import Image, ImageDraw, ImageFont
 
-from podium.tracks.pcg.block_letters import DESIGNS, block_letter_levels
+from podium.tracks.pcg.block_letters import DESIGNS, block_letter_levels, picture_grid
 from podium.tracks.pcg.block_letters_fifth_set import FIFTH_SET
 from podium.tracks.pcg.block_letters_fourth_set import FOURTH_SET
 from podium.tracks.pcg.block_letters_second_set import SECOND_SET
@@ -70,7 +70,7 @@ from podium.tracks.pcg.classifiers.embedded import (
     feature_map_side,
     preprocess,
 )
-from podium.tracks.pcg.design_variants import picture_grid, vary_grid
+from podium.tracks.pcg.design_variants import vary_grid
 from podium.tracks.pcg.levelxml import level_xml_text, parse_level
 from podium.tracks.pcg.physics import BLOCK_GEOMETRY, BlockPose, PhysicsParameters, evaluate_stability
 from podium.tracks.pcg.render import render_level
@@ -935,6 +935,11 @@ def evaluation_report(
     return report
 
 
+def _parts(per_letter: int, parts: int = 10) -> list[int]:
+    """``per_letter`` images split into ``parts`` near-equal jobs, so that the workers share them."""
+    return [per_letter // parts + (i < per_letter % parts) for i in range(parts)]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Make the data, train, export, evaluate; print progress and write ``<out>.json``."""
     parser = argparse.ArgumentParser(prog="python -m podium.tracks.pcg.train_classifier", description=__doc__)
@@ -1008,17 +1013,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         FontJob(i, str(f.path), per_letter, args.defect_share, args.seed, args.augment, args.keep_strokes)
         for i, f in enumerate(train_fonts)
     ]
-    parts = 10  # the builder images in parts, so that the workers share them
-    shares = [args.builder_per_letter // parts + (i < args.builder_per_letter % parts) for i in range(parts)]
-    builder_jobs = [BuilderJob(i, share, args.defect_share, args.seed) for i, share in enumerate(shares) if share]
+    builder_shares = enumerate(_parts(args.builder_per_letter))
+    builder_jobs = [BuilderJob(i, n, args.defect_share, args.seed) for i, n in builder_shares if n]
     design_sets = tuple(key for key in args.design_sets.split(",") if key)
     unknown = sorted(set(design_sets) - set(BLOCK_LETTER_SETS))
     if unknown:
         log(f"unknown --design-sets {', '.join(unknown)}: choose from {', '.join(BLOCK_LETTER_SETS)}")
         return 2
-    shares = [args.design_per_letter // parts + (i < args.design_per_letter % parts) for i in range(parts)]
-    design_jobs = [DesignJob(i, design_sets, n, args.defect_share, args.seed) for i, n in enumerate(shares) if n]
-    design_jobs = design_jobs if design_sets else []
+    design_shares = enumerate(_parts(args.design_per_letter if design_sets else 0))
+    design_jobs = [DesignJob(i, design_sets, n, args.defect_share, args.seed) for i, n in design_shares if n]
     train_data = make_data_set([*train_jobs, *builder_jobs, *design_jobs], args.workers)
     test_data = held_out_data_set(test_fonts, test_per_letter, args.seed + 1, args.workers) if test_fonts else None
     data_seconds = time.perf_counter() - started
