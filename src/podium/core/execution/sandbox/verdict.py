@@ -47,14 +47,14 @@ def decide(evidence: Evidence, limits: Limits) -> tuple[RunStatus, str]:
         return RunStatus.OUTPUT_LIMIT, f"more than {limits.stdout_bytes} bytes on stdout"
     if evidence.oom_kills and evidence.exit_code != 0:
         return RunStatus.MEMORY_LIMIT, f"killed by the cgroup's OOM killer at {limits.memory_mib} MiB"
-    out_of_time = _cpu_limit_hit(evidence, limits) or evidence.stop is Stop.WALL
-    if out_of_time and evidence.memory_limit_reached:
+    cpu_limit_hit = _cpu_limit_hit(evidence, limits)
+    if (cpu_limit_hit or evidence.stop is Stop.WALL) and evidence.memory_limit_reached:
         # Without swap the kernel reclaims the program's own file pages (the interpreter, its libraries) at the
         # limit and lets it fault them back in, again and again, before it gives up and kills: CPU time can run
         # out first (10 s of it once on CI). A program that reached its memory limit and then ran out of time gets
         # the verdict of the memory limit; either way the fault is its own.
         return RunStatus.MEMORY_LIMIT, f"out of time after reaching the {limits.memory_mib} MiB memory limit"
-    if _cpu_limit_hit(evidence, limits):
+    if cpu_limit_hit:
         return RunStatus.TIME_LIMIT, f"CPU time over {limits.cpu_time_s:g} s"
     if evidence.stop is Stop.WALL:
         return RunStatus.TIME_LIMIT, f"wall time over {limits.wall_time_s:g} s; killed by the parent"
