@@ -99,11 +99,42 @@ def test_numpy_forward_pass_equals_torch(tmp_path: Path) -> None:
     export_weights(model, arch, path)
     classifier = EmbeddedClassifier.load(path)
     inputs = np.random.default_rng(4).random((5, 64, 64), dtype=np.float32)
-    logits, features = classifier.network.forward(inputs)
+    (network,) = classifier.networks
+    logits, features = network.forward(inputs)
     with torch.no_grad():
         expected = model(torch.from_numpy(inputs)).numpy()
     np.testing.assert_allclose(logits, expected, atol=1e-4, rtol=0)
     assert features.shape == (5, arch.hidden)
+
+
+def test_an_ensemble_averages_its_members_probabilities_and_joins_their_embeddings(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch", reason="torch (the hf extra) is not installed")
+    from podium.tracks.pcg.train_classifier import Architecture, combine_weights, export_weights, torch_model
+
+    arch = Architecture()
+    members = []
+    for seed in (5, 6):
+        torch.manual_seed(seed)
+        members.append(tmp_path / f"member{seed}.npz")
+        export_weights(torch_model(arch).eval(), arch, members[-1])
+    combine_weights(members, tmp_path / "ensemble.npz")
+    ensemble = EmbeddedClassifier.load(tmp_path / "ensemble.npz")
+    alone = [EmbeddedClassifier.load(path) for path in members]
+    assert len(ensemble.networks) == 2 and ensemble.name not in {c.name for c in alone}
+    inputs = np.random.default_rng(7).random((3, 64, 64), dtype=np.float32)
+    together = ensemble.predict_arrays(inputs)
+    separate = [classifier.predict_arrays(inputs) for classifier in alone]
+    for i, prediction in enumerate(together):
+        mean = (np.asarray(separate[0][i].probabilities) + np.asarray(separate[1][i].probabilities)) / 2
+        np.testing.assert_allclose(prediction.probabilities, mean, atol=1e-6, rtol=0)
+        assert prediction.embedding == separate[0][i].embedding + separate[1][i].embedding
+    with pytest.raises(ValueError, match="already an ensemble"):
+        combine_weights([tmp_path / "ensemble.npz"], tmp_path / "nested.npz")
+    damaged = dict(np.load(tmp_path / "ensemble.npz"))
+    del damaged["m1.out.bias"]
+    np.savez(tmp_path / "damaged.npz", **damaged)
+    with pytest.raises(InputError, match="not a letter CNN weights file"):
+        EmbeddedClassifier.load(tmp_path / "damaged.npz")
 
 
 def test_block_letter_designs_build_as_drawn() -> None:

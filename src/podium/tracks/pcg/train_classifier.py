@@ -43,7 +43,7 @@ import os
 import re
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from multiprocessing import get_context
@@ -721,6 +721,22 @@ def export_weights(model: Any, arch: Architecture, path: Path, extra: dict[str, 
         "pool_after": list(arch.pool_after),
         **(extra or {}),
     }
+    _save_weights(path, spec, arrays)
+
+
+def combine_weights(members: Sequence[Path], path: Path) -> None:
+    """Write the networks of the weights files ``members`` as one ensemble file (see ``embedded.load_networks``)."""
+    arrays: dict[str, npt.NDArray[np.generic]] = {}
+    for index, member in enumerate(members):
+        with np.load(member, allow_pickle=False) as archive:
+            if "members" in json.loads(str(archive["spec"])):
+                raise ValueError(f"{member} is already an ensemble: name its member files instead")
+            arrays.update({f"m{index}.{key}": archive[key] for key in archive.files})
+    spec = {"format": FORMAT_VERSION, "input_size": INPUT_SIZE, "members": len(members)}
+    _save_weights(path, spec, arrays)
+
+
+def _save_weights(path: Path, spec: dict[str, Any], arrays: Mapping[str, npt.NDArray[np.generic]]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_suffix(".tmp.npz")
     np.savez_compressed(temporary, spec=np.array(json.dumps(spec, sort_keys=True)), **arrays)
@@ -935,6 +951,20 @@ def evaluation_report(
     return report
 
 
+def ensemble_report(members: Sequence[Path]) -> dict[str, Any]:
+    """The start of an ensemble's JSON: what each member's own JSON says of its training, if it is there.
+
+    The sets that trained any member count as seen in training for the ensemble.
+    """
+    described = []
+    for member in members:
+        json_path = member.with_suffix(".json")
+        own = json.loads(json_path.read_text("utf-8")) if json_path.is_file() else {}
+        described.append({"weights": member.name} | {k: own[k] for k in ("name", "seed", "training") if k in own})
+    seen = sorted({key for m in described for key in m.get("training", {}).get("design_sets", [])})
+    return {"members": described, "training": {"ensemble": True, "design_sets": seen}}
+
+
 def _parts(per_letter: int, parts: int = 10) -> list[int]:
     """``per_letter`` images split into ``parts`` near-equal jobs, so that the workers share them."""
     return [per_letter // parts + (i < per_letter % parts) for i in range(parts)]
@@ -973,6 +1003,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--evaluate-only", action="store_true", help="evaluate the existing --out weights; update their JSON"
     )
+    parser.add_argument(
+        "--ensemble",
+        default="",
+        help="comma-separated weights files (each trained by this command): write them to --out as one ensemble,"
+        " then evaluate it",
+    )
     parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto", help="where torch trains")
     parser.add_argument("--font-root", type=Path, action="append", help="font folder (repeatable; default: system)")
     args = parser.parse_args(argv)
@@ -994,7 +1030,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     train_fonts, test_fonts = split_fonts(fonts, args.max_fonts_per_family, quick=args.quick)
     log(f"{len(fonts)} font files: {len(train_fonts)} to train, {len(test_fonts)} held out")
     test_per_letter = 2 if args.quick else 6
-    if args.evaluate_only:
+    if args.ensemble:
+        members = [Path(name) for name in args.ensemble.split(",") if name]
+        combine_weights(members, args.out)
+        start = {"weights": args.out.name} | ensemble_report(members)
+        args.out.with_suffix(".json").write_text(json.dumps(start, indent=2) + "\n", "utf-8")
+        log(f"wrote the {len(members)} networks of {', '.join(map(str, members))} to {args.out}")
+    if args.evaluate_only or args.ensemble:
         classifier = EmbeddedClassifier.load(args.out)
         test_data = held_out_data_set(test_fonts, test_per_letter, args.seed + 1, args.workers) if test_fonts else None
         json_path = args.out.with_suffix(".json")

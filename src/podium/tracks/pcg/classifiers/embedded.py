@@ -7,7 +7,9 @@ the official ViT's, so scores made with it are not comparable with official lead
 Input: the evaluator's 1024×1024 image, turned to gray and shrunk by ``preprocess`` to 64×64 ink coverage (the
 mean of each 16×16 block, 1 = black) — the same function makes the training data. Network: 3×3 convolutions
 (padding 1, strides and 2×2 max pooling where the weights file says, batch norm folded into the weights) with ReLU,
-then a hidden linear layer with ReLU (its output is the ``embedding``) and a linear layer to the 26 logits.
+then a hidden linear layer with ReLU (its output is the ``embedding``) and a linear layer to the 26 logits. A weights
+file may hold several such networks (an ensemble, its arrays prefixed ``m0.``, ``m1.``, …): the probabilities are
+then the mean of the members' softmax, and the embedding is their hidden features side by side.
 """
 
 from __future__ import annotations
@@ -163,11 +165,25 @@ def _identity(data: bytes) -> str:
     return f"embedded:{hashlib.sha256(data).hexdigest()[:12]}"
 
 
-class EmbeddedClassifier:
-    """The shipped CNN behind the ``LetterClassifier`` interface."""
+def load_networks(arrays: dict[str, npt.NDArray[np.generic]]) -> list[LetterCnn]:
+    """The networks of a weights file's arrays: one, or an ensemble's members (``members`` in the top spec)."""
+    members = json.loads(str(arrays["spec"])).get("members")
+    if members is None:
+        return [LetterCnn(arrays)]
+    networks = []
+    for index in range(int(members)):
+        prefix = f"m{index}."
+        networks.append(LetterCnn({key.removeprefix(prefix): a for key, a in arrays.items() if key.startswith(prefix)}))
+    if not networks:
+        raise ValueError("an ensemble with no members")
+    return networks
 
-    def __init__(self, network: LetterCnn, name: str, *, batch_size: int = 16) -> None:
-        self.network = network
+
+class EmbeddedClassifier:
+    """The shipped CNN (or ensemble of CNNs) behind the ``LetterClassifier`` interface."""
+
+    def __init__(self, networks: Sequence[LetterCnn], name: str, *, batch_size: int = 16) -> None:
+        self.networks = list(networks)
         self.name = name
         self.batch_size = batch_size
 
@@ -178,17 +194,26 @@ class EmbeddedClassifier:
         data = _weights_bytes(path)
         try:
             with np.load(io.BytesIO(data), allow_pickle=False) as archive:
-                network = LetterCnn({key: archive[key] for key in archive.files})
+                networks = load_networks({key: archive[key] for key in archive.files})
         except (OSError, ValueError, KeyError) as error:
             raise InputError(f"not a letter CNN weights file: {error}", path=path, fix=TRAIN_COMMAND) from None
-        return cls(network, _identity(data))
+        return cls(networks, _identity(data))
+
+    def forward(self, inputs: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """Probabilities (N, 26) and embeddings for preprocessed inputs (N, 64, 64), in one pass of every member."""
+        outputs = [network.forward(inputs) for network in self.networks]
+        probabilities = softmax(outputs[0][0])
+        for logits, _ in outputs[1:]:
+            probabilities += softmax(logits)
+        probabilities /= np.float32(len(outputs))
+        return probabilities, np.concatenate([features for _, features in outputs], axis=1)
 
     def predict_arrays(self, inputs: FloatArray) -> list[LetterPrediction]:
         """Predictions for preprocessed inputs (N, 64, 64)."""
         predictions = []
         for start in range(0, len(inputs), self.batch_size):
-            logits, features = self.network.forward(inputs[start : start + self.batch_size])
-            for row, embedding in zip(softmax(logits), features, strict=True):
+            probabilities, features = self.forward(inputs[start : start + self.batch_size])
+            for row, embedding in zip(probabilities, features, strict=True):
                 predictions.append(LetterPrediction(tuple(row.tolist()), tuple(embedding.tolist())))
         return predictions
 
