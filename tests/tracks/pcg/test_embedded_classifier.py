@@ -178,6 +178,7 @@ BLOCK_LETTER_SETS = {
     "fourth": BlockLetterSet("block_letters_fourth_set", 58, 47),  # made after the rule that used it
     "fifth": BlockLetterSet("block_letters_fifth_set", 61, 54, "ABCDEFGHIJKLMNOPQRSTUVWXY"),  # no clean Z
     "sixth": BlockLetterSet("block_letters_sixth_set", 47, 34, "ABCDEFGHIJKLMNOPQRTUVWXYZ"),  # every S repeated
+    "seventh": BlockLetterSet("block_letters_seventh_set", 52, 45),
 }
 
 
@@ -283,10 +284,13 @@ def test_held_out_families_were_never_trained_on() -> None:
 
     report = json.loads(WEIGHTS_PATH.with_suffix(".json").read_text("utf-8"))
     assert report["name"] == EmbeddedClassifier.load().name
-    trained = {font_family(Path(name)) for name in report["data"]["train_font_files"]}
-    assert set(report["data"]["held_out_families"]) == set(HELD_OUT_FAMILIES)
-    assert not trained & set(HELD_OUT_FAMILIES)
-    assert not set(report["data"]["train_font_files"]) & set(report["data"]["held_out_fonts"])
+    networks = report.get("members", [report])  # an ensemble's JSON describes each member's training
+    assert len(networks) == len(EmbeddedClassifier.load().networks)
+    train_files = {name for network in networks for name in network["data"]["train_font_files"]}
+    held_out = report["held_out_fonts"]
+    assert set(held_out["families"]) == set(HELD_OUT_FAMILIES)
+    assert not {font_family(Path(name)) for name in train_files} & set(HELD_OUT_FAMILIES)
+    assert not train_files & set(held_out["font_files"])
 
 
 def test_quick_training_run_writes_a_loadable_model(tmp_path: Path) -> None:
@@ -301,6 +305,7 @@ def test_quick_training_run_writes_a_loadable_model(tmp_path: Path) -> None:
         options = ["--quick", "--workers", "1", "--threads", "1", "--builder-per-letter", "13"]
         assert main(["--out", str(out), *options, "--design-sets", "block_letters", "--design-per-letter", "3"]) == 0
         assert main(["--out", str(out), *options, "--design-sets", "no_such_set"]) == 2
+        assert main(["--out", str(tmp_path / "pair.npz"), *options, "--members", "2", "--seed", "4"]) == 0
     finally:
         torch.set_num_threads(threads)
     classifier = EmbeddedClassifier.load(out)
@@ -313,6 +318,10 @@ def test_quick_training_run_writes_a_loadable_model(tmp_path: Path) -> None:
     assert figures["block_letters"]["seen_in_training"] and not figures["block_letters_third_set"]["seen_in_training"]
     prediction = classifier.predict([rgba(np.full((1024, 1024), 255, np.uint8))])[0]
     assert sum(prediction.probabilities) == pytest.approx(1.0, abs=1e-5)
+    pair = json.loads((tmp_path / "pair.json").read_text("utf-8"))  # two networks from seeds 4 and 5, one file
+    assert [member["seed"] for member in pair["members"]] == [4, 5] and pair["quick"]
+    assert pair["name"] == EmbeddedClassifier.load(tmp_path / "pair.npz").name
+    assert len(EmbeddedClassifier.load(tmp_path / "pair.npz").networks) == 2
 
 
 def test_weights_for_another_input_size_are_refused(tmp_path: Path) -> None:

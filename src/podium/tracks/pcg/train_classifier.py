@@ -5,7 +5,9 @@
 ``--keep-strokes`` for a drop-rule rewrite of the training images that never removes a cell,
 ``--builder-per-letter N`` for the images per letter drawn from the builder templates of ``builder_letters``,
 ``--design-sets KEYS`` (``--design-per-letter N``) for images varied from hand-designed block-letter pictures,
-``--device cpu|cuda``, ``--evaluate-only`` to re-measure existing weights). Needs torch (the ``hf`` extra) and
+``--members N`` for an ensemble of N networks from seeds ``--seed``, ``--seed`` + 1, … in one file, ``--ensemble A,B``
+to join trained weights files into one, ``--device cpu|cuda``, ``--evaluate-only`` to re-measure existing
+weights). Needs torch (the ``hf`` extra) and
 the fonts that ``scripts/install-fonts.sh`` installs; writes the weights and, beside them, a JSON with the
 evaluation figures.
 The defaults reproduce the shipped model (see docs/pcg-classifier-model-card.md).
@@ -28,7 +30,7 @@ join them too; those sets then train the model and no longer measure it (the JSO
 Evaluation: (a) top-1 on the held-out families in block style: all images, clean ones, and the letters as drawn
 (clean and not changed by the drop rule's rewrite, which can remove or move strokes; every image records whether
 it was); (b) top-1 on the hand-designed block letters of ``podium.tracks.pcg.block_letters`` and on the second to
-sixth sets (``block_letters_second_set`` ... ``block_letters_sixth_set``), built with the converter, simulated
+seventh sets (``block_letters_second_set`` ... ``block_letters_seventh_set``), built with the converter, simulated
 with podium's physics and rendered as the evaluator would.
 """
 
@@ -42,6 +44,7 @@ import math
 import os
 import re
 import sys
+import tempfile
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -58,6 +61,7 @@ from podium.tracks.pcg.block_letters import DESIGNS, block_letter_levels, pictur
 from podium.tracks.pcg.block_letters_fifth_set import FIFTH_SET
 from podium.tracks.pcg.block_letters_fourth_set import FOURTH_SET
 from podium.tracks.pcg.block_letters_second_set import SECOND_SET
+from podium.tracks.pcg.block_letters_seventh_set import SEVENTH_SET
 from podium.tracks.pcg.block_letters_sixth_set import SIXTH_SET
 from podium.tracks.pcg.block_letters_third_set import THIRD_SET
 from podium.tracks.pcg.build import CELL_SIZE, GridLevel, drop_blocks
@@ -69,6 +73,7 @@ from podium.tracks.pcg.classifiers.embedded import (
     EmbeddedClassifier,
     feature_map_side,
     preprocess,
+    weights_identity,
 )
 from podium.tracks.pcg.design_variants import vary_grid
 from podium.tracks.pcg.levelxml import level_xml_text, parse_level
@@ -88,6 +93,7 @@ BLOCK_LETTER_SETS: dict[str, dict[str, tuple[str, ...]]] = {
     "block_letters_fourth_set": FOURTH_SET,
     "block_letters_fifth_set": FIFTH_SET,
     "block_letters_sixth_set": SIXTH_SET,
+    "block_letters_seventh_set": SEVENTH_SET,
 }
 # Families never seen in training (each name groups a design and its metric clones).
 HELD_OUT_FAMILIES = ("helvetica", "times", "lato", "gentium", "karla", "comfortaa", "jetbrainsmono", "cabin")
@@ -837,6 +843,8 @@ def held_out_report(classifier: EmbeddedClassifier, data: DataSet) -> dict[str, 
 
     clean = ~data.defects
     report: dict[str, Any] = {
+        "families": sorted({font_family(Path(p)) for p in data.fonts}),
+        "font_files": [Path(p).name for p in data.fonts],
         "all": {**part(np.ones(len(data.labels), bool)), "errors": confusions(predicted, data.labels)},
         "clean": {**part(clean), "errors": confusions(predicted[clean], data.labels[clean])},
         "with_defects": part(data.defects),
@@ -951,6 +959,9 @@ def evaluation_report(
     return report
 
 
+MEMBER_SECTIONS = ("data", "model", "training")  # what an ensemble's JSON keeps of each member's own
+
+
 def ensemble_report(members: Sequence[Path]) -> dict[str, Any]:
     """The start of an ensemble's JSON: what each member's own JSON says of its training, if it is there.
 
@@ -960,7 +971,7 @@ def ensemble_report(members: Sequence[Path]) -> dict[str, Any]:
     for member in members:
         json_path = member.with_suffix(".json")
         own = json.loads(json_path.read_text("utf-8")) if json_path.is_file() else {}
-        described.append({"weights": member.name} | {k: own[k] for k in ("name", "seed", "training") if k in own})
+        described.append({"weights": member.name} | {k: own[k] for k in ("name", "seed", *MEMBER_SECTIONS) if k in own})
     seen = sorted({key for m in described for key in m.get("training", {}).get("design_sets", [])})
     return {"members": described, "training": {"ensemble": True, "design_sets": seen}}
 
@@ -1001,6 +1012,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--design-per-letter", type=int, default=1000, help="images per letter varied from the --design-sets pictures"
     )
     parser.add_argument(
+        "--members",
+        type=int,
+        default=1,
+        help="networks to train from seeds --seed, --seed + 1, ...; more than 1 makes an ensemble",
+    )
+    parser.add_argument(
         "--evaluate-only", action="store_true", help="evaluate the existing --out weights; update their JSON"
     )
     parser.add_argument(
@@ -1030,70 +1047,111 @@ def main(argv: Sequence[str] | None = None) -> int:
     train_fonts, test_fonts = split_fonts(fonts, args.max_fonts_per_family, quick=args.quick)
     log(f"{len(fonts)} font files: {len(train_fonts)} to train, {len(test_fonts)} held out")
     test_per_letter = 2 if args.quick else 6
+    test_data = held_out_data_set(test_fonts, test_per_letter, args.seed + 1, args.workers) if test_fonts else None
+    json_path = args.out.with_suffix(".json")
     if args.ensemble:
         members = [Path(name) for name in args.ensemble.split(",") if name]
         combine_weights(members, args.out)
-        start = {"weights": args.out.name} | ensemble_report(members)
-        args.out.with_suffix(".json").write_text(json.dumps(start, indent=2) + "\n", "utf-8")
+        json_path.write_text(json.dumps({"weights": args.out.name} | ensemble_report(members), indent=2), "utf-8")
         log(f"wrote the {len(members)} networks of {', '.join(map(str, members))} to {args.out}")
     if args.evaluate_only or args.ensemble:
-        classifier = EmbeddedClassifier.load(args.out)
-        test_data = held_out_data_set(test_fonts, test_per_letter, args.seed + 1, args.workers) if test_fonts else None
-        json_path = args.out.with_suffix(".json")
-        report: dict[str, Any] = (
-            json.loads(json_path.read_text("utf-8")) if json_path.is_file() else {"weights": args.out.name}
-        )
-        report.update(name=classifier.name, sha256=hashlib.sha256(args.out.read_bytes()).hexdigest())
-        seen = report.get("training", {}).get("design_sets", [])  # what trained these weights, if the JSON says
-        report.update(evaluation_report(classifier, test_data, log, seen=seen))
-        json_path.write_text(json.dumps(report, indent=2) + "\n", "utf-8")
-        log(f"wrote {json_path}")
-        return 0
+        report = json.loads(json_path.read_text("utf-8")) if json_path.is_file() else {"weights": args.out.name}
+        seen = tuple(report.get("training", {}).get("design_sets", []))  # what trained these weights, if it says
+    else:
+        seen = tuple(key for key in args.design_sets.split(",") if key)
+        unknown = sorted(set(seen) - set(BLOCK_LETTER_SETS))
+        if unknown:
+            log(f"unknown --design-sets {', '.join(unknown)}: choose from {', '.join(BLOCK_LETTER_SETS)}")
+            return 2
+        recipe = Recipe(arch, per_letter, epochs, 32 if args.quick else 128, seen, device)
+        trained = train_networks(args, recipe, train_fonts, log)
+        if trained is None:
+            return 2
+        report = trained | {"quick": args.quick}
+    classifier = EmbeddedClassifier.load(args.out)
+    report.update(name=classifier.name, sha256=hashlib.sha256(args.out.read_bytes()).hexdigest())
+    report.update(evaluation_report(classifier, test_data, log, seen=seen))
+    json_path.write_text(json.dumps(report, indent=2) + "\n", "utf-8")
+    log(f"wrote {json_path} ({classifier.name})")
+    return 0
+
+
+def train_networks(
+    args: argparse.Namespace, recipe: Recipe, train_fonts: Sequence[FontFile], log: Any
+) -> dict[str, Any] | None:
+    """Train ``--members`` networks from seeds ``--seed``, ``--seed`` + 1, … into ``--out``; the JSON on how.
+
+    One network is written as it is; several are trained apart (each its own data, weights and batch order) and
+    written as one ensemble. None when no training font has usable capitals.
+    """
+    if args.members == 1:
+        return train_network(args, recipe, args.seed, train_fonts, args.out, log)
+    with tempfile.TemporaryDirectory() as scratch:
+        paths = [Path(scratch) / f"member{index}.npz" for index in range(args.members)]
+        for index, path in enumerate(paths):
+            member = train_network(args, recipe, args.seed + index, train_fonts, path, log)
+            if member is None:
+                return None
+            path.with_suffix(".json").write_text(json.dumps(member), "utf-8")
+        combine_weights(paths, args.out)
+        return {"weights": args.out.name} | ensemble_report(paths)
+
+
+@dataclass(frozen=True, slots=True)
+class Recipe:
+    """What every network of one training command shares."""
+
+    arch: Architecture
+    per_letter: int  # training images per font and letter
+    epochs: int
+    batch_size: int
+    design_sets: tuple[str, ...]
+    device: str
+
+
+def train_network(
+    args: argparse.Namespace, recipe: Recipe, seed: int, train_fonts: Sequence[FontFile], out: Path, log: Any
+) -> dict[str, Any] | None:
+    """Make one network's training data from ``seed``, train it and export it to ``out``; the JSON on how.
+
+    None when no training font has usable capitals.
+    """
+    import torch
 
     started = time.perf_counter()
-    train_jobs = [
-        FontJob(i, str(f.path), per_letter, args.defect_share, args.seed, args.augment, args.keep_strokes)
+    font_jobs = [
+        FontJob(i, str(f.path), recipe.per_letter, args.defect_share, seed, args.augment, args.keep_strokes)
         for i, f in enumerate(train_fonts)
     ]
     builder_shares = enumerate(_parts(args.builder_per_letter))
-    builder_jobs = [BuilderJob(i, n, args.defect_share, args.seed) for i, n in builder_shares if n]
-    design_sets = tuple(key for key in args.design_sets.split(",") if key)
-    unknown = sorted(set(design_sets) - set(BLOCK_LETTER_SETS))
-    if unknown:
-        log(f"unknown --design-sets {', '.join(unknown)}: choose from {', '.join(BLOCK_LETTER_SETS)}")
-        return 2
-    design_shares = enumerate(_parts(args.design_per_letter if design_sets else 0))
-    design_jobs = [DesignJob(i, design_sets, n, args.defect_share, args.seed) for i, n in design_shares if n]
-    train_data = make_data_set([*train_jobs, *builder_jobs, *design_jobs], args.workers)
-    test_data = held_out_data_set(test_fonts, test_per_letter, args.seed + 1, args.workers) if test_fonts else None
+    builder_jobs = [BuilderJob(i, n, args.defect_share, seed) for i, n in builder_shares if n]
+    design_shares = enumerate(_parts(args.design_per_letter if recipe.design_sets else 0))
+    design_jobs = [DesignJob(i, recipe.design_sets, n, args.defect_share, seed) for i, n in design_shares if n]
+    train_data = make_data_set([*font_jobs, *builder_jobs, *design_jobs], args.workers)
     data_seconds = time.perf_counter() - started
     if not len(train_data.labels):
         log("none of the training fonts has usable capitals A-Z")
-        return 2
+        return None
     log(f"made {len(train_data.labels)} training images from {len(train_data.fonts)} fonts in {data_seconds:.0f} s")
 
     started = time.perf_counter()
-    batch_size = 32 if args.quick else 128
-    model = train(train_data, arch, epochs=epochs, seed=args.seed, batch_size=batch_size, device=device, log=log)
+    arch = recipe.arch
+    model = train(
+        train_data, arch, epochs=recipe.epochs, seed=seed, batch_size=recipe.batch_size, device=recipe.device, log=log
+    )
     train_seconds = time.perf_counter() - started
     parameters = sum(p.numel() for p in model.parameters())
-    export_weights(model, arch, args.out, {"seed": args.seed})
-    classifier = EmbeddedClassifier.load(args.out)
-    log(f"trained {parameters} parameters in {train_seconds:.0f} s; wrote {args.out} ({classifier.name})")
-
-    report = {
-        "weights": args.out.name,
-        "name": classifier.name,
-        "sha256": hashlib.sha256(args.out.read_bytes()).hexdigest(),
-        "seed": args.seed,
-        "quick": args.quick,
+    export_weights(model, arch, out, {"seed": seed})
+    log(f"trained {parameters} parameters in {train_seconds:.0f} s; wrote {out}")
+    return {
+        "weights": out.name,
+        "name": weights_identity(out),
+        "seed": seed,
         "data": {
             "train_fonts": len(train_data.fonts),
             "train_families": len({font_family(Path(p)) for p in train_data.fonts}),
             "train_images": len(train_data.labels),
             "train_images_with_defects": int(train_data.defects.sum()),
-            "held_out_families": sorted({font_family(Path(p)) for p in test_data.fonts}) if test_data else [],
-            "held_out_fonts": [Path(p).name for p in test_data.fonts] if test_data else [],
             "train_font_files": [Path(p).name for p in train_data.fonts],
             "seconds_to_make": round(data_seconds, 1),
         },
@@ -1105,28 +1163,24 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "hidden": arch.hidden,
             },
             "parameters": parameters,
-            "file_bytes": args.out.stat().st_size,
+            "file_bytes": out.stat().st_size,
         },
         "training": {
-            "epochs": epochs,
-            "batch_size": batch_size,
+            "epochs": recipe.epochs,
+            "batch_size": recipe.batch_size,
             "seconds": round(train_seconds, 1),
             "threads": args.threads,
-            "device": device,
+            "device": recipe.device,
             "torch": torch.__version__,
-            "images_per_font_and_letter": per_letter,
+            "images_per_font_and_letter": recipe.per_letter,
             "defect_share": args.defect_share,
             "augment": args.augment,
             "keep_strokes": args.keep_strokes,
             "builder_images_per_letter": sum(job.per_letter for job in builder_jobs),
-            "design_sets": list(design_sets),
+            "design_sets": list(recipe.design_sets),
             "design_images_per_letter": sum(job.per_letter for job in design_jobs),
         },
     }
-    report.update(evaluation_report(classifier, test_data, log, seen=design_sets))
-    args.out.with_suffix(".json").write_text(json.dumps(report, indent=2) + "\n", "utf-8")
-    log(f"wrote {args.out.with_suffix('.json')}")
-    return 0
 
 
 if __name__ == "__main__":
