@@ -1029,6 +1029,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto", help="where torch trains")
     parser.add_argument("--font-root", type=Path, action="append", help="font folder (repeatable; default: system)")
     args = parser.parse_args(argv)
+    if args.members < 1:
+        parser.error("--members must be at least 1")
 
     def log(message: str) -> None:
         print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
@@ -1036,10 +1038,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     import torch
 
     torch.set_num_threads(args.threads)
-    per_letter = args.per_letter or (2 if args.quick else 10)
-    epochs = args.epochs or (1 if args.quick else 8)
     device = ("cuda" if torch.cuda.is_available() else "cpu") if args.device == "auto" else args.device
-    arch = Architecture()
     fonts = find_fonts(args.font_root or FONT_ROOTS)
     if not fonts:
         log("no fonts found: run scripts/install-fonts.sh")
@@ -1052,22 +1051,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.ensemble:
         members = [Path(name) for name in args.ensemble.split(",") if name]
         combine_weights(members, args.out)
-        json_path.write_text(json.dumps({"weights": args.out.name} | ensemble_report(members), indent=2), "utf-8")
         log(f"wrote the {len(members)} networks of {', '.join(map(str, members))} to {args.out}")
-    if args.evaluate_only or args.ensemble:
+        report = {"weights": args.out.name} | ensemble_report(members)
+    elif args.evaluate_only:
         report = json.loads(json_path.read_text("utf-8")) if json_path.is_file() else {"weights": args.out.name}
-        seen = tuple(report.get("training", {}).get("design_sets", []))  # what trained these weights, if it says
     else:
-        seen = tuple(key for key in args.design_sets.split(",") if key)
-        unknown = sorted(set(seen) - set(BLOCK_LETTER_SETS))
+        design_sets = tuple(key for key in args.design_sets.split(",") if key)
+        unknown = sorted(set(design_sets) - set(BLOCK_LETTER_SETS))
         if unknown:
             log(f"unknown --design-sets {', '.join(unknown)}: choose from {', '.join(BLOCK_LETTER_SETS)}")
             return 2
-        recipe = Recipe(arch, per_letter, epochs, 32 if args.quick else 128, seen, device)
-        trained = train_networks(args, recipe, train_fonts, log)
+        recipe = Recipe(
+            arch=Architecture(),
+            per_letter=args.per_letter or (2 if args.quick else 10),
+            defect_share=args.defect_share,
+            augment=args.augment,
+            keep_strokes=args.keep_strokes,
+            builder_per_letter=args.builder_per_letter,
+            design_sets=design_sets,
+            design_per_letter=args.design_per_letter if design_sets else 0,
+            epochs=args.epochs or (1 if args.quick else 8),
+            batch_size=32 if args.quick else 128,
+            device=device,
+            threads=args.threads,
+            workers=args.workers,
+        )
+        trained = train_networks(recipe, args.seed, args.members, train_fonts, args.out, log)
         if trained is None:
             return 2
         report = trained | {"quick": args.quick}
+    seen = report.get("training", {}).get("design_sets", [])  # what trained these weights, if the JSON says
     classifier = EmbeddedClassifier.load(args.out)
     report.update(name=classifier.name, sha256=hashlib.sha256(args.out.read_bytes()).hexdigest())
     report.update(evaluation_report(classifier, test_data, log, seen=seen))
@@ -1076,41 +1089,48 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+@dataclass(frozen=True, slots=True)
+class Recipe:
+    """How every network of one training command is made and trained (all but the seed)."""
+
+    arch: Architecture
+    per_letter: int  # training images per font and letter
+    defect_share: float
+    augment: bool
+    keep_strokes: bool
+    builder_per_letter: int
+    design_sets: tuple[str, ...]
+    design_per_letter: int
+    epochs: int
+    batch_size: int
+    device: str
+    threads: int
+    workers: int
+
+
 def train_networks(
-    args: argparse.Namespace, recipe: Recipe, train_fonts: Sequence[FontFile], log: Any
+    recipe: Recipe, seed: int, members: int, train_fonts: Sequence[FontFile], out: Path, log: Any
 ) -> dict[str, Any] | None:
-    """Train ``--members`` networks from seeds ``--seed``, ``--seed`` + 1, … into ``--out``; the JSON on how.
+    """Train ``members`` networks from seeds ``seed``, ``seed`` + 1, … into ``out``; the JSON on how.
 
     One network is written as it is; several are trained apart (each its own data, weights and batch order) and
     written as one ensemble. None when no training font has usable capitals.
     """
-    if args.members == 1:
-        return train_network(args, recipe, args.seed, train_fonts, args.out, log)
+    if members == 1:
+        return train_network(recipe, seed, train_fonts, out, log)
     with tempfile.TemporaryDirectory() as scratch:
-        paths = [Path(scratch) / f"member{index}.npz" for index in range(args.members)]
+        paths = [Path(scratch) / f"member{index}.npz" for index in range(members)]
         for index, path in enumerate(paths):
-            member = train_network(args, recipe, args.seed + index, train_fonts, path, log)
+            member = train_network(recipe, seed + index, train_fonts, path, log)
             if member is None:
                 return None
             path.with_suffix(".json").write_text(json.dumps(member), "utf-8")
-        combine_weights(paths, args.out)
-        return {"weights": args.out.name} | ensemble_report(paths)
-
-
-@dataclass(frozen=True, slots=True)
-class Recipe:
-    """What every network of one training command shares."""
-
-    arch: Architecture
-    per_letter: int  # training images per font and letter
-    epochs: int
-    batch_size: int
-    design_sets: tuple[str, ...]
-    device: str
+        combine_weights(paths, out)
+        return {"weights": out.name} | ensemble_report(paths)
 
 
 def train_network(
-    args: argparse.Namespace, recipe: Recipe, seed: int, train_fonts: Sequence[FontFile], out: Path, log: Any
+    recipe: Recipe, seed: int, train_fonts: Sequence[FontFile], out: Path, log: Any
 ) -> dict[str, Any] | None:
     """Make one network's training data from ``seed``, train it and export it to ``out``; the JSON on how.
 
@@ -1119,15 +1139,15 @@ def train_network(
     import torch
 
     started = time.perf_counter()
+    share = recipe.defect_share
     font_jobs = [
-        FontJob(i, str(f.path), recipe.per_letter, args.defect_share, seed, args.augment, args.keep_strokes)
+        FontJob(i, str(f.path), recipe.per_letter, share, seed, recipe.augment, recipe.keep_strokes)
         for i, f in enumerate(train_fonts)
     ]
-    builder_shares = enumerate(_parts(args.builder_per_letter))
-    builder_jobs = [BuilderJob(i, n, args.defect_share, seed) for i, n in builder_shares if n]
-    design_shares = enumerate(_parts(args.design_per_letter if recipe.design_sets else 0))
-    design_jobs = [DesignJob(i, recipe.design_sets, n, args.defect_share, seed) for i, n in design_shares if n]
-    train_data = make_data_set([*font_jobs, *builder_jobs, *design_jobs], args.workers)
+    builder_jobs = [BuilderJob(i, n, share, seed) for i, n in enumerate(_parts(recipe.builder_per_letter)) if n]
+    design_shares = enumerate(_parts(recipe.design_per_letter))
+    design_jobs = [DesignJob(i, recipe.design_sets, n, share, seed) for i, n in design_shares if n]
+    train_data = make_data_set([*font_jobs, *builder_jobs, *design_jobs], recipe.workers)
     data_seconds = time.perf_counter() - started
     if not len(train_data.labels):
         log("none of the training fonts has usable capitals A-Z")
@@ -1169,13 +1189,13 @@ def train_network(
             "epochs": recipe.epochs,
             "batch_size": recipe.batch_size,
             "seconds": round(train_seconds, 1),
-            "threads": args.threads,
+            "threads": recipe.threads,
             "device": recipe.device,
             "torch": torch.__version__,
             "images_per_font_and_letter": recipe.per_letter,
-            "defect_share": args.defect_share,
-            "augment": args.augment,
-            "keep_strokes": args.keep_strokes,
+            "defect_share": recipe.defect_share,
+            "augment": recipe.augment,
+            "keep_strokes": recipe.keep_strokes,
             "builder_images_per_letter": sum(job.per_letter for job in builder_jobs),
             "design_sets": list(recipe.design_sets),
             "design_images_per_letter": sum(job.per_letter for job in design_jobs),
