@@ -179,6 +179,7 @@ BLOCK_LETTER_SETS = {
     "fifth": BlockLetterSet("block_letters_fifth_set", 61, 54, "ABCDEFGHIJKLMNOPQRSTUVWXY"),  # no clean Z
     "sixth": BlockLetterSet("block_letters_sixth_set", 47, 34, "ABCDEFGHIJKLMNOPQRTUVWXYZ"),  # every S repeated
     "seventh": BlockLetterSet("block_letters_seventh_set", 52, 45),
+    "eighth": BlockLetterSet("block_letters_eighth_set", 57, 43),
 }
 
 
@@ -306,6 +307,7 @@ def test_quick_training_run_writes_a_loadable_model(tmp_path: Path) -> None:
         assert main(["--out", str(out), *options, "--design-sets", "block_letters", "--design-per-letter", "3"]) == 0
         assert main(["--out", str(out), *options, "--design-sets", "no_such_set"]) == 2
         assert main(["--out", str(tmp_path / "pair.npz"), *options, "--members", "2", "--seed", "4"]) == 0
+        assert main(["--out", str(tmp_path / "taught.npz"), *options, "--teacher", str(tmp_path / "pair.npz")]) == 0
     finally:
         torch.set_num_threads(threads)
     classifier = EmbeddedClassifier.load(out)
@@ -322,6 +324,9 @@ def test_quick_training_run_writes_a_loadable_model(tmp_path: Path) -> None:
     assert [member["seed"] for member in pair["members"]] == [4, 5] and pair["quick"]
     assert pair["name"] == EmbeddedClassifier.load(tmp_path / "pair.npz").name
     assert len(EmbeddedClassifier.load(tmp_path / "pair.npz").networks) == 2
+    taught = json.loads((tmp_path / "taught.json").read_text("utf-8"))  # one network that learnt from the pair
+    assert taught["training"]["teacher"] == pair["name"] and taught["seed"] == 0
+    assert len(EmbeddedClassifier.load(tmp_path / "taught.npz").networks) == 1
 
 
 def test_weights_for_another_input_size_are_refused(tmp_path: Path) -> None:

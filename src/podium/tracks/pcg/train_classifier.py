@@ -5,11 +5,11 @@
 ``--keep-strokes`` for a drop-rule rewrite of the training images that never removes a cell,
 ``--builder-per-letter N`` for the images per letter drawn from the builder templates of ``builder_letters``,
 ``--design-sets KEYS`` (``--design-per-letter N``) for images varied from hand-designed block-letter pictures,
-``--members N`` for an ensemble of N networks from seeds ``--seed``, ``--seed`` + 1, … in one file, ``--ensemble A,B``
-to join trained weights files into one, ``--device cpu|cuda``, ``--evaluate-only`` to re-measure existing
-weights). Needs torch (the ``hf`` extra) and
-the fonts that ``scripts/install-fonts.sh`` installs; writes the weights and, beside them, a JSON with the
-evaluation figures.
+``--members N`` for an ensemble of N networks from seeds ``--seed``, ``--seed`` + 1, … in one file,
+``--ensemble A,B`` to join trained weights files into one, ``--teacher W`` to learn also from the probabilities
+of the weights ``W``, ``--device cpu|cuda``, ``--evaluate-only`` to re-measure existing weights). Needs torch (the
+``hf`` extra) and the fonts that ``scripts/install-fonts.sh`` installs; writes the weights and, beside them, a
+JSON with the evaluation figures.
 The defaults reproduce the shipped model (see docs/pcg-classifier-model-card.md).
 
 Data (everything from one seed): the capitals A–Z of every usable font under the system font folders, grouped
@@ -30,7 +30,7 @@ join them too; those sets then train the model and no longer measure it (the JSO
 Evaluation: (a) top-1 on the held-out families in block style: all images, clean ones, and the letters as drawn
 (clean and not changed by the drop rule's rewrite, which can remove or move strokes; every image records whether
 it was); (b) top-1 on the hand-designed block letters of ``podium.tracks.pcg.block_letters`` and on the second to
-seventh sets (``block_letters_second_set`` ... ``block_letters_seventh_set``), built with the converter, simulated
+eighth sets (``block_letters_second_set`` ... ``block_letters_eighth_set``), built with the converter, simulated
 with podium's physics and rendered as the evaluator would.
 """
 
@@ -58,6 +58,7 @@ import numpy.typing as npt
 from PIL import Image, ImageDraw, ImageFont
 
 from podium.tracks.pcg.block_letters import DESIGNS, block_letter_levels, picture_grid
+from podium.tracks.pcg.block_letters_eighth_set import EIGHTH_SET
 from podium.tracks.pcg.block_letters_fifth_set import FIFTH_SET
 from podium.tracks.pcg.block_letters_fourth_set import FOURTH_SET
 from podium.tracks.pcg.block_letters_second_set import SECOND_SET
@@ -94,6 +95,7 @@ BLOCK_LETTER_SETS: dict[str, dict[str, tuple[str, ...]]] = {
     "block_letters_fifth_set": FIFTH_SET,
     "block_letters_sixth_set": SIXTH_SET,
     "block_letters_seventh_set": SEVENTH_SET,
+    "block_letters_eighth_set": EIGHTH_SET,
 }
 # Families never seen in training (each name groups a design and its metric clones).
 HELD_OUT_FAMILIES = ("helvetica", "times", "lato", "gentium", "karla", "comfortaa", "jetbrainsmono", "cabin")
@@ -756,9 +758,20 @@ def _batches(count: int, size: int, rng: np.random.Generator) -> Iterator[npt.ND
 
 
 def train(
-    data: DataSet, arch: Architecture, *, epochs: int, seed: int, batch_size: int, device: str = "cpu", log: Any
+    data: DataSet,
+    arch: Architecture,
+    *,
+    epochs: int,
+    seed: int,
+    batch_size: int,
+    device: str = "cpu",
+    log: Any,
+    teacher: FloatArray | None = None,
 ) -> Any:
     """Train with AdamW and a one-cycle learning rate on ``device``; returns the model on the CPU in eval mode.
+
+    With ``teacher`` (a teacher model's probabilities for each training image) the loss is half the cross-entropy
+    against the true letters and half the cross-entropy against those probabilities (distillation).
 
     Deterministic from ``seed`` as far as torch allows: the initial weights, the batch order and dropout come
     from the seed and deterministic kernels are requested; results can still differ in the last bits between
@@ -771,6 +784,7 @@ def train(
     model = torch_model(arch).to(device=device, memory_format=torch.channels_last)
     images = torch.from_numpy(data.images).to(device)  # float16 keeps a large set small (inputs are 0..1)
     labels = torch.from_numpy(data.labels).to(device)
+    soft_targets = None if teacher is None else torch.from_numpy(teacher).to(device)
     steps_per_epoch = max(1, len(images) // batch_size)
     optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=5e-4)
     schedule = torch.optim.lr_scheduler.OneCycleLR(
@@ -789,6 +803,9 @@ def train(
             x, y = images[index].float(), labels[index]
             logits = model(x)
             loss = loss_function(logits, y)
+            if soft_targets is not None:
+                soft_loss = -(soft_targets[index] * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
+                loss = 0.5 * loss + 0.5 * soft_loss
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             optimizer.step()
@@ -1018,6 +1035,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="networks to train from seeds --seed, --seed + 1, ...; more than 1 makes an ensemble",
     )
     parser.add_argument(
+        "--teacher",
+        type=Path,
+        help="weights file (an ensemble, say) whose probabilities each network also learns from: half of the loss",
+    )
+    parser.add_argument(
         "--evaluate-only", action="store_true", help="evaluate the existing --out weights; update their JSON"
     )
     parser.add_argument(
@@ -1075,6 +1097,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             device=device,
             threads=args.threads,
             workers=args.workers,
+            teacher=args.teacher,
         )
         trained = train_networks(recipe, args.seed, args.members, train_fonts, args.out, log)
         if trained is None:
@@ -1106,6 +1129,7 @@ class Recipe:
     device: str
     threads: int
     workers: int
+    teacher: Path | None = None  # weights whose probabilities the networks learn from besides the letters
 
 
 def train_networks(
@@ -1154,10 +1178,22 @@ def train_network(
         return None
     log(f"made {len(train_data.labels)} training images from {len(train_data.fonts)} fonts in {data_seconds:.0f} s")
 
+    teacher = None
+    if recipe.teacher is not None:
+        started = time.perf_counter()
+        teacher = teacher_probabilities(EmbeddedClassifier.load(recipe.teacher), train_data.images)
+        log(f"the teacher's probabilities for {len(teacher)} images in {time.perf_counter() - started:.0f} s")
     started = time.perf_counter()
     arch = recipe.arch
     model = train(
-        train_data, arch, epochs=recipe.epochs, seed=seed, batch_size=recipe.batch_size, device=recipe.device, log=log
+        train_data,
+        arch,
+        epochs=recipe.epochs,
+        seed=seed,
+        batch_size=recipe.batch_size,
+        device=recipe.device,
+        log=log,
+        teacher=teacher,
     )
     train_seconds = time.perf_counter() - started
     parameters = sum(p.numel() for p in model.parameters())
@@ -1199,8 +1235,16 @@ def train_network(
             "builder_images_per_letter": sum(job.per_letter for job in builder_jobs),
             "design_sets": list(recipe.design_sets),
             "design_images_per_letter": sum(job.per_letter for job in design_jobs),
+            "teacher": None if recipe.teacher is None else weights_identity(recipe.teacher),
         },
     }
+
+
+def teacher_probabilities(teacher: EmbeddedClassifier, images: npt.NDArray[np.float16]) -> FloatArray:
+    """The teacher's probabilities (N, 26) for preprocessed images, in the teacher's batches (small is fastest)."""
+    step = teacher.batch_size
+    parts = [teacher.forward(images[i : i + step].astype(np.float32))[0] for i in range(0, len(images), step)]
+    return np.concatenate(parts) if parts else np.zeros((0, len(LETTERS)), np.float32)
 
 
 if __name__ == "__main__":
