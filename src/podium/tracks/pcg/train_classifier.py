@@ -976,21 +976,20 @@ def evaluation_report(
     return report
 
 
-MEMBER_SECTIONS = ("data", "model", "training")  # what an ensemble's JSON keeps of each member's own
-
-
-def ensemble_report(members: Sequence[Path]) -> dict[str, Any]:
-    """The start of an ensemble's JSON: what each member's own JSON says of its training, if it is there.
+def ensemble_report(members: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The start of an ensemble's JSON from its members' own reports: their names, seeds and training.
 
     The sets that trained any member count as seen in training for the ensemble.
     """
-    described = []
-    for member in members:
-        json_path = member.with_suffix(".json")
-        own = json.loads(json_path.read_text("utf-8")) if json_path.is_file() else {}
-        described.append({"weights": member.name} | {k: own[k] for k in ("name", "seed", *MEMBER_SECTIONS) if k in own})
+    kept = ("weights", "name", "seed", "data", "model", "training")
+    described = [{k: m[k] for k in kept if k in m} for m in members]
     seen = sorted({key for m in described for key in m.get("training", {}).get("design_sets", [])})
     return {"members": described, "training": {"ensemble": True, "design_sets": seen}}
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    """A weights file's JSON report, or nothing when it has none."""
+    return json.loads(path.read_text("utf-8")) if path.is_file() else {}
 
 
 def _parts(per_letter: int, parts: int = 10) -> list[int]:
@@ -1053,6 +1052,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.members < 1:
         parser.error("--members must be at least 1")
+    design_sets = tuple(key for key in args.design_sets.split(",") if key)
+    unknown = sorted(set(design_sets) - set(BLOCK_LETTER_SETS))
 
     def log(message: str) -> None:
         print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
@@ -1061,6 +1062,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     torch.set_num_threads(args.threads)
     device = ("cuda" if torch.cuda.is_available() else "cpu") if args.device == "auto" else args.device
+    if unknown:  # said before any data is made
+        log(f"unknown --design-sets {', '.join(unknown)}: choose from {', '.join(BLOCK_LETTER_SETS)}")
+        return 2
     fonts = find_fonts(args.font_root or FONT_ROOTS)
     if not fonts:
         log("no fonts found: run scripts/install-fonts.sh")
@@ -1074,15 +1078,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         members = [Path(name) for name in args.ensemble.split(",") if name]
         combine_weights(members, args.out)
         log(f"wrote the {len(members)} networks of {', '.join(map(str, members))} to {args.out}")
-        report = {"weights": args.out.name} | ensemble_report(members)
+        own = [_read_json(m.with_suffix(".json")) | {"weights": m.name} for m in members]  # what each says of itself
+        report = {"weights": args.out.name} | ensemble_report(own)
     elif args.evaluate_only:
-        report = json.loads(json_path.read_text("utf-8")) if json_path.is_file() else {"weights": args.out.name}
+        report = {"weights": args.out.name} | _read_json(json_path)
     else:
-        design_sets = tuple(key for key in args.design_sets.split(",") if key)
-        unknown = sorted(set(design_sets) - set(BLOCK_LETTER_SETS))
-        if unknown:
-            log(f"unknown --design-sets {', '.join(unknown)}: choose from {', '.join(BLOCK_LETTER_SETS)}")
-            return 2
         recipe = Recipe(
             arch=Architecture(),
             per_letter=args.per_letter or (2 if args.quick else 10),
@@ -1144,13 +1144,14 @@ def train_networks(
         return train_network(recipe, seed, train_fonts, out, log)
     with tempfile.TemporaryDirectory() as scratch:
         paths = [Path(scratch) / f"member{index}.npz" for index in range(members)]
+        described = []
         for index, path in enumerate(paths):
             member = train_network(recipe, seed + index, train_fonts, path, log)
             if member is None:
                 return None
-            path.with_suffix(".json").write_text(json.dumps(member), "utf-8")
+            described.append(member)
         combine_weights(paths, out)
-        return {"weights": out.name} | ensemble_report(paths)
+    return {"weights": out.name} | ensemble_report(described)
 
 
 def train_network(
