@@ -461,9 +461,14 @@ DESIGNS: dict[str, tuple[str, ...]] = {
 }
 
 
+def _picture_lines(picture: str) -> list[str]:
+    """A picture's rows, top first, without the indentation of the string they were written in."""
+    return [line.strip() for line in picture.strip().splitlines()]
+
+
 def picture_grid(picture: str) -> npt.NDArray[np.bool_]:
     """The cells a picture fills (``#``, ``=`` and ``|``), row 0 at the bottom."""
-    lines = [line.strip() for line in picture.strip().splitlines()]
+    lines = _picture_lines(picture)
     width = max(len(line) for line in lines)
     grid = np.array([[ch != "." for ch in line.ljust(width, ".")] for line in lines], dtype=bool)
     return grid[::-1].copy()
@@ -471,7 +476,7 @@ def picture_grid(picture: str) -> npt.NDArray[np.bool_]:
 
 def parse_picture(picture: str) -> list[tuple[str, int, int]]:
     """The blocks of a picture as (type, centre column, bottom row), row 0 at the bottom."""
-    lines = [line.strip() for line in picture.strip().splitlines()]
+    lines = _picture_lines(picture)
     height = len(lines)
     width = max(len(line) for line in lines)
     cells = {(height - 1 - r, c): ch for r, line in enumerate(lines) for c, ch in enumerate(line) if ch != "."}

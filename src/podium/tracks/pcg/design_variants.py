@@ -2,11 +2,10 @@
 
 Fonts and stroke templates miss shapes that people building letters from blocks draw all the time; pictures that
 people designed (``block_letters`` format) have them. A picture is read as its grid of cells
-(``block_letters.picture_grid``) and varied the way
-two builders drawing the same letter differ: a stroke doubled or thinned, a part made taller or wider (a row or
-column repeated, or a repeated one dropped). Repeating or dropping a line next to its twin leaves every cell
-on what it rested on, so a variant stands as the picture did. ``train_classifier`` then chooses the blocks
-afresh and adds the physics' marks, as for every other training image.
+(``block_letters.picture_grid``) and varied the way two builders drawing the same letter differ: a stroke doubled
+or thinned, a part made taller or wider (a row or column repeated, or a repeated one dropped). Repeating or
+dropping a line next to its twin leaves every cell on what it rested on, so a variant stands as the picture did.
+``train_classifier`` then chooses the blocks afresh and adds the physics' marks, as for every other training image.
 
 A set whose pictures train a model can no longer measure it: the model card says which sets trained the shipped
 model and which measure it.
