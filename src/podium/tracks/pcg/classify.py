@@ -12,11 +12,14 @@ import io
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
+import numpy as np
 from PIL import Image
 
 from podium.core.records import StageFailure
-from podium.tracks.pcg.classifiers import LETTERS, ClassifierSpec, LetterPrediction
+from podium.tracks.pcg.classifiers import LETTERS, ClassifierSpec, InputClassifier, LetterPrediction
+from podium.tracks.pcg.handoff import ModelInput
 from podium.tracks.pcg.verdicts import PcgVerdict
 
 
@@ -37,20 +40,32 @@ class ClassifyJob:
     images: tuple[tuple[str, bytes], ...]
     classifier: ClassifierSpec
     ledger_key: str  # what the similarity file is recorded under once written (the caller's resumability key)
+    # model inputs simulate made for some of these images in the same run (``handoff.py``): not decoded again
+    handed_inputs: tuple[tuple[str, ModelInput], ...] = ()
 
 
 def classify_images(job: ClassifyJob) -> list[tuple[str, LetterPrediction | StageFailure]]:
     """Each image's prediction, or why it is not an image, in the job's order."""
+    handed = dict(job.handed_inputs)
     outcomes: dict[str, LetterPrediction | StageFailure] = {}
     images: dict[str, Image.Image] = {}
     for name, data in job.images:
+        if name in handed:
+            continue
         try:
             image = Image.open(io.BytesIO(data))
             image.load()
             images[name] = image
         except (OSError, SyntaxError, ValueError) as error:
             outcomes[name] = StageFailure(PcgVerdict.MALFORMED_INPUT, f"not an image: {error}")
-    if images:
+    if handed:
+        # only a classifier that takes inputs gets handed ones; every image goes through inputs, in the job's
+        # order, so the batches are the ones ``predict`` would have made
+        classifier = cast(InputClassifier, job.classifier.load())
+        names = [name for name, _ in job.images if name in handed or name in images]
+        inputs = np.stack([handed[n] if n in handed else classifier.image_input(images[n]) for n in names])
+        outcomes.update(zip(names, classifier.predict_arrays(inputs), strict=True))
+    elif images:
         outcomes.update(zip(images, job.classifier.load().predict(list(images.values())), strict=True))
     return [(name, outcomes[name]) for name, _ in job.images]
 

@@ -4,7 +4,8 @@ Stages run in pipeline order on each official root (one per model in a multi-mod
 simulate, classify, diversity (2024+), then score over the whole competition and the report. A stage runs only
 when some team has its input folder, so a competition can enter anywhere (responses, levels or images). Every
 stage skips what is current, so a run killed at any point and started again ends with the same result files as
-an uninterrupted run.
+an uninterrupted run. With the embedded classifier, simulate hands its rendered images to classify in memory
+(``handoff.py``), which then decodes only the PNGs this run did not render.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from podium.core.storage.stagelog import ItemEvent
 from podium.tracks.pcg.bootstrap import normalized_intervals
 from podium.tracks.pcg.classifiers import ClassifierSpec
 from podium.tracks.pcg.editions import Edition
+from podium.tracks.pcg.handoff import ImageHandoff
 from podium.tracks.pcg.layout import competition_roots
 from podium.tracks.pcg.report import relative_link, render_report, statuses_from_events, trial_key, write_report
 from podium.tracks.pcg.results import ScoreOptions, ScoreRun, run_score
@@ -76,14 +78,16 @@ def evaluate(
     evaluation = Evaluation()
     events: list[tuple[str, str, str, str, str]] = []
     stages = ["extract", "build", "simulate", "classify"] + (["diversity"] if edition.diversity is not None else [])
+    make_input = classifier.input_maker()
     for model_root in competition_roots(root, platform):
         path, model = model_root.path, model_root.model or ""
+        handoff = None if make_input is None else ImageHandoff(make_input)  # one model root's images at a time
         for stage in stages:
             if not _has_input(path, STAGE_INPUTS[stage], platform):
                 continue
             callback = None if on_item is None else _tagged(on_item, stage)
             started = time.perf_counter()
-            summary = _run_stage(stage, path, edition, classifier, executor, force, platform, callback)
+            summary = _run_stage(stage, path, edition, classifier, executor, force, platform, callback, handoff)
             evaluation.stages.append(StageReport(stage, model, summary, time.perf_counter() - started))
             prefix = f"{model}/" if model else ""
             events += [(prefix + e.team, e.character, e.trial, e.verdict, e.reason) for e in summary.events]
@@ -105,17 +109,19 @@ def _run_stage(
     force: bool,
     platform: Platform,
     on_item: Callable[[ItemEvent], None] | None,
+    handoff: ImageHandoff | None,
 ) -> StageSummary:
     if stage == "extract":
         return run_extract(path, edition, force=force, platform=platform, on_item=on_item)
     if stage == "build":
         return run_build(path, edition, force=force, platform=platform, on_item=on_item)
     if stage == "simulate":
-        return run_simulate(path, executor=executor, force=force, platform=platform, on_item=on_item)
+        return run_simulate(path, executor=executor, force=force, platform=platform, on_item=on_item, handoff=handoff)
     if stage == "classify":
         return run_classify(
-            path, classifier, edition, executor=executor, force=force, platform=platform, on_item=on_item
-        )
+            path, classifier, edition, executor=executor, force=force, platform=platform, on_item=on_item,
+            handoff=handoff,
+        )  # fmt: skip
     return run_diversity(path, edition, force=force, platform=platform, on_item=on_item)
 
 

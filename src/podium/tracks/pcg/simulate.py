@@ -3,7 +3,8 @@
 One job per level, self-contained so it can run on any worker: parse the level, measure its stability (best of
 up to three Box2D runs, ``physics.py``), render the black-and-white image of the first run's final state
 (``render.py``) and write it as the evaluator's PNG. The stability record goes back to the caller, which writes one
-``stability/<C>.json`` per character folder in Unity's format.
+``stability/<C>.json`` per character folder in Unity's format; so does, when the job asks for it, the classifier's
+input made from the rendered image (``handoff.py``).
 """
 
 from __future__ import annotations
@@ -17,21 +18,24 @@ from pathlib import Path
 import numpy as np
 
 from podium.core.records import StageFailure
+from podium.core.reporting.png import encode_gray_as_rgba_png
 from podium.core.storage.files import write_atomic
+from podium.tracks.pcg.handoff import InputMaker, RenderedInput, png_digest
 from podium.tracks.pcg.levelxml import LevelParseError, parse_level
 from podium.tracks.pcg.physics import PhysicsParameters, UnsupportedLevel, evaluate_stability
-from podium.tracks.pcg.render import level_png
+from podium.tracks.pcg.render import render_level
 from podium.tracks.pcg.verdicts import PcgVerdict
 
 
 @dataclass(frozen=True, slots=True)
 class SimulationJob:
-    """One level to evaluate: its bytes, where its image goes, and the physics to use."""
+    """One level to evaluate: its bytes, where its image goes, the physics to use, and what to hand to classify."""
 
     tag: str  # the level's path as the stability file names it
     level: bytes
     image_path: Path
     params: PhysicsParameters
+    make_input: InputMaker | None = None  # when set, the classifier's input from the rendered image comes back too
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,18 +49,30 @@ class StabilityRecord:
     runs: int
 
 
-def simulate_level(job: SimulationJob) -> StabilityRecord | StageFailure:
+@dataclass(frozen=True, slots=True)
+class SimulatedLevel:
+    """What one level's job gives back: its stability (or why there is none) and, if asked for, its image's input."""
+
+    outcome: StabilityRecord | StageFailure
+    rendered: RenderedInput | None = None
+
+
+def simulate_level(job: SimulationJob) -> SimulatedLevel:
     """Evaluate one level: write its image, return its stability (or why it could not be evaluated)."""
     try:
         level = parse_level(job.level)
         result = evaluate_stability(level, job.params)
     except (LevelParseError, UnsupportedLevel) as error:
-        return StageFailure(PcgVerdict.MALFORMED_INPUT, str(error))
-    write_atomic(job.image_path, level_png(result.image_poses))
+        return SimulatedLevel(StageFailure(PcgVerdict.MALFORMED_INPUT, str(error)))
+    gray = render_level(result.image_poses)
+    png = encode_gray_as_rgba_png(gray)
+    write_atomic(job.image_path, png)
+    rendered = None if job.make_input is None else RenderedInput(png_digest(png), job.make_input(gray))
     if math.isnan(result.score):
         # Unity would store NaN and poison every weight; the white image is still written as Unity does.
-        return StageFailure(PcgVerdict.EMPTY_LEVEL, "the level has no blocks; no stability score (image is blank)")
-    return StabilityRecord(job.tag, result.score, result.starting, result.moving, result.runs)
+        failure = StageFailure(PcgVerdict.EMPTY_LEVEL, "the level has no blocks; no stability score (image is blank)")
+        return SimulatedLevel(failure, rendered)
+    return SimulatedLevel(StabilityRecord(job.tag, result.score, result.starting, result.moving, result.runs), rendered)
 
 
 def stability_json(records: Sequence[StabilityRecord]) -> str:

@@ -25,6 +25,7 @@ from podium.tracks.pcg.classify import ClassifiedImage, ClassifyJob, classify_im
 from podium.tracks.pcg.diversity import SimilarityFormatError, diversity_of
 from podium.tracks.pcg.editions import CHARACTERS, TRIALS_PER_CHARACTER, DiversityVector, Edition
 from podium.tracks.pcg.extract import extract_code
+from podium.tracks.pcg.handoff import ImageHandoff
 from podium.tracks.pcg.layout import competition_roots
 from podium.tracks.pcg.levelxml import level_xml_text
 from podium.tracks.pcg.physics import PhysicsParameters
@@ -286,11 +287,12 @@ def run_simulate(
     force: bool = False,
     platform: Platform = Platform.POSIX,
     on_item: ItemCallback | None = None,
+    handoff: ImageHandoff | None = None,
 ) -> StageSummary:
     """``levels/<C>/*.xml`` → ``stability/<C>.json`` and ``images/<C>/*.png`` for every team of ``root``.
 
     The unit of resumability is a character folder (its stability file covers all its levels); the unit of work
-    is one level, spread over ``executor``.
+    is one level, spread over ``executor``. With ``handoff``, each rendered image's classifier input is kept there.
     """
     params = params or PhysicsParameters()
     executor = executor or SerialExecutor()
@@ -324,11 +326,14 @@ def run_simulate(
                 pending[(team, char)] = (key, len(contents))
                 for (file, data), image in zip(contents, images, strict=True):
                     tag = "\\".join((path.name, team, "levels", char, file.name))
-                    jobs.append(SimulationJob(tag, data, image, params))
+                    make_input = None if handoff is None else handoff.make_input
+                    jobs.append(SimulationJob(tag, data, image, params, make_input))
             results: dict[tuple[str, str], list[tuple[str, StabilityRecord | StageFailure]]] = {}
-            for job, outcome in executor.map_unordered(simulate_level, jobs):
+            for job, simulated in executor.map_unordered(simulate_level, jobs):
                 _, team, _, char, name = job.tag.split("\\")
-                results.setdefault((team, char), []).append((name, outcome))
+                results.setdefault((team, char), []).append((name, simulated.outcome))
+                if handoff is not None and simulated.rendered is not None:
+                    handoff.keep(simulated.rendered)
                 key, left = pending[(team, char)]
                 if left > 1:
                     pending[(team, char)] = (key, left - 1)
@@ -373,11 +378,12 @@ def run_classify(
     force: bool = False,
     platform: Platform = Platform.POSIX,
     on_item: ItemCallback | None = None,
+    handoff: ImageHandoff | None = None,
 ) -> StageSummary:
     """``images/<C>/*.png`` → ``similarity/<C>.json`` for every team of ``root`` (one file per character).
 
     The unit of resumability and of work is a character folder, spread over ``executor``; each worker process
-    loads the classifier once.
+    loads the classifier once. Images whose input ``handoff`` kept (simulate in the same run) are not decoded.
     """
     executor = executor or SerialExecutor()
     with_embedding = edition.diversity is DiversityVector.CLS_EMBEDDING
@@ -387,7 +393,7 @@ def run_classify(
         path = model_root.path
         with StageLog(path, "classify", on_item=on_item) as log, StageLedger(path, "classify") as ledger:
             # planned lazily: the executor starts on the first folder while later ones are still being read
-            jobs = _classify_jobs(path, platform, classifier, version_key, log, ledger, force)
+            jobs = _classify_jobs(path, platform, classifier, version_key, log, ledger, force, handoff)
             for job, outcomes in executor.map_unordered(classify_images, jobs):
                 _finish_classify(path, job, outcomes, with_embedding, log, ledger)
             summaries.append(StageSummary("classify", tuple(log.events), tuple(log.warnings), _log_paths(log)))
@@ -402,6 +408,7 @@ def _classify_jobs(
     log: StageLog,
     ledger: StageLedger,
     force: bool,
+    handoff: ImageHandoff | None,
 ) -> Iterator[ClassifyJob]:
     """One job per character folder that needs classifying."""
     for team, images_dir in _team_folders(root, platform, "images", log, "simulate"):
@@ -410,7 +417,7 @@ def _classify_jobs(
                 log.warn(f"team {team}: {char_dir} is not named after a letter A..Z; skipped")
                 continue
             files = [f for f in list_visible_files(char_dir) if is_level_image(f.name)]
-            job = _classify_job(root, team, char_dir.name, files, classifier, version_key, log, ledger, force)
+            job = _classify_job(root, team, char_dir.name, files, classifier, version_key, log, ledger, force, handoff)
             if job is not None:
                 yield job
 
@@ -425,6 +432,7 @@ def _classify_job(
     log: StageLog,
     ledger: StageLedger,
     force: bool,
+    handoff: ImageHandoff | None,
 ) -> ClassifyJob | None:
     """The job for one character folder, or None when its similarity file is current.
 
@@ -443,7 +451,9 @@ def _classify_job(
         for name, _ in contents:
             log.item(ItemEvent(team, char, name, "skipped"))
         return None
-    return ClassifyJob(team, char, tuple(contents), classifier, key)
+    handed = [] if handoff is None else [(name, handoff.find(data)) for name, data in contents]
+    inputs = tuple((name, array) for name, array in handed if array is not None)
+    return ClassifyJob(team, char, tuple(contents), classifier, key, inputs)
 
 
 def _finish_classify(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -45,6 +45,18 @@ class LetterClassifier(Protocol):
         ...
 
 
+class InputClassifier(LetterClassifier, Protocol):
+    """A classifier that also takes its model's inputs directly, e.g. made from a rendered image (``input_maker``)."""
+
+    def image_input(self, image: Image.Image) -> npt.NDArray[np.float32]:
+        """The model's input for one image as loaded from a file."""
+        ...
+
+    def predict_arrays(self, inputs: npt.NDArray[np.float32]) -> list[LetterPrediction]:
+        """Predictions for stacked model inputs; the same as ``predict`` on the images they were made from."""
+        ...
+
+
 def softmax(logits: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
     """Row-wise softmax in float32."""
     shifted = logits - logits.max(axis=-1, keepdims=True)
@@ -63,6 +75,18 @@ class ClassifierSpec:
     def load(self) -> LetterClassifier:
         """The classifier, loaded once per process and kept."""
         return _loaded_classifier(self.spec, self.batch_size)
+
+    def input_maker(self) -> Callable[[npt.NDArray[np.uint8]], npt.NDArray[np.float32]] | None:
+        """The function that makes this classifier's inputs from gray images, or None if it takes none.
+
+        Only an ``InputClassifier`` takes them; the function is module-level, so it can go to worker processes.
+        """
+        kind, _, target = self.spec.partition(":")
+        if kind == "embedded" and not target:
+            from podium.tracks.pcg.classifiers.embedded import preprocess
+
+            return preprocess
+        return None
 
     def identity(self) -> str:
         """The loaded classifier's ``name``, without loading it.

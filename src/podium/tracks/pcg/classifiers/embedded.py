@@ -217,9 +217,13 @@ class EmbeddedClassifier:
                 predictions.append(LetterPrediction(tuple(row.tolist()), tuple(embedding.tolist())))
         return predictions
 
+    @staticmethod
+    def image_input(image: Image.Image) -> FloatArray:
+        """The network's input (64×64) for one image as loaded from a file."""
+        return preprocess(image_to_gray(image))
+
     def predict(self, images: Sequence[Image.Image]) -> list[LetterPrediction]:
         """Classify ``images`` (any mode and size; the evaluator's are 1024×1024 RGBA)."""
         if not images:
             return []
-        inputs = np.stack([preprocess(image_to_gray(image)) for image in images])
-        return self.predict_arrays(inputs)
+        return self.predict_arrays(np.stack([self.image_input(image) for image in images]))

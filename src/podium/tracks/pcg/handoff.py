@@ -1,0 +1,56 @@
+"""Level images handed from simulate to classify inside one ``evaluate`` run, so classify need not decode them.
+
+simulate renders each level as a gray array and writes it as the evaluator's 1024×1024 RGBA PNG; classify reads
+the file back and decodes it. With the embedded classifier, decoding is most of classify's time (about 8 ms of
+the 10 ms per image; zlib's inflate alone about 5 ms). When the classifier can take an input made straight from
+the gray array (``ClassifierSpec.input_maker``), simulate's workers make that input too, and the parent keeps it
+here under the SHA-256 of the PNG bytes it wrote. classify uses a kept input only for a file whose bytes hash to
+it, so a file changed in between, or one rendered by an earlier (killed) run, is decoded as before. PNG is
+lossless, so both ways give the classifier the same input and the same similarity file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+GrayImage = npt.NDArray[np.uint8]
+ModelInput = npt.NDArray[np.float32]
+# turns a rendered gray image into a classifier's input; a module-level function, so it can go to worker processes
+InputMaker = Callable[[GrayImage], ModelInput]
+
+
+def png_digest(png: bytes) -> bytes:
+    """The key an image's input is kept under: the SHA-256 of its PNG file's bytes."""
+    return hashlib.sha256(png).digest()
+
+
+@dataclass(frozen=True, slots=True)
+class RenderedInput:
+    """A classifier's input made from a rendered image, and the digest of the PNG bytes written for it."""
+
+    png_sha256: bytes
+    array: ModelInput
+
+
+@dataclass
+class ImageHandoff:
+    """The inputs simulate made in this run, found again by classify from the PNG bytes it reads."""
+
+    make_input: InputMaker
+    _inputs: dict[bytes, ModelInput] = field(default_factory=dict)
+
+    def keep(self, rendered: RenderedInput) -> None:
+        """Remember one rendered image's input (identical images share one entry)."""
+        self._inputs[rendered.png_sha256] = rendered.array
+
+    def find(self, png: bytes) -> ModelInput | None:
+        """The input kept for exactly these PNG bytes, if simulate made one in this run."""
+        return self._inputs.get(png_digest(png))
+
+    def __len__(self) -> int:
+        return len(self._inputs)
