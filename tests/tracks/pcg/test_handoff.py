@@ -47,6 +47,12 @@ def probabilities(root: Path, letter: str) -> dict[str, list[float]]:
     return {entry["id"]: [raw["softmax_prob"] for raw in entry["raws"]] for entry in document["similarities"]}
 
 
+def test_only_the_embedded_classifier_takes_inputs_made_from_gray_images() -> None:
+    assert EMBEDDED.input_maker() is preprocess
+    assert ClassifierSpec("hf:pittawat/vit-base-letter").input_maker() is None
+    assert ClassifierSpec("onnx:letters.onnx").input_maker() is None
+
+
 def test_simulate_hands_over_the_input_of_the_file_it_wrote(tmp_path: Path) -> None:
     root = built(tmp_path)
     xml = sorted(root.glob("v2/levels/L/*.xml"))[0]

@@ -81,12 +81,11 @@ class ClassifierSpec:
 
         Only an ``InputClassifier`` takes them; the function is module-level, so it can go to worker processes.
         """
-        kind, _, target = self.spec.partition(":")
-        if kind == "embedded" and not target:
-            from podium.tracks.pcg.classifiers.embedded import preprocess
+        if _parse(self.spec)[0] != "embedded":
+            return None
+        from podium.tracks.pcg.classifiers.embedded import preprocess
 
-            return preprocess
-        return None
+        return preprocess
 
     def identity(self) -> str:
         """The loaded classifier's ``name``, without loading it.
@@ -94,18 +93,16 @@ class ClassifierSpec:
         A parent that only plans jobs (and keys its ledger by this) never builds the model, and a missing extra or
         file still fails here, before any job.
         """
-        kind, _, target = self.spec.partition(":")
-        if kind == "embedded" and not target:
+        kind, target = _parse(self.spec)
+        if kind == "embedded":
             from podium.tracks.pcg.classifiers.embedded import weights_identity
 
             return weights_identity()
-        if kind == "hf" and target:
+        if kind == "hf":
             _require_modules(("torch", "transformers"), "hf:", HF_FIX)
             return f"hf:{target}"
-        if kind == "onnx" and target:
-            _require_modules(("onnxruntime",), "onnx:", ONNX_FIX)
-            return f"onnx:{Path(target)}"
-        raise _unknown(self.spec)
+        _require_modules(("onnxruntime",), "onnx:", ONNX_FIX)
+        return f"onnx:{Path(target)}"
 
 
 @functools.cache
@@ -115,24 +112,26 @@ def _loaded_classifier(spec: str, batch_size: int) -> LetterClassifier:
 
 def load_classifier(spec: str, *, batch_size: int = 1) -> LetterClassifier:
     """``embedded`` | ``hf:<hub id or local dir>`` | ``onnx:<file>``."""
-    kind, _, target = spec.partition(":")
-    if kind == "embedded" and not target:
+    kind, target = _parse(spec)
+    if kind == "embedded":
         from podium.tracks.pcg.classifiers.embedded import EmbeddedClassifier  # NumPy only: always installed
 
         return EmbeddedClassifier.load()
-    if kind == "hf" and target:
+    if kind == "hf":
         from podium.tracks.pcg.classifiers.hf import HuggingFaceClassifier
 
         return HuggingFaceClassifier(target, batch_size=batch_size)
-    if kind == "onnx" and target:
-        from podium.tracks.pcg.classifiers.onnx import OnnxClassifier
+    from podium.tracks.pcg.classifiers.onnx import OnnxClassifier
 
-        return OnnxClassifier(Path(target), batch_size=batch_size)
-    raise _unknown(spec)
+    return OnnxClassifier(Path(target), batch_size=batch_size)
 
 
-def _unknown(spec: str) -> ConfigError:
-    return ConfigError(
+def _parse(spec: str) -> tuple[str, str]:
+    """A spec's back-end (``embedded``, ``hf`` or ``onnx``) and target, or the error that names the valid forms."""
+    kind, _, target = spec.partition(":")
+    if (kind == "embedded" and not target) or (kind in ("hf", "onnx") and target):
+        return kind, target
+    raise ConfigError(
         f"unknown classifier {spec!r}", fix="use 'embedded', 'hf:<hub id or local folder>' or 'onnx:<model file>'"
     )
 
