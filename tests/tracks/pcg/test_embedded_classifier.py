@@ -14,6 +14,7 @@ from PIL import Image
 from podium.core.errors import DependencyError, InputError
 from podium.tracks.pcg.block_letters import DESIGNS, block_letter_levels, drop_sequence
 from podium.tracks.pcg.block_letters_fifth_set import UNCLEAR_Z
+from podium.tracks.pcg.block_letters_ninth_set import UNCLEAR_V
 from podium.tracks.pcg.block_letters_sixth_set import UNCLEAR_M
 from podium.tracks.pcg.classifiers import LETTERS, load_classifier
 from podium.tracks.pcg.classifiers.embedded import WEIGHTS_PATH, EmbeddedClassifier, preprocess
@@ -23,9 +24,9 @@ from podium.tracks.pcg.train_classifier import HELD_OUT_FAMILIES, block_letter_i
 # The issue's targets, and what the shipped weights measure (the floors below guard against regressions).
 BLOCK_LETTER_TARGET = 0.90  # top-1 on clean block-letter levels (each set of BLOCK_LETTER_SETS)
 HELD_OUT_TARGET = 0.95  # top-1 on unseen font families in block style (read as the letters as drawn)
-SHIPPED_HELD_OUT = 0.879  # all 11,856 images (half with defects); measured 0.8794
-SHIPPED_HELD_OUT_CLEAN = 0.916  # the 5,869 without defects; measured 0.9163
-SHIPPED_HELD_OUT_AS_DRAWN = 0.952  # the 4,522 without defects or drop-rule rewrite; measured 0.9522
+SHIPPED_HELD_OUT = 0.884  # all 11,856 images (half with defects); measured 0.8841
+SHIPPED_HELD_OUT_CLEAN = 0.915  # the 5,869 without defects; measured 0.9157
+SHIPPED_HELD_OUT_AS_DRAWN = 0.950  # the 4,522 without defects or drop-rule rewrite; measured 0.9507
 
 
 @pytest.fixture(scope="module")
@@ -172,14 +173,21 @@ class BlockLetterSet:
 
 
 BLOCK_LETTER_SETS = {
-    "first": BlockLetterSet("block_letters", 52, 43),
-    "second": BlockLetterSet("block_letters_second_set", 60, 49),  # designed apart from the first
-    "third": BlockLetterSet("block_letters_third_set", 64, 55),  # apart from both and the generator
-    "fourth": BlockLetterSet("block_letters_fourth_set", 58, 47),  # made after the rule that used it
-    "fifth": BlockLetterSet("block_letters_fifth_set", 61, 54, "ABCDEFGHIJKLMNOPQRSTUVWXY"),  # no clean Z
-    "sixth": BlockLetterSet("block_letters_sixth_set", 47, 34, "ABCDEFGHIJKLMNOPQRTUVWXYZ"),  # every S repeated
-    "seventh": BlockLetterSet("block_letters_seventh_set", 52, 45),
-    "eighth": BlockLetterSet("block_letters_eighth_set", 57, 43),
+    "first": BlockLetterSet("block_letters", 52, 50),
+    "second": BlockLetterSet("block_letters_second_set", 60, 60),  # designed apart from the first
+    "third": BlockLetterSet("block_letters_third_set", 64, 64),  # apart from both and the generator
+    "fourth": BlockLetterSet("block_letters_fourth_set", 58, 57),  # made after the rule that used it
+    "fifth": BlockLetterSet("block_letters_fifth_set", 61, 61, "ABCDEFGHIJKLMNOPQRSTUVWXY"),  # no clean Z
+    "sixth": BlockLetterSet("block_letters_sixth_set", 47, 47, "ABCDEFGHIJKLMNOPQRTUVWXYZ"),  # every S repeated
+    "seventh": BlockLetterSet("block_letters_seventh_set", 52, 52),
+    "eighth": BlockLetterSet("block_letters_eighth_set", 57, 56),
+    "ninth": BlockLetterSet("block_letters_ninth_set", 64, 63, "ABCDEFGHIJKLMNOPQRSTUWXYZ"),  # no clear V
+}
+# Sets whose pictures, varied, trained the shipped model: their figures are training figures, not a measure of it.
+SEEN_IN_TRAINING = {
+    name
+    for name, chosen in BLOCK_LETTER_SETS.items()
+    if json.loads(WEIGHTS_PATH.with_suffix(".json").read_text("utf-8"))[chosen.report_key]["seen_in_training"]
 }
 
 
@@ -217,15 +225,20 @@ def held_out_fonts(shipped: EmbeddedClassifier) -> Measured:
     return Measured(float(correct.mean()), clean_top1, misses, float(correct[as_drawn].mean()))
 
 
-def _missed(name: str) -> pytest.MarkDecorator:
+def _target_marks(name: str) -> tuple[pytest.MarkDecorator, ...]:
     chosen = BLOCK_LETTER_SETS[name]
+    if chosen.shipped_correct >= BLOCK_LETTER_TARGET * chosen.levels:
+        return ()
     share = f"{100 * chosen.shipped_correct / chosen.levels:.1f} %"
     reason = f"target missed: the shipped model reads {chosen.shipped_correct} of the {chosen.levels} {name}-set"
-    return pytest.mark.xfail(strict=True, reason=f"{reason} block letters ({share}); see the model card")
+    return (pytest.mark.xfail(strict=True, reason=f"{reason} block letters ({share}); see the model card"),)
 
 
-@pytest.mark.parametrize("name", [pytest.param(name, marks=_missed(name)) for name in BLOCK_LETTER_SETS])
-def test_block_letter_sets_reach_the_target(name: str, measured_sets: dict[str, Measured]) -> None:
+@pytest.mark.parametrize(
+    "name",
+    [pytest.param(name, marks=_target_marks(name)) for name in BLOCK_LETTER_SETS if name not in SEEN_IN_TRAINING],
+)
+def test_unseen_block_letter_sets_reach_the_target(name: str, measured_sets: dict[str, Measured]) -> None:
     assert measured_sets[name].top1 >= BLOCK_LETTER_TARGET, measured_sets[name].misses
 
 
@@ -251,7 +264,7 @@ def test_later_sets_differ_from_earlier_ones_and_build_as_drawn() -> None:
         assert len(block_letter_levels(chosen.designs)) == chosen.levels  # drop_sequence raises if the rule breaks one
         earlier |= pictures
     # left out as unclear letters, not as unbuildable
-    assert len(block_letter_levels({"Z": UNCLEAR_Z, "M": UNCLEAR_M})) == 4
+    assert len(block_letter_levels({"Z": UNCLEAR_Z, "M": UNCLEAR_M, "V": UNCLEAR_V})) == 6
 
 
 def test_held_out_fonts_reach_the_target(held_out_fonts: Measured) -> None:
@@ -262,7 +275,7 @@ def test_held_out_fonts_reach_the_target(held_out_fonts: Measured) -> None:
 
 @pytest.mark.xfail(
     strict=True,
-    reason="target missed on the wider readings: all held-out images score 87.9 %, the clean ones 91.6 %"
+    reason="target missed on the wider readings: all held-out images score 88.4 %, the clean ones 91.6 %"
     " (drop-rule rewrites and defects included); see the model card",
 )
 def test_held_out_fonts_with_rewrites_and_defects_reach_the_target(held_out_fonts: Measured) -> None:
@@ -303,11 +316,19 @@ def test_quick_training_run_writes_a_loadable_model(tmp_path: Path) -> None:
     out = tmp_path / "model" / "quick.npz"
     threads = torch.get_num_threads()
     try:
-        options = ["--quick", "--workers", "1", "--threads", "1", "--builder-per-letter", "13"]
+        common = ["--quick", "--workers", "1", "--threads", "1", "--builder-per-letter", "13", "--design-sets", ""]
+        options = [*common, "--members", "1"]  # the defaults train the shipped pair on eight sets' variants
         assert main(["--out", str(out), *options, "--design-sets", "block_letters", "--design-per-letter", "3"]) == 0
         assert main(["--out", str(out), *options, "--design-sets", "no_such_set"]) == 2
         assert main(["--out", str(tmp_path / "pair.npz"), *options, "--members", "2", "--seed", "4"]) == 0
         assert main(["--out", str(tmp_path / "taught.npz"), *options, "--teacher", str(tmp_path / "pair.npz")]) == 0
+        joined = ["--ensemble", f"{out},{tmp_path / 'taught.npz'}"]
+        assert main(["--out", str(tmp_path / "joined.npz"), *common, *joined]) == 0
+        with pytest.raises(SystemExit):  # options that train networks do not go with one that trains none
+            main(["--out", str(tmp_path / "joined.npz"), *common, *joined, "--members", "2"])
+        first = json.loads((tmp_path / "taught.json").read_text("utf-8"))
+        assert main(["--out", str(tmp_path / "taught.npz"), *common, "--evaluate-only"]) == 0
+        again = json.loads((tmp_path / "taught.json").read_text("utf-8"))
     finally:
         torch.set_num_threads(threads)
     classifier = EmbeddedClassifier.load(out)
@@ -327,6 +348,11 @@ def test_quick_training_run_writes_a_loadable_model(tmp_path: Path) -> None:
     taught = json.loads((tmp_path / "taught.json").read_text("utf-8"))  # one network that learnt from the pair
     assert taught["training"]["teacher"] == pair["name"] and taught["seed"] == 0
     assert len(EmbeddedClassifier.load(tmp_path / "taught.npz").networks) == 1
+    # re-measured, the same weights give the same figures, and the training record is kept
+    assert again["held_out_fonts"] == first["held_out_fonts"] and again["training"] == first["training"]
+    joined = json.loads((tmp_path / "joined.json").read_text("utf-8"))  # the first model and the taught one
+    assert [member["name"] for member in joined["members"]] == [classifier.name, taught["name"]]
+    assert joined["name"] == EmbeddedClassifier.load(tmp_path / "joined.npz").name
 
 
 def test_weights_for_another_input_size_are_refused(tmp_path: Path) -> None:
