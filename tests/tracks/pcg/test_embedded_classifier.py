@@ -307,6 +307,17 @@ def test_held_out_families_were_never_trained_on() -> None:
     assert not train_files & set(held_out["font_files"])
 
 
+def test_training_defaults_name_the_shipped_recipe() -> None:
+    from podium.tracks.pcg.train_classifier import SHIPPED_DESIGN_SETS, SHIPPED_MEMBERS
+
+    report = json.loads(WEIGHTS_PATH.with_suffix(".json").read_text("utf-8"))
+    assert sorted(SHIPPED_DESIGN_SETS) == report["training"]["design_sets"]
+    assert len(report["members"]) == SHIPPED_MEMBERS == len(EmbeddedClassifier.load().networks)
+    assert {name for name, chosen in BLOCK_LETTER_SETS.items() if chosen.report_key in SHIPPED_DESIGN_SETS} == (
+        SEEN_IN_TRAINING
+    )
+
+
 def test_quick_training_run_writes_a_loadable_model(tmp_path: Path) -> None:
     torch = pytest.importorskip("torch", reason="torch (the hf extra) is not installed")
     from podium.tracks.pcg.train_classifier import find_fonts, main

@@ -297,6 +297,7 @@ def run_simulate(
     params = params or PhysicsParameters()
     executor = executor or SerialExecutor()
     version_key = content_key("simulate", STAGE_VERSIONS["simulate"], repr(params))
+    make_input = None if handoff is None else handoff.make_input
     summaries = []
     for model_root in competition_roots(root, platform):
         path = model_root.path
@@ -326,7 +327,6 @@ def run_simulate(
                 pending[(team, char)] = (key, len(contents))
                 for (file, data), image in zip(contents, images, strict=True):
                     tag = "\\".join((path.name, team, "levels", char, file.name))
-                    make_input = None if handoff is None else handoff.make_input
                     jobs.append(SimulationJob(tag, data, image, params, make_input))
             results: dict[tuple[str, str], list[tuple[str, StabilityRecord | StageFailure]]] = {}
             for job, simulated in executor.map_unordered(simulate_level, jobs):
