@@ -1,4 +1,4 @@
-"""The embedded classifier: a small CNN shipped with podium, run with NumPy alone (no torch at run time).
+"""The embedded classifier: small CNNs shipped with podium (two, averaged), run with NumPy alone (no torch at run time).
 
 It was trained only on synthetic images in the evaluator's style (``podium.tracks.pcg.train_classifier``; data,
 accuracy and limits in ``docs/pcg-classifier-model-card.md``). Its probabilities approximate, but do not equal,
