@@ -33,24 +33,27 @@ class ClassifiedImage:
 
 @dataclass(frozen=True, slots=True)
 class ClassifyJob:
-    """One character folder's images (file name and bytes, as the caller read them), classified together."""
+    """One character folder's images, classified together.
+
+    Each image is its file name and either the bytes the caller read or, for an image simulate rendered in the same
+    run (``handoff.py``), the model input made from it, so that its bytes are neither sent nor decoded.
+    """
 
     team: str
     char: str
-    images: tuple[tuple[str, bytes], ...]
+    images: tuple[tuple[str, bytes | ModelInput], ...]
     classifier: ClassifierSpec
     ledger_key: str  # what the similarity file is recorded under once written (the caller's resumability key)
-    # model inputs simulate made for some of these images in the same run (``handoff.py``): not decoded again
-    handed_inputs: tuple[tuple[str, ModelInput], ...] = ()
 
 
 def classify_images(job: ClassifyJob) -> list[tuple[str, LetterPrediction | StageFailure]]:
     """Each image's prediction, or why it is not an image, in the job's order."""
-    handed = dict(job.handed_inputs)
     outcomes: dict[str, LetterPrediction | StageFailure] = {}
+    handed: dict[str, ModelInput] = {}
     images: dict[str, Image.Image] = {}
     for name, data in job.images:
-        if name in handed:
+        if not isinstance(data, bytes):
+            handed[name] = data
             continue
         try:
             image = Image.open(io.BytesIO(data))

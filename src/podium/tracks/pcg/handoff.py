@@ -48,9 +48,10 @@ class ImageHandoff:
         """Remember one rendered image's input (identical images share one entry)."""
         self._inputs[rendered.png_sha256] = rendered.array
 
-    def find(self, png: bytes) -> ModelInput | None:
-        """The input kept for exactly these PNG bytes, if simulate made one in this run."""
-        return self._inputs.get(png_digest(png))
+    def input_or_bytes(self, png: bytes) -> ModelInput | bytes:
+        """The input kept for exactly these PNG bytes, if simulate made one in this run; else the bytes, to decode."""
+        found = self._inputs.get(png_digest(png))
+        return png if found is None else found
 
     def __len__(self) -> int:
         return len(self._inputs)

@@ -437,7 +437,7 @@ def _classify_job(
     """The job for one character folder, or None when its similarity file is current.
 
     The job carries the bytes read here for the key, as simulation jobs do: read once, and a worker on another
-    machine needs no access to the competition folder.
+    machine needs no access to the competition folder. An image ``handoff`` kept the input of goes as that input.
     """
     contents = []
     for file in files:
@@ -451,9 +451,8 @@ def _classify_job(
         for name, _ in contents:
             log.item(ItemEvent(team, char, name, "skipped"))
         return None
-    handed = [] if handoff is None else [(name, handoff.find(data)) for name, data in contents]
-    inputs = tuple((name, array) for name, array in handed if array is not None)
-    return ClassifyJob(team, char, tuple(contents), classifier, key, inputs)
+    images = contents if handoff is None else [(name, handoff.input_or_bytes(data)) for name, data in contents]
+    return ClassifyJob(team, char, tuple(images), classifier, key)
 
 
 def _finish_classify(
