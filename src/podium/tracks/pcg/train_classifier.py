@@ -1087,10 +1087,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     test_data = held_out_data_set(test_fonts, test_per_letter, args.seed + 1, args.workers) if test_fonts else None
     json_path = args.out.with_suffix(".json")
     if args.ensemble:
-        members = [Path(name) for name in args.ensemble.split(",") if name]
-        combine_weights(members, args.out)
-        log(f"wrote the {len(members)} networks of {', '.join(map(str, members))} to {args.out}")
-        own = [_read_json(m.with_suffix(".json")) | {"weights": m.name} for m in members]  # what each says of itself
+        member_files = [Path(name) for name in args.ensemble.split(",") if name]
+        combine_weights(member_files, args.out)
+        log(f"wrote the {len(member_files)} networks of {', '.join(map(str, member_files))} to {args.out}")
+        own = [_read_json(m.with_suffix(".json")) | {"weights": m.name} for m in member_files]  # each on itself
         report = {"weights": args.out.name} | ensemble_report(own)
     elif args.evaluate_only:
         report = {"weights": args.out.name} | _read_json(json_path)
