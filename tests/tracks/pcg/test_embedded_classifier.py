@@ -27,6 +27,9 @@ HELD_OUT_TARGET = 0.95  # top-1 on unseen font families in block style (read as 
 SHIPPED_HELD_OUT = 0.884  # all 11,856 images (half with defects); measured 0.8841
 SHIPPED_HELD_OUT_CLEAN = 0.915  # the 5,869 without defects; measured 0.9157
 SHIPPED_HELD_OUT_AS_DRAWN = 0.950  # the 4,522 without defects or drop-rule rewrite; measured 0.9507
+SHIPPED_REPORT = json.loads(
+    WEIGHTS_PATH.with_suffix(".json").read_text("utf-8")
+)  # the figures shipped with the weights
 
 
 @pytest.fixture(scope="module")
@@ -185,9 +188,7 @@ BLOCK_LETTER_SETS = {
 }
 # Sets whose pictures, varied, trained the shipped model: their figures are training figures, not a measure of it.
 SEEN_IN_TRAINING = {
-    name
-    for name, chosen in BLOCK_LETTER_SETS.items()
-    if json.loads(WEIGHTS_PATH.with_suffix(".json").read_text("utf-8"))[chosen.report_key]["seen_in_training"]
+    name for name, chosen in BLOCK_LETTER_SETS.items() if SHIPPED_REPORT[chosen.report_key]["seen_in_training"]
 }
 
 
@@ -247,7 +248,7 @@ def test_block_letter_sets_do_not_regress_and_match_the_model_card(
     name: str, measured_sets: dict[str, Measured]
 ) -> None:
     chosen, measured = BLOCK_LETTER_SETS[name], measured_sets[name]
-    report = json.loads(WEIGHTS_PATH.with_suffix(".json").read_text("utf-8"))
+    report = SHIPPED_REPORT
     assert chosen.levels - len(measured.misses) >= chosen.shipped_correct, measured.misses  # counts: no rounding
     assert measured.top1 == pytest.approx(report[chosen.report_key]["top1"])
 
@@ -283,7 +284,7 @@ def test_held_out_fonts_with_rewrites_and_defects_reach_the_target(held_out_font
 
 
 def test_held_out_fonts_do_not_regress_and_match_the_model_card(held_out_fonts: Measured) -> None:
-    report = json.loads(WEIGHTS_PATH.with_suffix(".json").read_text("utf-8"))
+    report = SHIPPED_REPORT
     assert held_out_fonts.top1 >= SHIPPED_HELD_OUT and held_out_fonts.clean_top1 >= SHIPPED_HELD_OUT_CLEAN
     assert held_out_fonts.as_drawn_top1 >= SHIPPED_HELD_OUT_AS_DRAWN
     # the shipped JSON's figures are these (up to floating-point ties between BLAS builds)
@@ -296,7 +297,7 @@ def test_held_out_fonts_do_not_regress_and_match_the_model_card(held_out_fonts: 
 def test_held_out_families_were_never_trained_on() -> None:
     from podium.tracks.pcg.train_classifier import font_family
 
-    report = json.loads(WEIGHTS_PATH.with_suffix(".json").read_text("utf-8"))
+    report = SHIPPED_REPORT
     assert report["name"] == EmbeddedClassifier.load().name
     networks = report.get("members", [report])  # an ensemble's JSON describes each member's training
     assert len(networks) == len(EmbeddedClassifier.load().networks)
@@ -310,7 +311,7 @@ def test_held_out_families_were_never_trained_on() -> None:
 def test_training_defaults_name_the_shipped_recipe() -> None:
     from podium.tracks.pcg.train_classifier import SHIPPED_DESIGN_SETS, SHIPPED_MEMBERS
 
-    report = json.loads(WEIGHTS_PATH.with_suffix(".json").read_text("utf-8"))
+    report = SHIPPED_REPORT
     assert sorted(SHIPPED_DESIGN_SETS) == report["training"]["design_sets"]
     assert len(report["members"]) == SHIPPED_MEMBERS == len(EmbeddedClassifier.load().networks)
     assert {name for name, chosen in BLOCK_LETTER_SETS.items() if chosen.report_key in SHIPPED_DESIGN_SETS} == (
