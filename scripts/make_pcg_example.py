@@ -7,7 +7,7 @@ files for the levels that today's converter rebuilds byte for byte. The 12 level
 converter cannot be rebuilt (podium's build fails them with "Width boundary is intruded."), so their entries
 are left out of the score inputs: they score 0, as a failed trial does.
 
-Usage: python scripts/make_pcg_example.py [SHARED_DATA_PCG] [OUT]
+Usage: python scripts/make_pcg_example.py [UNITY_2023_DIR] [OUT]
 """
 
 from __future__ import annotations
@@ -68,6 +68,6 @@ def _write(path: Path, document: object, indent: int) -> None:
 if __name__ == "__main__":
     args = sys.argv[1:]
     main(
-        Path(args[0] if args else "../shared/data/pcg/unity-2023"),
+        Path(args[0] if args else "tests/data/pcg/unity-2023"),
         Path(args[1] if len(args) > 1 else "examples/pcg-2023-unity"),
     )

@@ -1,4 +1,4 @@
-"""Shared fixtures: where the acceptance data lives, and copies of it that tests may write into."""
+"""Shared fixtures: where the vendored acceptance data lives, and copies of it that tests may write into."""
 
 from __future__ import annotations
 
@@ -8,15 +8,14 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED_DATA = REPO.parent / "shared" / "data"
-PCG_DATA = SHARED_DATA / "pcg"
+PCG_DATA = REPO / "tests" / "data" / "pcg"  # vendored, with its origin in tests/data/README.md
 
 
 @pytest.fixture(scope="session")
 def pcg_data() -> Path:
-    """The read-only PCG acceptance data (``../shared/data/pcg``); never write into it."""
+    """The read-only PCG acceptance data (``tests/data/pcg``); never write into it."""
     if not PCG_DATA.is_dir():
-        pytest.fail(f"acceptance data missing: {PCG_DATA} (the checkout must sit beside shared/)")
+        pytest.fail(f"acceptance data missing: {PCG_DATA} (restore it with `git checkout -- tests/data`)")
     return PCG_DATA
 
 
