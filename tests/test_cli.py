@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -41,3 +42,63 @@ def test_the_demo_example_scores_the_five_2023_prompts(tmp_path: Path) -> None:
     assert score.returncode == 0
     teams = [line.split(",")[1] for line in score.stdout.splitlines()[1:]]
     assert sorted(teams) == ["v1", "v2", "v3", "v4", "v5"]
+
+
+HEAVY_MODULES = (
+    "numpy", "sqlalchemy", "PIL", "Box2D", "fastapi", "torch", "podium.tracks.pcg.cli", "podium.tracks.dojo.cli"
+)  # fmt: skip
+
+
+def test_help_imports_no_track_dependency() -> None:
+    probe = (
+        "import sys\n"
+        "from podium.cli.main import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        f"print('LOADED', sorted(m for m in {HEAVY_MODULES!r} if m in sys.modules))"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60)
+    assert "pcg" in result.stdout and "dojo" in result.stdout
+    assert result.stdout.strip().endswith("LOADED []"), result.stdout[-300:]
+
+
+def _without_box2d(tmp_path: Path) -> dict[str, str]:
+    """An environment in which ``import Box2D`` fails, as on a machine where its wheel is broken."""
+    broken = tmp_path / "shadow" / "Box2D"
+    broken.mkdir(parents=True)
+    (broken / "__init__.py").write_text("raise ImportError('Box2D is broken here (test)')\n")
+    return {**os.environ, "PYTHONPATH": f"{broken.parent}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+
+
+def test_a_track_that_cannot_load_leaves_the_others_working(tmp_path: Path) -> None:
+    env = _without_box2d(tmp_path)
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "podium", *args]
+        return subprocess.run(command, capture_output=True, text=True, env=env, check=False, timeout=60)
+
+    assert run("dojo", "--help").returncode == 0
+    listing = run("--help")
+    assert listing.returncode == 0 and "pcg" in listing.stdout and "dojo" in listing.stdout
+    broken = run("pcg", "simulate", str(tmp_path))
+    assert broken.returncode == 3, broken.stderr
+    assert broken.stderr.startswith("error: track 'pcg' cannot be loaded: ImportError: Box2D is broken here (test)")
+    assert "Traceback" not in broken.stderr and len(broken.stderr.splitlines()) == 2  # the error and its fix
+
+
+def test_a_broken_plug_in_is_one_line_in_the_listing(tmp_path: Path) -> None:
+    # A third-party track whose module does not import: installed metadata only, found on PYTHONPATH.
+    info = tmp_path / "site" / "broken_track-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-track\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[podium.tracks]\nbroken = no_such_module_for_podium:TRACK\n")
+    env = {**os.environ, "PYTHONPATH": f"{info.parent}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "podium", *args]
+        return subprocess.run(command, capture_output=True, text=True, env=env, check=False, timeout=60)
+
+    listing = run("--help")
+    assert listing.returncode == 0 and "(unavailable) track 'broken' cannot be loaded" in listing.stdout
+    assert run("pcg", "--help").returncode == 0
+    used = run("broken", "anything")
+    assert used.returncode == 3 and "ModuleNotFoundError" in used.stderr and "Traceback" not in used.stderr
