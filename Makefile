@@ -2,8 +2,9 @@
 #   make demo   create .venv, install podium, run the whole PCG pipeline (`podium pcg evaluate`) on the bundled
 #               example, print the leaderboard and the report path (podium's simulation and embedded classifier
 #               replace the example's Unity stability and ViT similarity files)
-#   make test   install test dependencies (PyPI, npm oracle; bubblewrap, PostgreSQL, Chromium, Node.js via apt if
-#               missing) and run every test
+#   make test   install test dependencies (PyPI, npm oracle; bubblewrap, PostgreSQL, Chromium, Node.js and the
+#               training fonts via apt if missing: needs root or sudo) and run every test
+# Both share .venv and one NumPy (constraints.txt).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -12,16 +13,18 @@ DEMO_DIR := demo-run
 
 .PHONY: demo test install lint pytest oracle bench bench-sim bench-classify bench-sandbox bench-dojo clean
 
-$(BIN)/podium: pyproject.toml
+PIP_INSTALL := $(BIN)/python -m pip install -q -c constraints.txt
+
+$(BIN)/podium: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e .
+	$(PIP_INSTALL) -e .
 	@touch $@
 
 install: $(BIN)/podium
 
-$(VENV)/.test-deps: pyproject.toml $(BIN)/podium
-	$(BIN)/python -m pip install -q -e '.[test]'
+$(VENV)/.test-deps: pyproject.toml constraints.txt $(BIN)/podium
+	$(PIP_INSTALL) -e '.[test]'
 	@touch $@
 
 $(ORACLE):
@@ -40,7 +43,9 @@ lint: $(VENV)/.test-deps
 
 pytest: $(VENV)/.test-deps $(ORACLE)
 	bash scripts/install-system-deps.sh
-	PODIUM_REQUIRE_ORACLE=1 PODIUM_REQUIRE_SANDBOX=1 PODIUM_REQUIRE_POSTGRES=1 PODIUM_REQUIRE_BROWSER=1 $(BIN)/pytest
+	bash scripts/install-fonts.sh
+	PODIUM_REQUIRE_ORACLE=1 PODIUM_REQUIRE_SANDBOX=1 PODIUM_REQUIRE_POSTGRES=1 PODIUM_REQUIRE_BROWSER=1 \
+	PODIUM_REQUIRE_EXTRAS=1 PODIUM_REQUIRE_FONTS=1 $(BIN)/pytest
 
 test: lint pytest
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Install the Debian font packages whose Latin capitals train the embedded letter classifier
-# (python -m podium.tracks.pcg.train_classifier). Needed to retrain it and for the tests that measure it on
-# held-out font families (they skip without these fonts; `make test` does not install them). The shipped weights
-# need no fonts. Packages apt does not know are skipped with a note.
+# Install the Debian font packages whose Latin capitals train the embedded letter classifier (see
+# docs/pcg-classifier-model-card.md). Needed to retrain it and for the tests that measure it on held-out font
+# families; `make test` runs this script, so those tests run everywhere the suite runs. The shipped weights need
+# no fonts. Does nothing when every package is installed already; packages apt does not know are skipped with a
+# note. Runs as root, or with sudo.
 set -euo pipefail
 PACKAGES=(
   fonts-dejavu-core fonts-dejavu-extra fonts-liberation fonts-liberation2 fonts-freefont-ttf fonts-urw-base35
@@ -20,11 +21,20 @@ PACKAGES=(
   fonts-quattrocento fonts-goudybookletter fonts-beteckna fonts-atarismall fonts-tomsontalks fonts-opendyslexic
   fonts-ocr-a fonts-3270 fonts-uralic fonts-linex
 )
+MISSING=()
+for package in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${db:Status-Status}' "$package" 2>/dev/null | grep -qx installed || MISSING+=("$package")
+done
+[ ${#MISSING[@]} -eq 0 ] && exit 0
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "install-fonts: no apt-get here; install these font packages (or their equivalents): ${MISSING[*]}" >&2
+  exit 1
+fi
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 $SUDO apt-get update -q
 AVAILABLE=()
-for package in "${PACKAGES[@]}"; do
+for package in "${MISSING[@]}"; do
   candidate=$(apt-cache policy "$package" 2>/dev/null | awk '/Candidate:/ {print $2}')
   if [ -n "$candidate" ] && [ "$candidate" != "(none)" ]; then
     AVAILABLE+=("$package")
@@ -32,5 +42,6 @@ for package in "${PACKAGES[@]}"; do
     echo "install-fonts: apt has no $package, skipped" >&2
   fi
 done
+[ ${#AVAILABLE[@]} -eq 0 ] && exit 0
 $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${AVAILABLE[@]}"
 echo "install-fonts: $(find /usr/share/fonts -type f \( -iname '*.ttf' -o -iname '*.otf' \) | wc -l) TTF/OTF files"
