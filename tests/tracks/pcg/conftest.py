@@ -7,12 +7,13 @@ from pathlib import Path
 import pytest
 
 from podium.tracks.pcg.classifiers import LETTERS
+from tests.needs import need_module
 
 
 @pytest.fixture(scope="session")
 def tiny_vit(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    torch = pytest.importorskip("torch", reason="the hf extra (torch, transformers) is not installed")
-    transformers = pytest.importorskip("transformers")
+    torch = need_module("torch", "hf")
+    transformers = need_module("transformers", "hf")
     folder = tmp_path_factory.mktemp("tiny-vit")
     torch.manual_seed(0)
     config = transformers.ViTConfig(

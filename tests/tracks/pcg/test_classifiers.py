@@ -12,9 +12,10 @@ from PIL import Image
 from podium.core.errors import ConfigError, DependencyError
 from podium.tracks.pcg.classifiers import LETTERS, ClassifierSpec, load_classifier
 from podium.tracks.pcg.classify import ClassifiedImage, similarity_json
+from tests.needs import need_module
 
-torch = pytest.importorskip("torch", reason="the hf extra (torch, transformers) is not installed")
-transformers = pytest.importorskip("transformers")
+torch = need_module("torch", "hf")
+transformers = need_module("transformers", "hf")
 
 
 def level_images(count: int) -> list[Image.Image]:
@@ -44,7 +45,7 @@ def test_hf_matches_calling_transformers_directly(tiny_vit: Path) -> None:
 
 @pytest.mark.parametrize("int8", [False, True])
 def test_onnx_export_agrees(tiny_vit: Path, tmp_path: Path, int8: bool) -> None:
-    pytest.importorskip("onnxruntime", reason="the onnx extra is not installed")
+    need_module("onnxruntime", "onnx")
     from podium.tracks.pcg.classifiers.onnx import export_onnx
 
     model = export_onnx(str(tiny_vit), tmp_path / "letters.onnx", int8=int8)
@@ -62,7 +63,7 @@ def test_onnx_export_agrees(tiny_vit: Path, tmp_path: Path, int8: bool) -> None:
 
 
 def test_identity_is_the_loaded_name_without_loading(tiny_vit: Path, tmp_path: Path) -> None:
-    pytest.importorskip("onnxruntime", reason="the onnx extra is not installed")
+    need_module("onnxruntime", "onnx")
     from podium.tracks.pcg.classifiers.onnx import export_onnx
 
     model = export_onnx(str(tiny_vit), tmp_path / "letters.onnx", int8=False)

@@ -14,6 +14,7 @@ import pytest
 
 from podium.core.execution.executor import SerialExecutor
 from podium.tracks.pcg.stages import run_simulate
+from tests.needs import need_module
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "pcg-2023-unity"
 
@@ -65,7 +66,7 @@ def test_a_killed_evaluation_resumes_to_the_same_results(reference: Path, tiny_v
 
 def test_dask_local_cluster_gives_the_same_results(tmp_path: Path) -> None:
     """simulate and classify spread over a real Dask cluster write what the serial executor writes."""
-    distributed = pytest.importorskip("distributed", reason="the dask extra is not installed")
+    distributed = need_module("distributed", "dask")
     from podium.core.execution.dask import DaskExecutor
 
     serial, clustered = tmp_path / "serial" / "competition", tmp_path / "dask" / "competition"

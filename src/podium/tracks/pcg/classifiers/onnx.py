@@ -9,6 +9,7 @@ transformers. Preprocessing here re-implements the ViT processor's steps with PI
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -96,16 +97,21 @@ def export_onnx(model: str, output: Path, *, int8: bool = False) -> Path:
     output.parent.mkdir(parents=True, exist_ok=True)
     example = torch.zeros(1, 3, settings["size"][0], settings["size"][1])
     plain = output if not int8 else output.with_suffix(".fp32.onnx")
-    torch.onnx.export(
-        _WithCls(source.model).eval(),
-        (example,),
-        str(plain),
-        input_names=["pixel_values"],
-        output_names=["logits", "cls"],
-        dynamic_axes={"pixel_values": {0: "batch"}, "logits": {0: "batch"}, "cls": {0: "batch"}},
-        opset_version=17,
-        dynamo=False,
-    )
+    with warnings.catch_warnings():
+        # Tracing warns about shape checks that are constant for a fixed input size, and the TorchScript
+        # exporter about its own deprecation: neither is something a user of the export can act on.
+        warnings.simplefilter("ignore", torch.jit.TracerWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        torch.onnx.export(
+            _WithCls(source.model).eval(),
+            (example,),
+            str(plain),
+            input_names=["pixel_values"],
+            output_names=["logits", "cls"],
+            dynamic_axes={"pixel_values": {0: "batch"}, "logits": {0: "batch"}, "cls": {0: "batch"}},
+            opset_version=17,
+            dynamo=False,
+        )
     if int8:
         try:
             from onnxruntime.quantization import QuantType, quantize_dynamic
