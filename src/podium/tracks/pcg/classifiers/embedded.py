@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 from PIL import Image
+from threadpoolctl import threadpool_limits
 
 from podium.core.errors import DependencyError, InputError
 from podium.tracks.pcg.classifiers import LETTERS, LetterPrediction, softmax
@@ -182,10 +183,9 @@ def load_networks(arrays: dict[str, npt.NDArray[np.generic]]) -> list[LetterCnn]
 class EmbeddedClassifier:
     """The shipped CNN (or ensemble of CNNs) behind the ``LetterClassifier`` interface."""
 
-    def __init__(self, networks: Sequence[LetterCnn], name: str, *, batch_size: int = 16) -> None:
+    def __init__(self, networks: Sequence[LetterCnn], name: str) -> None:
         self.networks = list(networks)
         self.name = name
-        self.batch_size = batch_size
 
     @classmethod
     def load(cls, path: Path | None = None) -> EmbeddedClassifier:
@@ -210,11 +210,14 @@ class EmbeddedClassifier:
 
     def predict_arrays(self, inputs: FloatArray) -> list[LetterPrediction]:
         """Predictions for preprocessed inputs (N, 64, 64)."""
+        # Each image alone, on one BLAS thread: a matrix product's row can change in its last bits with the
+        # batch around it (its place in the kernel's blocks) and with the thread count, and a score must not
+        # depend on how a run split its images among batches, processes or machines.
         predictions = []
-        for start in range(0, len(inputs), self.batch_size):
-            probabilities, features = self.forward(inputs[start : start + self.batch_size])
-            for row, embedding in zip(probabilities, features, strict=True):
-                predictions.append(LetterPrediction(tuple(row.tolist()), tuple(embedding.tolist())))
+        with threadpool_limits(limits=1, user_api="blas"):
+            for index in range(len(inputs)):
+                probabilities, features = self.forward(inputs[index : index + 1])
+                predictions.append(LetterPrediction(tuple(probabilities[0].tolist()), tuple(features[0].tolist())))
         return predictions
 
     @staticmethod
