@@ -1,0 +1,35 @@
+"""Chat models behind one small interface: Ollama's native API, any OpenAI-compatible server, and a scripted fake.
+
+A model is named by a spec, ``BACKEND:MODEL``: ``ollama:qwen2.5:32b-instruct-fp16`` (Ollama's ``/api/chat``),
+``openai:gpt-3.5-turbo-0125`` (``/v1/chat/completions`` of OpenAI, vLLM, llama.cpp's server or Ollama's ``/v1``)
+or ``scripted:FILE`` (answers read from a file, for tests, demos and participants without a GPU). ``open_model``
+turns a spec, a base URL and the environment (where an API key comes from, never from a file) into a
+``ChatModel``; ``ChatModel.chat`` sends one ``ChatRequest`` and returns a ``ChatReply`` with the texts and the
+token usage the server reported. Transient failures are retried with backoff (``podium.core.llm.http``); what is
+left is a ``ModelCallError`` naming the reason.
+"""
+
+from __future__ import annotations
+
+from podium.core.llm.models import open_model, parse_model_spec
+from podium.core.llm.records import (
+    ChatMessage,
+    ChatModel,
+    ChatReply,
+    ChatRequest,
+    ModelCallError,
+    ModelSpec,
+    TokenUsage,
+)
+
+__all__ = [
+    "ChatMessage",
+    "ChatModel",
+    "ChatReply",
+    "ChatRequest",
+    "ModelCallError",
+    "ModelSpec",
+    "TokenUsage",
+    "open_model",
+    "parse_model_spec",
+]

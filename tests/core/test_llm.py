@@ -1,0 +1,224 @@
+"""The chat back-ends against a real HTTP server on loopback that plays scripted answers and failures."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from podium.core.errors import ConfigError, InputError
+from podium.core.llm import ChatMessage, ChatRequest, ModelCallError, open_model, parse_model_spec
+from podium.core.llm.http import RetryPolicy
+
+
+@dataclass
+class Answer:
+    status: int = 200
+    body: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+    delay_s: float = 0.0
+
+
+@dataclass
+class Server:
+    url: str
+    answers: list[Answer]  # played in order; the last one repeats
+    requests: list[tuple[str, dict[str, Any], dict[str, str]]] = field(default_factory=list)
+    open_now: int = 0
+    most_open: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+@pytest.fixture
+def server() -> Iterator[Server]:
+    state = Server("", [])
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 - the name http.server calls
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            with state.lock:
+                state.requests.append((self.path, body, dict(self.headers)))
+                answer = state.answers.pop(0) if len(state.answers) > 1 else state.answers[0]
+                state.open_now += 1
+                state.most_open = max(state.most_open, state.open_now)
+            time.sleep(answer.delay_s)
+            with state.lock:
+                state.open_now -= 1
+            data = json.dumps(answer.body).encode() if not isinstance(answer.body, bytes) else answer.body
+            self.send_response(answer.status)
+            for key, value in answer.headers.items():
+                self.send_header(key, value)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    state.url = f"http://127.0.0.1:{httpd.server_address[1]}"
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield state
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def ask(text: str = "Build the letter A", **settings: Any) -> ChatRequest:
+    return ChatRequest((ChatMessage("user", text),), **settings)
+
+
+def openai_body(*texts: str, prompt: int = 11, completion: int = 5) -> dict[str, Any]:
+    choices = [{"index": i, "message": {"role": "assistant", "content": t}} for i, t in enumerate(texts)]
+    usage = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+    return {"choices": choices, "usage": usage}
+
+
+def test_specs_name_a_backend_and_the_model_with_its_colons() -> None:
+    spec = parse_model_spec("ollama:qwen2.5:32b-instruct-fp16")
+    assert (spec.backend, spec.model, str(spec)) == (
+        "ollama",
+        "qwen2.5:32b-instruct-fp16",
+        "ollama:qwen2.5:32b-instruct-fp16",
+    )
+    for bad in ("gpt-4", "anthropic:claude", "openai:"):
+        with pytest.raises(ConfigError, match="unknown model"):
+            parse_model_spec(bad)
+
+
+def test_openai_request_fields_usage_and_the_key_from_the_environment(server: Server) -> None:
+    server.answers = [Answer(body=openai_body("one", "two", prompt=30, completion=12))]
+    model = open_model("openai:gpt-3.5-turbo-0125", base_url=f"{server.url}/v1", env={"OPENAI_API_KEY": "sk-test"})
+    reply = model.chat(ask(temperature=1, n=2, seed=42))
+    assert reply.contents == ("one", "two") and reply.attempts == 1 and reply.model == "openai:gpt-3.5-turbo-0125"
+    assert (reply.usage.prompt_tokens, reply.usage.completion_tokens, reply.usage.total_tokens) == (30, 12, 42)
+    path, body, headers = server.requests[0]
+    assert path == "/v1/chat/completions"
+    assert body == {
+        "model": "gpt-3.5-turbo-0125",
+        "messages": [{"role": "user", "content": "Build the letter A"}],
+        "temperature": 1,
+        "n": 2,
+        "seed": 42,
+    }
+    assert headers["Authorization"] == "Bearer sk-test"
+    open_model("openai:m", base_url=f"{server.url}/v1", env={}).chat(ask())
+    assert "Authorization" not in server.requests[1][2] and server.requests[1][1].keys() == {"model", "messages"}
+
+
+def test_ollama_native_chat_counts_tokens_and_makes_a_call_per_choice(server: Server) -> None:
+    answer = {"message": {"role": "assistant", "content": "drop_block('b11', 10)"}, "prompt_eval_count": 20,
+              "eval_count": 7, "done": True}  # fmt: skip
+    server.answers = [Answer(body=answer)]
+    reply = open_model("ollama:qwen2.5:32b-instruct-fp16", base_url=server.url).chat(ask(temperature=1, n=2, seed=6))
+    assert reply.contents == ("drop_block('b11', 10)",) * 2
+    assert (reply.usage.prompt_tokens, reply.usage.completion_tokens, reply.attempts) == (40, 14, 2)
+    path, body, _ = server.requests[0]
+    assert path == "/api/chat" and len(server.requests) == 2
+    assert body == {
+        "model": "qwen2.5:32b-instruct-fp16",
+        "messages": [{"role": "user", "content": "Build the letter A"}],
+        "stream": False,
+        "options": {"temperature": 1, "seed": 6},
+    }
+
+
+def test_transient_failures_are_retried_with_doubling_backoff(server: Server) -> None:
+    waits: list[float] = []
+    server.answers = [Answer(503, {"error": "loading"}), Answer(502, "bad gateway"), Answer(body=openai_body("ok"))]
+    model = open_model("openai:m", base_url=server.url, sleep=waits.append)
+    reply = model.chat(ask())
+    assert reply.contents == ("ok",) and reply.attempts == 3 and waits == [1.0, 2.0]
+
+
+def test_retry_after_is_honoured_within_the_cap(server: Server) -> None:
+    waits: list[float] = []
+    server.answers = [Answer(429, {}, {"Retry-After": "7"}), Answer(429, {}, {"Retry-After": "90"}),
+                      Answer(body=openai_body("ok"))]  # fmt: skip
+    open_model("openai:m", base_url=server.url, sleep=waits.append).chat(ask())
+    assert waits == [7.0, 30.0]
+
+
+def test_a_client_error_fails_at_once_with_the_servers_words(server: Server) -> None:
+    server.answers = [Answer(400, {"error": "model 'x' not found"})]
+    with pytest.raises(ModelCallError, match="HTTP 400.*model 'x' not found") as caught:
+        open_model("openai:x", base_url=server.url, sleep=lambda _s: None).chat(ask())
+    assert caught.value.transient is False and caught.value.status == 400 and len(server.requests) == 1
+
+
+def test_answers_that_are_not_chat_answers_fail_clearly(server: Server) -> None:
+    server.answers = [Answer(body=b"<html>proxy</html>")]
+    with pytest.raises(ModelCallError, match="not JSON"):
+        open_model("openai:m", base_url=server.url).chat(ask())
+    server.answers = [Answer(body={"choices": [{"message": {"content": "x"}}], "usage": {"prompt_tokens": -1}})]
+    with pytest.raises(ModelCallError, match="token count"):
+        open_model("openai:m", base_url=server.url).chat(ask())
+
+
+def test_a_server_that_is_not_there_fails_after_the_attempts() -> None:
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    waits: list[float] = []
+    policy = RetryPolicy(max_attempts=3)
+    model = open_model("ollama:m", base_url=f"http://127.0.0.1:{port}", policy=policy, sleep=waits.append)
+    with pytest.raises(ModelCallError, match=r"cannot reach .* \(gave up after 3 attempts\)") as caught:
+        model.chat(ask())
+    assert caught.value.transient and waits == [1.0, 2.0]
+
+
+def test_a_slow_answer_times_out_and_counts_as_transient(server: Server) -> None:
+    server.answers = [Answer(delay_s=1.0, body=openai_body("late"))]
+    policy = RetryPolicy(max_attempts=2, timeout_s=0.2)
+    with pytest.raises(ModelCallError, match=r"within 0.2 s \(gave up after 2 attempts\)"):
+        open_model("openai:m", base_url=server.url, policy=policy, sleep=lambda _s: None).chat(ask())
+
+
+def test_requests_to_one_server_are_limited_across_threads(server: Server) -> None:
+    server.answers = [Answer(delay_s=0.2, body=openai_body("ok"))]
+    models = [open_model("openai:m", base_url=server.url, concurrency=2) for _ in range(6)]
+    threads = [threading.Thread(target=m.chat, args=(ask(),)) for m in models]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(server.requests) == 6 and server.most_open == 2
+
+
+def test_the_scripted_model_answers_by_rule(tmp_path: Path) -> None:
+    script = tmp_path / "answers.jsonl"
+    script.write_text(
+        '{"match": "letter (?P<c>[A-Z])", "reply": "```\\ndrop_block(\'b11\', 10) # \\\\g<c>\\n```"}\n'
+        '{"match": "long", "reply": "x", "completion_tokens": 30000}\n'
+        "\n"
+        '{"reply": ""}\n'
+    )
+    model = open_model(f"scripted:{script}")
+    reply = model.chat(ask("Build the letter Q", n=2))
+    assert reply.contents == ("```\ndrop_block('b11', 10) # Q\n```",) * 2
+    assert (reply.usage.prompt_tokens, reply.usage.completion_tokens) == (8, 12)  # words, per choice
+    assert model.chat(ask("a long one")).usage.total_tokens == 30003
+    assert model.chat(ask("anything else")).contents == ("",)
+    assert model.name == f"scripted:{script}"
+
+
+def test_a_malformed_script_names_its_line(tmp_path: Path) -> None:
+    script = tmp_path / "bad.jsonl"
+    script.write_text('{"reply": "fine"}\n{"match": "(", "reply": "x"}\n')
+    with pytest.raises(InputError, match="line 2"):
+        open_model(f"scripted:{script}")
+    script.write_text('{"match": "only A"}\n')
+    with pytest.raises(InputError, match="line 1: a rule is an object with a string 'reply'"):
+        open_model(f"scripted:{script}")
+    unmatched = tmp_path / "narrow.jsonl"
+    unmatched.write_text('{"match": "^A$", "reply": "x"}\n')
+    with pytest.raises(ModelCallError, match="no rule"):
+        open_model(f"scripted:{unmatched}").chat(ask("B"))
