@@ -75,7 +75,7 @@ class OllamaChat:
         } | ({"options": options} if options else {})
         start = self._clock()
         contents, raws, usage, attempts = [], [], TokenUsage(0, 0), 0
-        for _ in range(request.n):
+        for _ in range(request.choices):
             answer = self._poster.post("/api/chat", payload)
             message = answer.body.get("message")
             if not isinstance(message, dict) or not isinstance(message.get("content"), str):
@@ -105,7 +105,7 @@ class OpenAIChat:
         payload: dict[str, Any] = {"model": self.model, "messages": [m.to_json() for m in request.messages]}
         if request.temperature is not None:
             payload["temperature"] = request.temperature
-        if request.n != 1:
+        if request.n is not None:
             payload["n"] = request.n
         if request.seed is not None:
             payload["seed"] = request.seed
@@ -166,8 +166,8 @@ class ScriptedChat:
             text = found.expand(rule.reply)
             completion = rule.completion_tokens if rule.completion_tokens is not None else len(text.split())
             prompt = sum(len(m.content.split()) for m in request.messages)
-            usage = TokenUsage(prompt * request.n, completion * request.n)
-            return ChatReply((text,) * request.n, usage, self._clock() - start, 1, self.name)
+            usage = TokenUsage(prompt * request.choices, completion * request.choices)
+            return ChatReply((text,) * request.choices, usage, self._clock() - start, 1, self.name)
         raise ModelCallError(f"no rule of {self.path} matches the last user message", transient=False)
 
 

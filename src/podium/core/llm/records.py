@@ -28,8 +28,13 @@ class ChatRequest:
 
     messages: tuple[ChatMessage, ...]
     temperature: float | None = None
-    n: int = 1
+    n: int | None = None  # choices wanted; None asks for one without sending the field
     seed: int | None = None
+
+    @property
+    def choices(self) -> int:
+        """How many texts the reply carries."""
+        return 1 if self.n is None else self.n
 
 
 @dataclass(frozen=True, slots=True)
