@@ -20,7 +20,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, Insert, func, insert, select, update
 
 from podium.core.clock import Clock, parse_utc, utc_text
-from podium.core.errors import ConfigError, InputError, PodiumError
+from podium.core.errors import AuthError, ConfigError, NotFoundError, PermissionDenied
 from podium.core.execution.sandbox import Sandbox
 from podium.core.records import StageFailure
 from podium.tracks.dojo.admit import admit
@@ -39,10 +39,6 @@ NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 MAX_NOTES_CHARS = 2000
 
 
-class AuthError(PodiumError):
-    """A request without a valid token, or from a user whose role may not do this."""
-
-
 @dataclass(frozen=True, slots=True)
 class Receipt:
     """What a submitter is told at once: the id, the hash and length we measured, and whether it counts."""
@@ -53,6 +49,16 @@ class Receipt:
     created_at: str
     practice: bool
     method_tag: str
+
+
+def unknown_problem(slug: str) -> NotFoundError:
+    """The error for a problem that does not exist, also given for one the caller may not see (not published)."""
+    return NotFoundError(f"no problem {slug!r}", fix="list them with `podium dojo problems`")
+
+
+def unknown_submission(submission_id: int) -> NotFoundError:
+    """The error for a submission that does not exist, also given for another user's."""
+    return NotFoundError(f"no submission {submission_id}")
 
 
 def _check_name(kind: str, name: str) -> str:
@@ -119,7 +125,7 @@ class Dojo:
         with self.engine.connect() as db:
             row = db.execute(select(users).where(users.c.name == name)).first()
         if row is None:
-            raise InputError(f"no user {name!r}", fix="add it with `podium dojo user add`")
+            raise NotFoundError(f"no user {name!r}", fix="add it with `podium dojo user add`")
         return User(row.id, row.name, Role(row.role))
 
     def user_names(self) -> dict[int, str]:
@@ -144,7 +150,7 @@ class Dojo:
         with self.engine.connect() as db:
             row = db.execute(select(seasons).where(seasons.c.name == name)).first()
         if row is None:
-            raise InputError(f"no season {name!r}", fix="create it with `podium dojo season create`")
+            raise NotFoundError(f"no season {name!r}", fix="create it with `podium dojo season create`")
         return Season.from_row(row)
 
     def seasons_by_id(self) -> dict[int, Season]:
@@ -173,7 +179,7 @@ class Dojo:
         """Add a problem in DRAFT with its setter program and (optional) scheduled times."""
         owner = self.user(setter)
         if owner.role not in (Role.SETTER, Role.OPERATOR):
-            raise AuthError(f"user {setter!r} is a {owner.role.value}; only setters and operators add problems")
+            raise PermissionDenied(f"user {setter!r} is a {owner.role.value}; only setters and operators add problems")
         times = [t for t in (open_at, freeze_at, reveal_at) if t is not None]
         if times != sorted(times):
             raise ConfigError("the times must be in order: open_at <= freeze_at <= reveal_at")
@@ -213,7 +219,7 @@ class Dojo:
         with self.engine.connect() as db:
             rows = db.execute(query).all()
         if not rows:
-            raise InputError(f"no problem {slug!r}", fix="list them with `podium dojo problems`")
+            raise unknown_problem(slug)
         if len(rows) > 1:
             raise ConfigError(f"several seasons have a problem {slug!r}", fix="name the season with --season")
         return Problem.from_row(rows[0])
@@ -401,7 +407,7 @@ class Dojo:
     def submit(self, user: User, slug: str, source: bytes, solution_json: bytes | None = None) -> Receipt:
         """Queue a submission; it counts only while the problem is open and before its freeze time."""
         if user.role is not Role.SOLVER and user.role is not Role.OPERATOR:
-            raise AuthError(f"user {user.name!r} is a {user.role.value}; only solvers submit")
+            raise PermissionDenied(f"user {user.name!r} is a {user.role.value}; only solvers submit")
         problem = self.problem(slug)
         if problem.state not in PUBLISHED:
             raise LifecycleError(f"problem {slug!r} is {problem.state.value}; it takes no submissions")
@@ -457,7 +463,7 @@ class Dojo:
         with self.engine.connect() as db:
             row = db.execute(select(submissions).where(submissions.c.id == submission_id)).first()
         if row is None:
-            raise InputError(f"no submission {submission_id}")
+            raise unknown_submission(submission_id)
         return Submission.from_row(row)
 
     def submissions(self, problem_id: int | None = None, user_id: int | None = None) -> list[Submission]:

@@ -30,10 +30,11 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from pydantic import BaseModel, ConfigDict
 
 from podium.core.clock import SystemClock
+from podium.core.errors import AuthError, NotFoundError
 from podium.core.execution.sandbox import open_sandbox
 from podium.core.reporting.tables import render_table
 from podium.tracks.dojo.lifecycle import PUBLISHED, REVEALED_STATES
-from podium.tracks.dojo.platform import AuthError, Dojo
+from podium.tracks.dojo.platform import Dojo, unknown_problem, unknown_submission
 from podium.tracks.dojo.records import Problem, Submission, User
 from podium.tracks.dojo.results import (
     problem_leaderboard,
@@ -115,14 +116,14 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
 
     def published(slug: str) -> Problem:
         problem = platform.problem(slug)
-        if problem.state not in PUBLISHED:
-            raise AuthError(f"problem {slug!r} is not published")
+        if problem.state not in PUBLISHED:  # as if it did not exist: a draft's name is a secret too
+            raise unknown_problem(slug)
         return problem
 
     def revealed(slug: str, what: str) -> Problem:
         problem = published(slug)
-        if problem.state not in REVEALED_STATES:
-            raise AuthError(f"problem {slug!r} is not revealed yet; its {what} published at reveal")
+        if problem.state not in REVEALED_STATES:  # the problem is public; what is asked for is not there yet
+            raise NotFoundError(f"problem {slug!r} is not revealed yet; its {what} published at reveal")
         return problem
 
     def own_submissions(user_id: int) -> list[dict[str, Any]]:
@@ -141,6 +142,7 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
     @router.post("/api/problems/{slug}/submissions", status_code=202)
     def post_submission(slug: str, body: SubmissionIn, authorization: str | None = Header(None)) -> dict[str, Any]:
         user = caller(authorization)
+        published(slug)  # a hidden problem is not found, before the platform would name its state
         solution = json.dumps(body.solution).encode() if body.solution is not None else None
         receipt = platform.submit(user, slug, body.source.encode("utf-8"), solution)
         return {
@@ -156,8 +158,8 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
     def get_submission(submission_id: int, authorization: str | None = Header(None)) -> dict[str, Any]:
         user = caller(authorization)
         submission = platform.submission(submission_id)
-        if submission.user_id != user.id:
-            raise AuthError("this submission is not yours")
+        if submission.user_id != user.id:  # worded as an unknown id: no hint that it exists
+            raise unknown_submission(submission_id)
         return submission_json(submission, platform.problem_by_id(submission.problem_id))
 
     @router.get("/api/me/submissions")
@@ -236,6 +238,7 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
         saved: str | None = Cookie(None, alias=TOKEN_COOKIE),
     ) -> RedirectResponse:
         user = platform.authenticate(token or saved or "")
+        published(slug)
         solution = json.dumps({"method_tag": method_tag}).encode() if method_tag else None
         platform.submit(user, slug, source.encode("utf-8"), solution)
         response = RedirectResponse("../me", status_code=303)
