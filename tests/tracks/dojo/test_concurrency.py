@@ -19,12 +19,13 @@ from sqlalchemy import func, select
 
 from podium.core.clock import SystemClock
 from podium.core.execution.sandbox import Sandbox
+from podium.core.storage.audit import audit_payload
 from podium.core.storage.sql import sqlite_url
 from podium.tracks.dojo.platform import Dojo
 from podium.tracks.dojo.problem import ProblemFiles
 from podium.tracks.dojo.records import Role
 from podium.tracks.dojo.schema import audit_log, submissions
-from podium.tracks.dojo.store import audit_entries, audit_payload, open_store
+from podium.tracks.dojo.store import audit_entries, open_store
 
 from .serving import free_port, wait_until_up
 

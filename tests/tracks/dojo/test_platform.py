@@ -15,7 +15,7 @@ from podium.core.clock import ManualClock
 from podium.core.errors import AuthError, PermissionDenied
 from podium.core.execution.sandbox import RunRequest, RunResult, Sandbox
 from podium.core.execution.sandbox.supervise import internal_result
-from podium.core.storage.audit import verify_chain
+from podium.core.storage.audit import audit_payload, verify_chain
 from podium.core.storage.sql import sqlite_url
 from podium.tracks.dojo.lifecycle import LifecycleError, ProblemState
 from podium.tracks.dojo.platform import Dojo
@@ -24,7 +24,7 @@ from podium.tracks.dojo.records import Role
 from podium.tracks.dojo.replay import replay_season
 from podium.tracks.dojo.results import problem_leaderboard_csv, problem_tags, season_leaderboard_text
 from podium.tracks.dojo.schema import audit_log, submissions
-from podium.tracks.dojo.store import audit_entries, audit_payload, open_store
+from podium.tracks.dojo.store import audit_entries, open_store
 from podium.tracks.dojo.web import submission_json
 from podium.tracks.dojo.worker import MAX_ATTEMPTS, work
 

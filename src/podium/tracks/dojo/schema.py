@@ -19,6 +19,8 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 
+from podium.core.storage.store import audit_table
+
 VERSION_TABLE = "dojo_alembic_version"
 metadata = MetaData()
 
@@ -96,13 +98,4 @@ submissions = Table(
     Column("tag_override", Text),  # why the judge ignored the claimed tag; NULL where the claim stands
 )
 
-audit_log = Table(
-    "dojo_audit_log",
-    metadata,
-    Column("id", Integer, primary_key=True),
-    Column("at", String(32), nullable=False),
-    Column("kind", String(32), nullable=False),
-    Column("payload", Text, nullable=False),  # canonical JSON
-    Column("prev_hash", String(64), nullable=False),
-    Column("entry_hash", String(64), nullable=False, unique=True),
-)
+audit_log = audit_table(metadata, "dojo_audit_log")
