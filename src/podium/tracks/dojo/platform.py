@@ -19,8 +19,9 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, Insert, func, insert, select, update
 
+from podium.core.accounts import Accounts
 from podium.core.clock import Clock, parse_utc, utc_text
-from podium.core.errors import AuthError, ConfigError, NotFoundError, PermissionDenied
+from podium.core.errors import ConfigError, NotFoundError, PermissionDenied
 from podium.core.execution.sandbox import Sandbox
 from podium.core.records import StageFailure
 from podium.tracks.dojo.admit import admit
@@ -35,6 +36,7 @@ from podium.tracks.dojo.schema import problems, seasons, submissions, users
 from podium.tracks.dojo.store import append_audit, audit_head, transaction
 from podium.tracks.dojo.validate import SetterValidation, validate_setter
 
+ACCOUNTS = Accounts(users, [role.value for role in Role], add_fix="add it with `podium dojo user add`")
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 MAX_NOTES_CHARS = 2000
 
@@ -74,10 +76,6 @@ def _new_id(db: Connection, statement: Insert) -> int:
     return int(key[0])
 
 
-def _token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
-
-
 class Dojo:
     """Operations on one dojo database."""
 
@@ -101,37 +99,26 @@ class Dojo:
 
     def add_user(self, name: str, role: Role) -> tuple[User, str]:
         """Create a user; returns the user and their API token (shown once, stored only as a hash)."""
-        token = secrets.token_urlsafe(32)
         with transaction(self.engine) as db:
-            if db.execute(select(users.c.id).where(users.c.name == _check_name("user", name))).first():
-                raise ConfigError(f"user {name!r} exists already")
             now = self.now()
-            uid = _new_id(
-                db, insert(users).values(name=name, role=role.value, token_sha256=_token_hash(token), created_at=now)
-            )
+            account, token = ACCOUNTS.add(db, name, role.value, now)
             append_audit(db, now, "user_added", {"user": name, "role": role.value})
-        return User(uid, name, role), token
+        return User.from_account(account), token
 
     def authenticate(self, token: str) -> User:
         """The user a token belongs to."""
         with self.engine.connect() as db:
-            row = db.execute(select(users).where(users.c.token_sha256 == _token_hash(token))).first()
-        if row is None:
-            raise AuthError("unknown or missing API token", fix="pass the token printed when the user was added")
-        return User(row.id, row.name, Role(row.role))
+            return User.from_account(ACCOUNTS.authenticate(db, token))
 
     def user(self, name: str) -> User:
         """A user by name."""
         with self.engine.connect() as db:
-            row = db.execute(select(users).where(users.c.name == name)).first()
-        if row is None:
-            raise NotFoundError(f"no user {name!r}", fix="add it with `podium dojo user add`")
-        return User(row.id, row.name, Role(row.role))
+            return User.from_account(ACCOUNTS.by_name(db, name))
 
     def user_names(self) -> dict[int, str]:
         """Every user's name by id."""
         with self.engine.connect() as db:
-            return {row.id: row.name for row in db.execute(select(users.c.id, users.c.name))}
+            return ACCOUNTS.names(db)
 
     def create_season(self, name: str, rules: ScoringRules | None = None) -> Season:
         """A new season under ``rules`` (SCORING.md v0.1 defaults)."""

@@ -19,20 +19,13 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 
+from podium.core.accounts import accounts_table
 from podium.core.storage.store import audit_table
 
 VERSION_TABLE = "dojo_alembic_version"
 metadata = MetaData()
 
-users = Table(
-    "dojo_users",
-    metadata,
-    Column("id", Integer, primary_key=True),
-    Column("name", String(64), nullable=False, unique=True),
-    Column("role", String(16), nullable=False),  # setter | solver | operator
-    Column("token_sha256", String(64), nullable=False, unique=True),
-    Column("created_at", String(32), nullable=False),
-)
+users = accounts_table(metadata, "dojo_users")  # role: setter | solver | operator
 
 seasons = Table(
     "dojo_seasons",
