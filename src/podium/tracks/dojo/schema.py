@@ -20,6 +20,7 @@ from sqlalchemy import (
 )
 
 from podium.core.accounts import accounts_table
+from podium.core.queue import queue_columns
 from podium.core.storage.store import audit_table
 
 VERSION_TABLE = "dojo_alembic_version"
@@ -77,10 +78,7 @@ submissions = Table(
     Column("notes", Text, nullable=False),
     Column("created_at", String(32), nullable=False),
     Column("practice", Boolean, nullable=False),  # made after the freeze: judged, never counted
-    Column("status", String(16), nullable=False, index=True),  # queued | running | judged
-    Column("attempts", Integer, nullable=False),
-    Column("claimed_by", String(128)),
-    Column("claimed_at", String(32)),
+    *queue_columns(),  # status: queued | running | judged
     Column("verdict", String(16)),
     Column("reason", Text),
     Column("stage_pass", Boolean),
