@@ -11,6 +11,7 @@ import sys
 import click
 
 from podium import __version__
+from podium.cli.options import db_option
 from podium.core.errors import PodiumError
 from podium.core.registry import discover_tracks
 
@@ -24,8 +25,7 @@ def build_cli() -> click.Group:
         """Judge competitions end to end: run submissions, score them exactly, publish leaderboards."""
 
     @podium.command()
-    @click.option("--db", envvar="PODIUM_DOJO_DB", default="sqlite:///dojo.sqlite3", show_default=True,
-                  help="database URL the tracks' web parts use")  # fmt: skip
+    @db_option("PODIUM_DOJO_DB")
     @click.option("--host", default="127.0.0.1", show_default=True)
     @click.option("--port", default=8000, show_default=True)
     def serve(db: str, host: str, port: int) -> None:
