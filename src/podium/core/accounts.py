@@ -24,9 +24,10 @@ import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sqlalchemy import Column, Connection, Insert, Integer, MetaData, String, Table, insert, select
+from sqlalchemy import Column, Connection, Integer, MetaData, String, Table, insert, select
 
 from podium.core.errors import AuthError, ConfigError, NotFoundError
+from podium.core.storage.sql import inserted_id
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 TOKEN_BYTES = 32
@@ -77,7 +78,7 @@ class Accounts:
             raise ConfigError(f"user {name!r} exists already")
         token = secrets.token_urlsafe(TOKEN_BYTES)
         row = insert(self.table).values(name=name, role=role, token_sha256=token_hash(token), created_at=created_at)
-        return Account(_new_id(db, row), name, role), token
+        return Account(inserted_id(db, row), name, role), token
 
     def authenticate(self, db: Connection, token: str) -> Account:
         """The account ``token`` belongs to; ``AuthError`` for an empty or unknown token."""
@@ -96,9 +97,3 @@ class Accounts:
     def names(self, db: Connection) -> dict[int, str]:
         """Every account's name by id."""
         return {row.id: row.name for row in db.execute(select(self.table.c.id, self.table.c.name))}
-
-
-def _new_id(db: Connection, statement: Insert) -> int:
-    key = db.execute(statement).inserted_primary_key
-    assert key is not None  # the table has an integer primary key
-    return int(key[0])

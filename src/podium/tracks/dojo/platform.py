@@ -17,13 +17,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, Insert, func, insert, select, update
+from sqlalchemy import Connection, Engine, func, insert, select, update
 
 from podium.core.accounts import Accounts
 from podium.core.clock import Clock, parse_utc, utc_text
 from podium.core.errors import ConfigError, NotFoundError, PermissionDenied
 from podium.core.execution.sandbox import Sandbox
 from podium.core.records import StageFailure
+from podium.core.storage.sql import inserted_id
 from podium.tracks.dojo.admit import admit
 from podium.tracks.dojo.bonus import method_tag
 from podium.tracks.dojo.commit import SALT_BYTES, commit, terms_bytes
@@ -67,13 +68,6 @@ def _check_name(kind: str, name: str) -> str:
     if not NAME.fullmatch(name):
         raise ConfigError(f"invalid {kind} name {name!r}", fix="use 1-64 letters, digits, '_', '.' or '-'")
     return name
-
-
-def _new_id(db: Connection, statement: Insert) -> int:
-    """Run an INSERT and return the new row's id."""
-    key = db.execute(statement).inserted_primary_key
-    assert key is not None  # every dojo table has an integer primary key
-    return int(key[0])
 
 
 class Dojo:
@@ -128,7 +122,7 @@ class Dojo:
                 raise ConfigError(f"season {name!r} exists already")
             now = self.now()
             rules_json = json.dumps(rules.to_json(), sort_keys=True)
-            sid = _new_id(db, insert(seasons).values(name=name, rules_json=rules_json, created_at=now))
+            sid = inserted_id(db, insert(seasons).values(name=name, rules_json=rules_json, created_at=now))
             append_audit(db, now, "season_created", {"season": name, "rules": rules.to_json()})
         return Season(sid, name, rules)
 
@@ -413,7 +407,7 @@ class Dojo:
             practice = current.state is not ProblemState.OPEN or (
                 current.freeze_at is not None and parse_utc(current.freeze_at) <= now
             )
-            sid = _new_id(
+            sid = inserted_id(
                 db,
                 insert(submissions).values(
                     problem_id=problem.id,
