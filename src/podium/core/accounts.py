@@ -29,7 +29,7 @@ from sqlalchemy import Column, Connection, Integer, MetaData, String, Table, ins
 from podium.core.errors import AuthError, ConfigError, NotFoundError
 from podium.core.storage.sql import inserted_id
 
-NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")  # safe in a URL path segment and a file name
 TOKEN_BYTES = 32
 
 
@@ -55,6 +55,13 @@ class Account:
     role: str
 
 
+def check_name(kind: str, name: str) -> str:
+    """``name`` if it is a valid name of a ``kind`` (a user; a track may use the rule for its own URL names)."""
+    if not NAME.fullmatch(name):
+        raise ConfigError(f"invalid {kind} name {name!r}", fix="use 1-64 letters, digits, '_', '.' or '-'")
+    return name
+
+
 def token_hash(token: str) -> str:
     """What is stored of a token."""
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
@@ -70,8 +77,7 @@ class Accounts:
 
     def add(self, db: Connection, name: str, role: str, created_at: str) -> tuple[Account, str]:
         """Create an account; returns it and its token, which is never stored and cannot be shown again."""
-        if not NAME.fullmatch(name):
-            raise ConfigError(f"invalid user name {name!r}", fix="use 1-64 letters, digits, '_', '.' or '-'")
+        check_name("user", name)
         if role not in self.roles:
             raise ConfigError(f"unknown role {role!r}", fix=f"use one of {', '.join(self.roles)}")
         if db.execute(select(self.table.c.id).where(self.table.c.name == name)).first():

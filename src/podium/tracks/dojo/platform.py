@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import secrets
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -19,7 +18,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, func, insert, select, update
 
-from podium.core.accounts import Accounts
+from podium.core.accounts import Accounts, check_name
 from podium.core.clock import Clock, parse_utc, utc_text
 from podium.core.errors import ConfigError, NotFoundError, PermissionDenied
 from podium.core.execution.sandbox import Sandbox
@@ -38,7 +37,6 @@ from podium.tracks.dojo.store import append_audit, audit_head, transaction
 from podium.tracks.dojo.validate import SetterValidation, validate_setter
 
 ACCOUNTS = Accounts(users, [role.value for role in Role], add_fix="add it with `podium dojo user add`")
-NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 MAX_NOTES_CHARS = 2000
 
 
@@ -62,12 +60,6 @@ def unknown_problem(slug: str) -> NotFoundError:
 def unknown_submission(submission_id: int) -> NotFoundError:
     """The error for a submission that does not exist, also given for another user's."""
     return NotFoundError(f"no submission {submission_id}")
-
-
-def _check_name(kind: str, name: str) -> str:
-    if not NAME.fullmatch(name):
-        raise ConfigError(f"invalid {kind} name {name!r}", fix="use 1-64 letters, digits, '_', '.' or '-'")
-    return name
 
 
 class Dojo:
@@ -118,7 +110,7 @@ class Dojo:
         """A new season under ``rules`` (SCORING.md v0.1 defaults)."""
         rules = rules or ScoringRules()
         with transaction(self.engine) as db:
-            if db.execute(select(seasons.c.id).where(seasons.c.name == _check_name("season", name))).first():
+            if db.execute(select(seasons.c.id).where(seasons.c.name == check_name("season", name))).first():
                 raise ConfigError(f"season {name!r} exists already")
             now = self.now()
             rules_json = json.dumps(rules.to_json(), sort_keys=True)
@@ -175,7 +167,7 @@ class Dojo:
             db.execute(
                 insert(problems).values(
                     season_id=season_id,
-                    slug=_check_name("problem", slug),
+                    slug=check_name("problem", slug),
                     title=files.title,
                     statement=files.statement,
                     offset=files.offset,
