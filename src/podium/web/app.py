@@ -1,8 +1,8 @@
 """The ``podium serve`` application: every installed track that has a web part mounts its router.
 
 A track's ``web_router(settings)`` gets the server's settings (``db``: a database URL) and returns a FastAPI
-``APIRouter``. The factory adds a health check and maps podium's errors to JSON with an HTTP status (409 for
-errors without a closer match, such as lifecycle and permission errors).
+``APIRouter``. The factory adds a health check and answers podium's errors as JSON ``{"error", "fix"}`` with the
+status ``podium.web.errors`` gives each branch of the error tree (401, 403, 404, 409, 400, 503).
 """
 
 from __future__ import annotations
@@ -10,14 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from podium.core.errors import ConfigError, DependencyError, InputError, PodiumError
+from podium.core.errors import DependencyError, PodiumError
 from podium.core.registry import discover_tracks
-
-STATUS_OF: tuple[tuple[type[PodiumError], int], ...] = (
-    (InputError, 404),
-    (ConfigError, 400),
-    (DependencyError, 503),
-)
+from podium.web.errors import http_status
 
 
 def create_app(settings: Mapping[str, str]) -> Any:
@@ -36,8 +31,7 @@ def create_app(settings: Mapping[str, str]) -> Any:
 
     @app.exception_handler(PodiumError)
     def podium_error(_request: Request, error: PodiumError) -> JSONResponse:
-        status = next((code for kind, code in STATUS_OF if isinstance(error, kind)), 409)
-        return JSONResponse({"error": error.message, "fix": error.fix}, status_code=status)
+        return JSONResponse({"error": error.message, "fix": error.fix}, status_code=http_status(error))
 
     for track in discover_tracks().values():
         if track.web_router is not None:

@@ -72,3 +72,18 @@ def test_operator_commands_on_a_database_file(
     assert "audit log intact" in run(["dojo", "verify-audit", *db], capsys)[1]
     code, out, _ = run(["dojo", "replay", "--season", "s1", *db], capsys)
     assert code == 0 and "replay matches the published results" in out
+
+
+def test_the_database_is_podium_db_then_the_dojo_alias_then_podium_sqlite3(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("PODIUM_DB", raising=False)
+    monkeypatch.delenv("PODIUM_DOJO_DB", raising=False)
+    assert run(["dojo", "init"], capsys)[1] == "database ready: sqlite:///./podium.sqlite3\n"
+    assert (tmp_path / "podium.sqlite3").exists()
+    alias, shared = f"sqlite:///{tmp_path / 'alias.sqlite3'}", f"sqlite:///{tmp_path / 'shared.sqlite3'}"
+    monkeypatch.setenv("PODIUM_DOJO_DB", alias)
+    assert run(["dojo", "init"], capsys)[1] == f"database ready: {alias}\n"
+    monkeypatch.setenv("PODIUM_DB", shared)
+    assert run(["dojo", "init"], capsys)[1] == f"database ready: {shared}\n"

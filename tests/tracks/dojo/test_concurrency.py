@@ -19,12 +19,13 @@ from sqlalchemy import func, select
 
 from podium.core.clock import SystemClock
 from podium.core.execution.sandbox import Sandbox
+from podium.core.storage.audit import audit_payload
 from podium.core.storage.sql import sqlite_url
 from podium.tracks.dojo.platform import Dojo
 from podium.tracks.dojo.problem import ProblemFiles
 from podium.tracks.dojo.records import Role
 from podium.tracks.dojo.schema import audit_log, submissions
-from podium.tracks.dojo.store import audit_entries, audit_payload, open_store
+from podium.tracks.dojo.store import audit_entries, open_store
 
 from .serving import free_port, wait_until_up
 
@@ -102,8 +103,9 @@ def run_load(url: str, bubblewrap: Sandbox, tmp_path: Path) -> None:
         # one of my own submissions, through the API: verdict and Stage Pass only while the problem is open
         mine = httpx.get(f"{base}/api/submissions/{ids[1]}", headers={"Authorization": f"Bearer {tokens[0]}"}).json()
         assert mine["stage_pass"] is True and "reward_correct" not in mine
+        # someone else's submission is answered exactly as one that does not exist
         other = httpx.get(f"{base}/api/submissions/{ids[-1]}", headers={"Authorization": f"Bearer {tokens[0]}"})
-        assert other.status_code == 409 and "not yours" in json.loads(other.text)["error"]
+        assert other.status_code == 404 and json.loads(other.text)["error"] == f"no submission {ids[-1]}"
         listed = httpx.get(f"{base}/api/me/submissions", headers={"Authorization": f"Bearer {tokens[0]}"}).json()
         assert sorted(s["id"] for s in listed) == sorted(ids[:PER_USER])  # pool.map keeps user 0's batch first
         assert {s["problem"] for s in listed} == {"squares"}

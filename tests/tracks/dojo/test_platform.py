@@ -12,18 +12,19 @@ import pytest
 from sqlalchemy import select, update
 
 from podium.core.clock import ManualClock
+from podium.core.errors import AuthError, PermissionDenied
 from podium.core.execution.sandbox import RunRequest, RunResult, Sandbox
 from podium.core.execution.sandbox.supervise import internal_result
-from podium.core.storage.audit import verify_chain
+from podium.core.storage.audit import audit_payload, verify_chain
 from podium.core.storage.sql import sqlite_url
 from podium.tracks.dojo.lifecycle import LifecycleError, ProblemState
-from podium.tracks.dojo.platform import AuthError, Dojo
+from podium.tracks.dojo.platform import Dojo
 from podium.tracks.dojo.problem import ProblemFiles
 from podium.tracks.dojo.records import Role
 from podium.tracks.dojo.replay import replay_season
 from podium.tracks.dojo.results import problem_leaderboard_csv, problem_tags, season_leaderboard_text
 from podium.tracks.dojo.schema import audit_log, submissions
-from podium.tracks.dojo.store import audit_entries, audit_payload, open_store
+from podium.tracks.dojo.store import audit_entries, open_store
 from podium.tracks.dojo.web import submission_json
 from podium.tracks.dojo.worker import MAX_ATTEMPTS, work
 
@@ -88,7 +89,7 @@ def test_a_season_from_draft_to_replay(dojo: Dojo, clock: ManualClock, bubblewra
     submit_at(100, ann, GOLF, tag("closed_form"))  # ann's best: shorter, same tag (no first-of-tag bonus)
     late = submit_at(185, dan, GOLF, tag("matrix_power"))  # after freeze_at but before the tick: practice
     assert late.practice
-    with pytest.raises(AuthError):
+    with pytest.raises(PermissionDenied):
         dojo.submit(dojo.user("sam"), "fib", GOLF)  # setters do not submit
     assert work(dojo, bubblewrap) == 5
     assert dojo.submission(first.submission_id).tag_override == (
@@ -194,7 +195,7 @@ def test_tokens_and_roles(dojo: Dojo) -> None:
     assert dojo.authenticate(token) == user
     with pytest.raises(AuthError):
         dojo.authenticate("not a token")
-    with pytest.raises(AuthError):
+    with pytest.raises(PermissionDenied):
         dojo.add_problem("s1", "x", "eve", problem_files(FIB_SETTER))
 
 

@@ -38,6 +38,12 @@ class AuditEntry:
     entry_hash: str
 
 
+def audit_payload(entry: AuditEntry) -> dict[str, Any]:
+    """An entry's payload as an object."""
+    payload: dict[str, Any] = json.loads(entry.payload)
+    return payload
+
+
 @dataclass(frozen=True, slots=True)
 class ChainCheck:
     """The result of verifying a chain: its head, or the first entry that breaks it."""

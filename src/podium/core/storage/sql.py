@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, Insert, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 
@@ -48,6 +48,13 @@ def open_engine(url: str) -> Engine:
         raise DependencyError(
             f"no driver for {parsed.drivername}: {error}", fix="pip install 'podium[postgres]' (psycopg 3)"
         ) from error
+
+
+def inserted_id(connection: Connection, statement: Insert) -> int:
+    """Run an INSERT into a table with an integer primary key and return the new row's id."""
+    key = connection.execute(statement).inserted_primary_key
+    assert key is not None  # an INSERT of one row into a table with a primary key always has one
+    return int(key[0])
 
 
 def _configure_sqlite(connection: Any, _record: Any) -> None:

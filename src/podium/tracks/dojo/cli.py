@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from podium.cli.options import json_option
 from podium.core.storage.files import read_bytes
 from podium.tracks.dojo.judge import Judgment, judge_submission
 from podium.tracks.dojo.operator_cli import register, sandbox_for, sandbox_option
@@ -30,7 +31,7 @@ def dojo() -> None:
     type=click.Path(path_type=Path, file_okay=False),
     help="folder with setter.py and an optional problem.json",
 )
-@click.option("--json", "as_json", is_flag=True, help="print one JSON object instead of text")
+@json_option()
 @click.option(
     "--no-screen", is_flag=True, help="skip the static policy (to test the sandbox itself); said in the output"
 )

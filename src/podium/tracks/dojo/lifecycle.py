@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import enum
 
-from podium.core.errors import PodiumError
+from podium.core.errors import ConflictError
 
 
 class ProblemState(enum.StrEnum):
@@ -42,8 +42,8 @@ PUBLISHED = frozenset({S.OPEN, S.FROZEN, S.REVEALED, S.ARCHIVED})
 REVEALED_STATES = frozenset({S.REVEALED, S.ARCHIVED})
 
 
-class LifecycleError(PodiumError):
-    """An operator asked for a move the lifecycle does not allow."""
+class LifecycleError(ConflictError):
+    """A move or a request the problem's current state does not allow (HTTP 409)."""
 
 
 def check_transition(current: ProblemState, target: ProblemState, problem: str) -> None:

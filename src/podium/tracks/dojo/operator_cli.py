@@ -1,6 +1,7 @@
 """``podium dojo`` commands for operators: database, users, seasons, problems, lifecycle, judging, results.
 
-The database comes from ``--db URL`` or ``PODIUM_DOJO_DB`` (default: ``dojo.sqlite3`` in the current folder).
+The database is the server's one database (``podium.cli.options.db_option``): ``--db URL``, else ``PODIUM_DB``,
+else ``PODIUM_DOJO_DB`` (the older name, kept), else ``podium.sqlite3`` in the current folder.
 """
 
 from __future__ import annotations
@@ -14,12 +15,12 @@ from typing import Any
 
 import click
 
+from podium.cli.options import db_option, format_option
 from podium.core.clock import SystemClock, parse_utc
 from podium.core.execution.sandbox import BACKENDS, Sandbox, open_sandbox
 from podium.core.reporting.tables import render_table
 from podium.core.storage.audit import verify_chain
 from podium.core.storage.files import read_bytes, read_json
-from podium.core.storage.sql import sqlite_url
 from podium.tracks.dojo.lifecycle import ProblemState
 from podium.tracks.dojo.platform import Dojo
 from podium.tracks.dojo.problem import load_problem
@@ -30,18 +31,7 @@ from podium.tracks.dojo.rules import ScoringRules
 from podium.tracks.dojo.store import audit_entries, open_store
 from podium.tracks.dojo.worker import work_in_threads
 
-FORMATS = click.Choice(["table", "markdown", "csv", "json"])
-
-
-def db_option(command: Callable[..., Any]) -> Callable[..., Any]:
-    """``--db URL`` (or ``PODIUM_DOJO_DB``)."""
-    return click.option(
-        "--db",
-        envvar="PODIUM_DOJO_DB",
-        default=lambda: sqlite_url(Path("dojo.sqlite3")),
-        show_default="sqlite:///./dojo.sqlite3",
-        help="database URL: sqlite:///PATH or postgresql+psycopg://USER:PASSWORD@HOST/DB",
-    )(command)
+DB = db_option("PODIUM_DOJO_DB")
 
 
 def sandbox_option(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -75,7 +65,7 @@ def register(dojo: click.Group) -> None:
     """Add the operator commands to the ``dojo`` group."""
 
     @dojo.command("init")
-    @db_option
+    @DB
     def init(db: str) -> None:
         """Create or upgrade the database."""
         open_store(db)
@@ -88,7 +78,7 @@ def register(dojo: click.Group) -> None:
     @user.command("add")
     @click.argument("name")
     @click.option("--role", type=click.Choice([r.value for r in Role]), required=True)
-    @db_option
+    @DB
     def user_add(name: str, role: str, db: str) -> None:
         """Add a user; prints their API token once."""
         added, token = connect(db).add_user(name, Role(role))
@@ -102,7 +92,7 @@ def register(dojo: click.Group) -> None:
     @click.argument("name")
     @click.option("--rules", "rules_file", type=click.Path(path_type=Path, dir_okay=False),
                   help="JSON object overriding SCORING.md v0.1 defaults")  # fmt: skip
-    @db_option
+    @DB
     def season_create(name: str, rules_file: Path | None, db: str) -> None:
         """Create a season."""
         rules = ScoringRules.from_json(read_json(rules_file)) if rules_file else ScoringRules()
@@ -121,7 +111,7 @@ def register(dojo: click.Group) -> None:
     @click.option("--open-at", help="ISO-8601 time")
     @click.option("--freeze-at", help="ISO-8601 time")
     @click.option("--reveal-at", help="ISO-8601 time")
-    @db_option
+    @DB
     def problem_add(
         folder: Path, season: str, slug: str | None, setter: str, open_at: str | None, freeze_at: str | None,
         reveal_at: str | None, db: str,
@@ -135,7 +125,7 @@ def register(dojo: click.Group) -> None:
 
     @dojo.command("problems")
     @click.option("--season")
-    @db_option
+    @DB
     def problems_list(season: str | None, db: str) -> None:
         """List problems with their state and times."""
         rows = [
@@ -148,7 +138,7 @@ def register(dojo: click.Group) -> None:
     @click.argument("slug")
     @click.option("--season")
     @sandbox_option
-    @db_option
+    @DB
     def validate(slug: str, season: str | None, backend: str, db: str) -> None:
         """Run the setter checks; DRAFT -> VALIDATING (or REJECTED)."""
         result = connect(db, backend).validate(slug, season)
@@ -171,7 +161,7 @@ def register(dojo: click.Group) -> None:
         @dojo.command(name, help=helps[name])
         @click.argument("slug")
         @click.option("--season")
-        @db_option
+        @DB
         def command(slug: str, season: str | None, db: str) -> None:
             click.echo(action(connect(db), slug, season))
 
@@ -186,7 +176,7 @@ def register(dojo: click.Group) -> None:
         lifecycle_command(verb, _set_state_action(target))
 
     @dojo.command("tick")
-    @db_option
+    @DB
     def tick(db: str) -> None:
         """Make the scheduled moves that are due (open, freeze, reveal)."""
         for line in connect(db).tick() or ["nothing due"]:
@@ -197,7 +187,7 @@ def register(dojo: click.Group) -> None:
     @click.option("--problem", "slug", required=True)
     @click.option("--token", envvar="PODIUM_DOJO_TOKEN", required=True, help="your API token (or PODIUM_DOJO_TOKEN)")
     @click.option("--solution", type=click.Path(path_type=Path, dir_okay=False), help="solution.json with method_tag")
-    @db_option
+    @DB
     def submit(solver: Path, slug: str, token: str, solution: Path | None, db: str) -> None:
         """Submit SOLVER to a problem (straight to the database; the HTTP API does the same)."""
         platform = connect(db)
@@ -210,7 +200,7 @@ def register(dojo: click.Group) -> None:
     @click.option("--threads", default=4, show_default=True, help="judging threads in this process")
     @click.option("--forever", is_flag=True, help="keep polling instead of stopping when the queue is empty")
     @sandbox_option
-    @db_option
+    @DB
     def worker(threads: int, forever: bool, backend: str, db: str) -> None:
         """Judge queued submissions."""
         platform = connect(db, backend)
@@ -221,7 +211,7 @@ def register(dojo: click.Group) -> None:
     @click.argument("slug")
     @click.option("--season")
     @click.option("--submission", type=int, help="only this submission")
-    @db_option
+    @DB
     def rejudge(slug: str, season: str | None, submission: int | None, db: str) -> None:
         """Queue a problem's submissions for judging again (before reveal)."""
         click.echo(f"queued {connect(db).rejudge(slug, season, submission)} submission(s)")
@@ -230,8 +220,8 @@ def register(dojo: click.Group) -> None:
     @click.option("--problem", "slug", help="one problem's leaderboard")
     @click.option("--season", help="the season's leaderboard (revealed problems only, unless --preview)")
     @click.option("--preview", is_flag=True, help="operators: include problems not revealed yet")
-    @click.option("--format", "fmt", type=FORMATS, default="table", show_default=True)
-    @db_option
+    @format_option()
+    @DB
     def leaderboard(slug: str | None, season: str | None, preview: bool, fmt: str, db: str) -> None:
         """Print a problem's or a season's leaderboard."""
         platform = connect(db)
@@ -243,7 +233,7 @@ def register(dojo: click.Group) -> None:
             raise click.UsageError("name --problem or --season")
 
     @dojo.command("verify-audit")
-    @db_option
+    @DB
     def verify_audit(db: str) -> None:
         """Check the audit log's hash chain; prints the head hash."""
         with open_store(db).connect() as connection:
@@ -256,7 +246,7 @@ def register(dojo: click.Group) -> None:
     @click.option("--season", required=True)
     @click.option("--rejudge/--no-rejudge", default=True, show_default=True, help="rerun every counted submission")
     @sandbox_option
-    @db_option
+    @DB
     def replay(season: str, rejudge: bool, backend: str, db: str) -> None:
         """Replay a season from the database and audit log; exit 1 on any discrepancy."""
         report = replay_season(connect(db, backend), season, sandbox_for(backend) if rejudge else None)

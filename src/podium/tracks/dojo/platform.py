@@ -10,19 +10,20 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import secrets
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, Insert, func, insert, select, update
+from sqlalchemy import Connection, Engine, func, insert, select, update
 
+from podium.core.accounts import Accounts, check_name
 from podium.core.clock import Clock, parse_utc, utc_text
-from podium.core.errors import ConfigError, InputError, PodiumError
+from podium.core.errors import ConfigError, NotFoundError, PermissionDenied
 from podium.core.execution.sandbox import Sandbox
 from podium.core.records import StageFailure
+from podium.core.storage.sql import inserted_id
 from podium.tracks.dojo.admit import admit
 from podium.tracks.dojo.bonus import method_tag
 from podium.tracks.dojo.commit import SALT_BYTES, commit, terms_bytes
@@ -35,12 +36,8 @@ from podium.tracks.dojo.schema import problems, seasons, submissions, users
 from podium.tracks.dojo.store import append_audit, audit_head, transaction
 from podium.tracks.dojo.validate import SetterValidation, validate_setter
 
-NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+ACCOUNTS = Accounts(users, [role.value for role in Role], add_fix="add it with `podium dojo user add`")
 MAX_NOTES_CHARS = 2000
-
-
-class AuthError(PodiumError):
-    """A request without a valid token, or from a user whose role may not do this."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,21 +52,14 @@ class Receipt:
     method_tag: str
 
 
-def _check_name(kind: str, name: str) -> str:
-    if not NAME.fullmatch(name):
-        raise ConfigError(f"invalid {kind} name {name!r}", fix="use 1-64 letters, digits, '_', '.' or '-'")
-    return name
+def unknown_problem(slug: str) -> NotFoundError:
+    """The error for a problem that does not exist, also given for one the caller may not see (not published)."""
+    return NotFoundError(f"no problem {slug!r}", fix="list them with `podium dojo problems`")
 
 
-def _new_id(db: Connection, statement: Insert) -> int:
-    """Run an INSERT and return the new row's id."""
-    key = db.execute(statement).inserted_primary_key
-    assert key is not None  # every dojo table has an integer primary key
-    return int(key[0])
-
-
-def _token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+def unknown_submission(submission_id: int) -> NotFoundError:
+    """The error for a submission that does not exist, also given for another user's."""
+    return NotFoundError(f"no submission {submission_id}")
 
 
 class Dojo:
@@ -95,47 +85,36 @@ class Dojo:
 
     def add_user(self, name: str, role: Role) -> tuple[User, str]:
         """Create a user; returns the user and their API token (shown once, stored only as a hash)."""
-        token = secrets.token_urlsafe(32)
         with transaction(self.engine) as db:
-            if db.execute(select(users.c.id).where(users.c.name == _check_name("user", name))).first():
-                raise ConfigError(f"user {name!r} exists already")
             now = self.now()
-            uid = _new_id(
-                db, insert(users).values(name=name, role=role.value, token_sha256=_token_hash(token), created_at=now)
-            )
+            account, token = ACCOUNTS.add(db, name, role.value, now)
             append_audit(db, now, "user_added", {"user": name, "role": role.value})
-        return User(uid, name, role), token
+        return User.from_account(account), token
 
     def authenticate(self, token: str) -> User:
         """The user a token belongs to."""
         with self.engine.connect() as db:
-            row = db.execute(select(users).where(users.c.token_sha256 == _token_hash(token))).first()
-        if row is None:
-            raise AuthError("unknown or missing API token", fix="pass the token printed when the user was added")
-        return User(row.id, row.name, Role(row.role))
+            return User.from_account(ACCOUNTS.authenticate(db, token))
 
     def user(self, name: str) -> User:
         """A user by name."""
         with self.engine.connect() as db:
-            row = db.execute(select(users).where(users.c.name == name)).first()
-        if row is None:
-            raise InputError(f"no user {name!r}", fix="add it with `podium dojo user add`")
-        return User(row.id, row.name, Role(row.role))
+            return User.from_account(ACCOUNTS.by_name(db, name))
 
     def user_names(self) -> dict[int, str]:
         """Every user's name by id."""
         with self.engine.connect() as db:
-            return {row.id: row.name for row in db.execute(select(users.c.id, users.c.name))}
+            return ACCOUNTS.names(db)
 
     def create_season(self, name: str, rules: ScoringRules | None = None) -> Season:
         """A new season under ``rules`` (SCORING.md v0.1 defaults)."""
         rules = rules or ScoringRules()
         with transaction(self.engine) as db:
-            if db.execute(select(seasons.c.id).where(seasons.c.name == _check_name("season", name))).first():
+            if db.execute(select(seasons.c.id).where(seasons.c.name == check_name("season", name))).first():
                 raise ConfigError(f"season {name!r} exists already")
             now = self.now()
             rules_json = json.dumps(rules.to_json(), sort_keys=True)
-            sid = _new_id(db, insert(seasons).values(name=name, rules_json=rules_json, created_at=now))
+            sid = inserted_id(db, insert(seasons).values(name=name, rules_json=rules_json, created_at=now))
             append_audit(db, now, "season_created", {"season": name, "rules": rules.to_json()})
         return Season(sid, name, rules)
 
@@ -144,7 +123,7 @@ class Dojo:
         with self.engine.connect() as db:
             row = db.execute(select(seasons).where(seasons.c.name == name)).first()
         if row is None:
-            raise InputError(f"no season {name!r}", fix="create it with `podium dojo season create`")
+            raise NotFoundError(f"no season {name!r}", fix="create it with `podium dojo season create`")
         return Season.from_row(row)
 
     def seasons_by_id(self) -> dict[int, Season]:
@@ -173,7 +152,7 @@ class Dojo:
         """Add a problem in DRAFT with its setter program and (optional) scheduled times."""
         owner = self.user(setter)
         if owner.role not in (Role.SETTER, Role.OPERATOR):
-            raise AuthError(f"user {setter!r} is a {owner.role.value}; only setters and operators add problems")
+            raise PermissionDenied(f"user {setter!r} is a {owner.role.value}; only setters and operators add problems")
         times = [t for t in (open_at, freeze_at, reveal_at) if t is not None]
         if times != sorted(times):
             raise ConfigError("the times must be in order: open_at <= freeze_at <= reveal_at")
@@ -188,7 +167,7 @@ class Dojo:
             db.execute(
                 insert(problems).values(
                     season_id=season_id,
-                    slug=_check_name("problem", slug),
+                    slug=check_name("problem", slug),
                     title=files.title,
                     statement=files.statement,
                     offset=files.offset,
@@ -213,7 +192,7 @@ class Dojo:
         with self.engine.connect() as db:
             rows = db.execute(query).all()
         if not rows:
-            raise InputError(f"no problem {slug!r}", fix="list them with `podium dojo problems`")
+            raise unknown_problem(slug)
         if len(rows) > 1:
             raise ConfigError(f"several seasons have a problem {slug!r}", fix="name the season with --season")
         return Problem.from_row(rows[0])
@@ -401,7 +380,7 @@ class Dojo:
     def submit(self, user: User, slug: str, source: bytes, solution_json: bytes | None = None) -> Receipt:
         """Queue a submission; it counts only while the problem is open and before its freeze time."""
         if user.role is not Role.SOLVER and user.role is not Role.OPERATOR:
-            raise AuthError(f"user {user.name!r} is a {user.role.value}; only solvers submit")
+            raise PermissionDenied(f"user {user.name!r} is a {user.role.value}; only solvers submit")
         problem = self.problem(slug)
         if problem.state not in PUBLISHED:
             raise LifecycleError(f"problem {slug!r} is {problem.state.value}; it takes no submissions")
@@ -420,7 +399,7 @@ class Dojo:
             practice = current.state is not ProblemState.OPEN or (
                 current.freeze_at is not None and parse_utc(current.freeze_at) <= now
             )
-            sid = _new_id(
+            sid = inserted_id(
                 db,
                 insert(submissions).values(
                     problem_id=problem.id,
@@ -457,7 +436,7 @@ class Dojo:
         with self.engine.connect() as db:
             row = db.execute(select(submissions).where(submissions.c.id == submission_id)).first()
         if row is None:
-            raise InputError(f"no submission {submission_id}")
+            raise unknown_submission(submission_id)
         return Submission.from_row(row)
 
     def submissions(self, problem_id: int | None = None, user_id: int | None = None) -> list[Submission]:

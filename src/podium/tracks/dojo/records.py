@@ -8,6 +8,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from podium.core.accounts import Account
 from podium.tracks.dojo.bonus import UNSPECIFIED
 from podium.tracks.dojo.lifecycle import ProblemState
 from podium.tracks.dojo.rules import ScoringRules
@@ -36,6 +37,11 @@ class User:
     id: int
     name: str
     role: Role
+
+    @classmethod
+    def from_account(cls, account: Account) -> User:
+        """The dojo's view of a core account (its role is one of the dojo's)."""
+        return cls(account.id, account.name, Role(account.role))
 
 
 @dataclass(frozen=True, slots=True)

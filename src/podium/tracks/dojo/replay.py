@@ -13,13 +13,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from podium.core.execution.sandbox import Sandbox
-from podium.core.storage.audit import verify_chain
+from podium.core.storage.audit import audit_payload, verify_chain
 from podium.tracks.dojo.commit import Commitments, verify_reveal
 from podium.tracks.dojo.judge import judge_submission
 from podium.tracks.dojo.lifecycle import REVEALED_STATES
 from podium.tracks.dojo.platform import Dojo
 from podium.tracks.dojo.results import counted, problem_leaderboard_csv
-from podium.tracks.dojo.store import audit_entries, audit_payload
+from podium.tracks.dojo.store import audit_entries
 
 
 @dataclass

@@ -19,18 +19,14 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 
+from podium.core.accounts import accounts_table
+from podium.core.queue import queue_columns
+from podium.core.storage.store import audit_table
+
 VERSION_TABLE = "dojo_alembic_version"
 metadata = MetaData()
 
-users = Table(
-    "dojo_users",
-    metadata,
-    Column("id", Integer, primary_key=True),
-    Column("name", String(64), nullable=False, unique=True),
-    Column("role", String(16), nullable=False),  # setter | solver | operator
-    Column("token_sha256", String(64), nullable=False, unique=True),
-    Column("created_at", String(32), nullable=False),
-)
+users = accounts_table(metadata, "dojo_users")  # role: setter | solver | operator
 
 seasons = Table(
     "dojo_seasons",
@@ -82,10 +78,7 @@ submissions = Table(
     Column("notes", Text, nullable=False),
     Column("created_at", String(32), nullable=False),
     Column("practice", Boolean, nullable=False),  # made after the freeze: judged, never counted
-    Column("status", String(16), nullable=False, index=True),  # queued | running | judged
-    Column("attempts", Integer, nullable=False),
-    Column("claimed_by", String(128)),
-    Column("claimed_at", String(32)),
+    *queue_columns(),  # status: queued | running | judged
     Column("verdict", String(16)),
     Column("reason", Text),
     Column("stage_pass", Boolean),
@@ -96,13 +89,4 @@ submissions = Table(
     Column("tag_override", Text),  # why the judge ignored the claimed tag; NULL where the claim stands
 )
 
-audit_log = Table(
-    "dojo_audit_log",
-    metadata,
-    Column("id", Integer, primary_key=True),
-    Column("at", String(32), nullable=False),
-    Column("kind", String(32), nullable=False),
-    Column("payload", Text, nullable=False),  # canonical JSON
-    Column("prev_hash", String(64), nullable=False),
-    Column("entry_hash", String(64), nullable=False, unique=True),
-)
+audit_log = audit_table(metadata, "dojo_audit_log")

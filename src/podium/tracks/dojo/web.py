@@ -20,20 +20,20 @@ the token once (the submit or sign-in form) and keep it in an HTTP-only cookie.
 
 from __future__ import annotations
 
-import html
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from fastapi import APIRouter, Cookie, Form, Header
+from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from pydantic import BaseModel, ConfigDict
 
 from podium.core.clock import SystemClock
+from podium.core.errors import AuthError, NotFoundError
 from podium.core.execution.sandbox import open_sandbox
 from podium.core.reporting.tables import render_table
 from podium.tracks.dojo.lifecycle import PUBLISHED, REVEALED_STATES
-from podium.tracks.dojo.platform import AuthError, Dojo
+from podium.tracks.dojo.platform import Dojo, unknown_problem, unknown_submission
 from podium.tracks.dojo.records import Problem, Submission, User
 from podium.tracks.dojo.results import (
     problem_leaderboard,
@@ -44,8 +44,12 @@ from podium.tracks.dojo.results import (
 )
 from podium.tracks.dojo.standings import PROBLEM_HEADER, SEASON_HEADER, problem_rows, season_rows
 from podium.tracks.dojo.store import audit_head, open_store
+from podium.web.auth import TokenAuth
+from podium.web.layout import esc
+from podium.web.layout import page as layout_page
 
 TOKEN_COOKIE = "podium_dojo_token"
+NAV = (("Problems", "/dojo/"), ("My submissions", "/dojo/me"))
 
 
 class SubmissionIn(BaseModel):
@@ -107,22 +111,19 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
     """The router over the database ``settings["db"]``."""
     platform = Dojo(open_store(settings["db"]), SystemClock(), lambda: open_sandbox("bubblewrap"))
     router = APIRouter()
-
-    def caller(authorization: str | None) -> User:
-        if not authorization or not authorization.startswith("Bearer "):
-            raise AuthError("missing API token", fix="send the header 'Authorization: Bearer TOKEN'")
-        return platform.authenticate(authorization.removeprefix("Bearer ").strip())
+    auth = TokenAuth(platform.authenticate, TOKEN_COOKIE)
+    caller = Depends(auth.api_user)
 
     def published(slug: str) -> Problem:
         problem = platform.problem(slug)
-        if problem.state not in PUBLISHED:
-            raise AuthError(f"problem {slug!r} is not published")
+        if problem.state not in PUBLISHED:  # as if it did not exist: a draft's name is a secret too
+            raise unknown_problem(slug)
         return problem
 
     def revealed(slug: str, what: str) -> Problem:
         problem = published(slug)
-        if problem.state not in REVEALED_STATES:
-            raise AuthError(f"problem {slug!r} is not revealed yet; its {what} published at reveal")
+        if problem.state not in REVEALED_STATES:  # the problem is public; what is asked for is not there yet
+            raise NotFoundError(f"problem {slug!r} is not revealed yet; its {what} published at reveal")
         return problem
 
     def own_submissions(user_id: int) -> list[dict[str, Any]]:
@@ -139,8 +140,8 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
         return problem_json(published(slug))
 
     @router.post("/api/problems/{slug}/submissions", status_code=202)
-    def post_submission(slug: str, body: SubmissionIn, authorization: str | None = Header(None)) -> dict[str, Any]:
-        user = caller(authorization)
+    def post_submission(slug: str, body: SubmissionIn, user: User = caller) -> dict[str, Any]:
+        published(slug)  # a hidden problem is not found, before the platform would name its state
         solution = json.dumps(body.solution).encode() if body.solution is not None else None
         receipt = platform.submit(user, slug, body.source.encode("utf-8"), solution)
         return {
@@ -153,16 +154,14 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
         }
 
     @router.get("/api/submissions/{submission_id}")
-    def get_submission(submission_id: int, authorization: str | None = Header(None)) -> dict[str, Any]:
-        user = caller(authorization)
+    def get_submission(submission_id: int, user: User = caller) -> dict[str, Any]:
         submission = platform.submission(submission_id)
-        if submission.user_id != user.id:
-            raise AuthError("this submission is not yours")
+        if submission.user_id != user.id:  # worded as an unknown id: no hint that it exists
+            raise unknown_submission(submission_id)
         return submission_json(submission, platform.problem_by_id(submission.problem_id))
 
     @router.get("/api/me/submissions")
-    def my_submissions(authorization: str | None = Header(None)) -> list[dict[str, Any]]:
-        user = caller(authorization)
+    def my_submissions(user: User = caller) -> list[dict[str, Any]]:
         return own_submissions(user.id)
 
     @router.get("/api/problems/{slug}/leaderboard")
@@ -229,23 +228,21 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
 
     @router.post("/submit/{slug}")
     def submit_form(
-        slug: str,
-        source: str = Form(...),
-        method_tag: str = Form(""),
-        token: str = Form(""),
-        saved: str | None = Cookie(None, alias=TOKEN_COOKIE),
+        request: Request, slug: str, source: str = Form(...), method_tag: str = Form(""), token: str = Form("")
     ) -> RedirectResponse:
-        user = platform.authenticate(token or saved or "")
+        token = auth.token_of(request, token)
+        user = auth.user(token)
+        published(slug)
         solution = json.dumps({"method_tag": method_tag}).encode() if method_tag else None
         platform.submit(user, slug, source.encode("utf-8"), solution)
         response = RedirectResponse("../me", status_code=303)
-        response.set_cookie(TOKEN_COOKIE, token or saved or "", httponly=True, samesite="strict")
+        auth.remember(response, token)
         return response
 
     @router.get("/me", response_class=HTMLResponse)
-    def my_page(saved: str | None = Cookie(None, alias=TOKEN_COOKIE)) -> str:
+    def my_page(request: Request) -> str:
         try:
-            user = platform.authenticate(saved or "")
+            user = auth.user(auth.token_of(request))
         except AuthError:  # a new browser, or a token that no longer works: sign in here
             return sign_in_page("")
         rows = own_submissions(user.id)
@@ -267,11 +264,11 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
     @router.post("/me", response_model=None)
     def sign_in(token: str = Form("")) -> RedirectResponse | HTMLResponse:
         try:
-            platform.authenticate(token)
+            auth.user(token)
         except AuthError as error:
             return HTMLResponse(sign_in_page(error.message))
         response = RedirectResponse("me", status_code=303)
-        response.set_cookie(TOKEN_COOKIE, token, httponly=True, samesite="strict")
+        auth.remember(response, token)
         return response
 
     @router.get("/leaderboards/{season}", response_class=HTMLResponse)
@@ -286,11 +283,6 @@ def records(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[dict[s
     return [dict(zip(header, row, strict=True)) for row in rows]
 
 
-def esc(text: str) -> str:
-    """HTML-escape ``text``."""
-    return html.escape(text, quote=True)
-
-
 def sign_in_page(problem: str) -> str:
     """The page that asks for an API token (kept in an HTTP-only cookie once it works)."""
     shown = f"<p><strong>{esc(problem)}</strong></p>" if problem else ""
@@ -302,12 +294,5 @@ def sign_in_page(problem: str) -> str:
 
 
 def page(title: str, body: str) -> str:
-    """A whole page in the shared layout."""
-    return (
-        "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
-        f"<title>{esc(title)} · Sequence Dojo</title><link rel='icon' href='data:,'>"  # no icon request, no 404
-        "<style>body{font:15px system-ui;margin:2rem auto;max-width:60rem}td,th{padding:.2rem .6rem;text-align:left}"
-        "pre,code{background:#f4f4f4}</style></head>"
-        f"<body><nav><a href='/dojo/'>Problems</a> · <a href='/dojo/me'>My submissions</a></nav><h1>{esc(title)}</h1>"
-        f"{body}</body></html>"
-    )
+    """A whole page in the shared layout, with the dojo's navigation."""
+    return layout_page(title, body, site="Sequence Dojo", nav=NAV)

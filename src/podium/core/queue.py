@@ -1,0 +1,153 @@
+"""A job queue in a database table, shared by worker threads and processes on one machine or many.
+
+The queue is a track's own table with four bookkeeping columns (``queue_columns()``: ``status``, ``attempts``,
+``claimed_by``, ``claimed_at``) beside the job's input and result columns. The track names its three status
+words (queued, running, done) and keeps everything else: what a job is, how it is done, what is stored.
+
+- ``claim`` takes the oldest queued job, or the oldest running one whose claim is older than ``stale_after_s``
+  (its worker died), marks it running under the worker's id and counts the attempt. On PostgreSQL the row is
+  taken ``FOR UPDATE SKIP LOCKED``, so workers claiming at once take different rows without waiting on each
+  other; on SQLite the engine's ``BEGIN IMMEDIATE`` (``TrackStore.open``) serialises claims.
+- ``finish`` stores a result only while the claim still stands (same worker, still running): a worker that was
+  presumed dead and replaced cannot overwrite its successor. It runs in the track's write transaction, and
+  ``then`` lets the track append its audit entry in it. A retryable failure goes back to the queue instead, until
+  the ``max_attempts``-th claim, whose result is stored as final.
+- ``work`` claims and handles until the queue is empty (or forever); ``work_in_threads`` runs several workers in
+  one process, for jobs that wait on something else (a sandbox, a transcoder) rather than on Python.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import Column, Connection, Engine, Integer, Row, String, Table, or_, select, update
+
+from podium.core.clock import Clock, utc_text
+
+STALE_AFTER_S = 600.0
+MAX_ATTEMPTS = 3
+
+
+def queue_columns() -> list[Column[Any]]:
+    """The bookkeeping columns a queue table needs (new objects each call: a Column belongs to one table)."""
+    return [
+        Column("status", String(16), nullable=False, index=True),
+        Column("attempts", Integer, nullable=False),
+        Column("claimed_by", String(128)),
+        Column("claimed_at", String(32)),  # UTC ISO-8601 text, as podium.core.clock.utc_text writes it
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A job a worker holds: its row as claimed, and which attempt this is (1 for the first claim)."""
+
+    id: int
+    worker_id: str
+    attempt: int
+    row: Row[Any]
+
+
+@dataclass(frozen=True, slots=True)
+class JobQueue:
+    """The queue over ``table`` (an integer ``id`` primary key plus ``queue_columns()``)."""
+
+    engine: Engine
+    table: Table
+    transaction: Callable[[Engine], AbstractContextManager[Connection]]  # the track's write-locked transaction
+    clock: Clock
+    queued: str = "queued"
+    running: str = "running"
+    done: str = "done"
+    stale_after_s: float = STALE_AFTER_S
+    max_attempts: int = MAX_ATTEMPTS
+
+    def claim(self, worker_id: str) -> Claim | None:
+        """Claim the oldest queued (or stale) job, or None when there is nothing to do."""
+        jobs = self.table.c
+        now = self.clock.now()
+        stale = utc_text(now - timedelta(seconds=self.stale_after_s))
+        with self.engine.begin() as db:
+            row = db.execute(
+                select(self.table)
+                .where(or_(jobs.status == self.queued, (jobs.status == self.running) & (jobs.claimed_at < stale)))
+                .order_by(jobs.id)
+                .limit(1)
+                .with_for_update(skip_locked=True)  # PostgreSQL; SQLite compiles no FOR UPDATE (BEGIN IMMEDIATE)
+            ).first()
+            if row is None:
+                return None
+            db.execute(
+                update(self.table)
+                .where(jobs.id == row.id)
+                .values(status=self.running, claimed_by=worker_id, claimed_at=utc_text(now), attempts=row.attempts + 1)
+            )
+        return Claim(row.id, worker_id, row.attempts + 1, row)
+
+    def finish(
+        self,
+        claim: Claim,
+        values: Mapping[str, Any],
+        *,
+        retry: bool = False,
+        then: Callable[[Connection], object] | None = None,
+    ) -> bool:
+        """Store ``values`` and mark the job done if ``claim`` still stands; ``then(db)`` runs in the same transaction.
+
+        With ``retry`` (a failure that is not the job's fault) the job goes back to the queue instead, unless this
+        was its last allowed attempt. True when the result was stored; False when it was queued again or the claim
+        was lost (then ``then`` is not called).
+        """
+        jobs = self.table.c
+        mine = (jobs.id == claim.id) & (jobs.status == self.running) & (jobs.claimed_by == claim.worker_id)
+        with self.transaction(self.engine) as db:
+            if retry and claim.attempt < self.max_attempts:
+                db.execute(update(self.table).where(mine).values(status=self.queued))
+                return False
+            stored = db.execute(update(self.table).where(mine).values(status=self.done, **values)).rowcount
+            if stored and then is not None:
+                then(db)
+            return bool(stored)
+
+    def work(
+        self, worker_id: str, handle: Callable[[Claim], bool], *, until_idle: bool = True, poll_s: float = 0.5
+    ) -> int:
+        """Claim and ``handle`` jobs until the queue is empty (or forever); how many ``handle`` reported done."""
+        done = 0
+        while True:
+            claim = self.claim(worker_id)
+            if claim is None:
+                if until_idle:
+                    return done
+                time.sleep(poll_s)
+                continue
+            if handle(claim):
+                done += 1
+
+
+def default_worker_id() -> str:
+    """``host:pid:thread``: unique among the workers sharing a queue."""
+    return f"{socket.gethostname()}:{os.getpid()}:{threading.get_ident()}"
+
+
+def work_in_threads(threads: int, work: Callable[[str], int]) -> int:
+    """Run ``work(worker_id)`` in ``threads`` threads, each with its own worker id; the sum of what they return."""
+    counts = [0] * threads
+
+    def run(index: int) -> None:
+        counts[index] = work(f"{default_worker_id()}:{index}")
+
+    pool = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(threads)]
+    for thread in pool:
+        thread.start()
+    for thread in pool:
+        thread.join()
+    return sum(counts)

@@ -1,0 +1,107 @@
+"""A track's SQL store: write transactions that hold the database's write lock, and the audit log inside them.
+
+Every write runs in ``TrackStore.transaction(engine)``, which first takes the write lock — ``BEGIN IMMEDIATE``
+on SQLite (every transaction of an engine from ``TrackStore.open``), a transaction-scoped advisory lock keyed by
+the track on PostgreSQL — so the track's audit entries chain in one order even when several web and worker
+processes write at once. ``AuditLog.append`` adds an entry (hashing in ``podium.core.storage.audit``) in the same
+transaction as the change it records: both are stored, or neither.
+
+A track owns its tables (``audit_table`` makes its audit log's), its migrations and its lock key; several tracks
+can share one database without sharing a chain or waiting on each other's PostgreSQL lock::
+
+    STORE = TrackStore(MIGRATIONS, "mytrack_alembic_version", lock_key=0x6D797472, audit=AuditLog(audit_log))
+    engine = STORE.open(url)
+    with STORE.transaction(engine) as db:
+        db.execute(...)
+        STORE.audit.append(db, utc_text(clock.now()), "score_changed", {"item": 7, "score": 3})
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Column, Connection, Engine, Integer, MetaData, String, Table, Text, event, insert, select, text
+
+from podium.core.storage.audit import GENESIS, AuditEntry, canonical_json, entry_hash
+from podium.core.storage.sql import open_engine, upgrade
+
+
+def audit_table(metadata: MetaData, name: str) -> Table:
+    """An audit log table called ``name`` (its migration must create the same columns)."""
+    return Table(
+        name,
+        metadata,
+        Column("id", Integer, primary_key=True),
+        Column("at", String(32), nullable=False),
+        Column("kind", String(32), nullable=False),
+        Column("payload", Text, nullable=False),  # canonical JSON
+        Column("prev_hash", String(64), nullable=False),
+        Column("entry_hash", String(64), nullable=False, unique=True),
+    )
+
+
+class AuditLog:
+    """The hash-chained log in one track's audit table; append only inside a write-locked transaction."""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+
+    def append(self, connection: Connection, at: str, kind: str, payload: dict[str, Any]) -> str:
+        """Append one entry and return its hash, the new head."""
+        body = canonical_json(payload)
+        prev = self.head(connection)
+        digest = entry_hash(prev, at, kind, body)
+        connection.execute(insert(self.table).values(at=at, kind=kind, payload=body, prev_hash=prev, entry_hash=digest))
+        return digest
+
+    def head(self, connection: Connection) -> str:
+        """The newest entry's hash (64 zeros for an empty log)."""
+        newest = select(self.table.c.entry_hash).order_by(self.table.c.id.desc()).limit(1)
+        return connection.execute(newest).scalar() or GENESIS
+
+    def entries(self, connection: Connection) -> list[AuditEntry]:
+        """Every entry in order."""
+        rows = connection.execute(select(self.table).order_by(self.table.c.id)).all()
+        return [AuditEntry(r.id, r.at, r.kind, r.payload, r.prev_hash, r.entry_hash) for r in rows]
+
+
+@dataclass(frozen=True, slots=True)
+class TrackStore:
+    """Where a track's database lives: its migrations, version table, PostgreSQL lock key and audit log."""
+
+    migrations: Path
+    version_table: str
+    lock_key: int  # pg_advisory_xact_lock key: one per track, so tracks sharing a database do not serialise
+    audit: AuditLog
+
+    def open(self, url: str) -> Engine:
+        """An engine for ``url``, migrated to the track's newest schema, every transaction write-locked."""
+        engine = open_engine(url)
+        if engine.dialect.name == "sqlite":
+            event.listen(engine, "connect", _sqlite_manual_transactions)
+            event.listen(engine, "begin", _sqlite_begin_immediate)
+        upgrade(engine, self.migrations, self.version_table)
+        return engine
+
+    @contextmanager
+    def transaction(self, engine: Engine) -> Iterator[Connection]:
+        """A transaction holding the write lock; commits when the block ends, rolls back on an exception."""
+        with engine.begin() as connection:
+            if engine.dialect.name == "postgresql":
+                connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": self.lock_key})
+            yield connection
+
+
+def _sqlite_manual_transactions(dbapi_connection: Any, _record: Any) -> None:
+    # pysqlite's own BEGIN is DEFERRED; take over so every transaction starts with the write lock (see below).
+    dbapi_connection.isolation_level = None
+
+
+def _sqlite_begin_immediate(connection: Connection) -> None:
+    # A deferred transaction that reads then writes can fail at once with SQLITE_BUSY under WAL; IMMEDIATE waits
+    # for the lock (busy_timeout) instead, which is what concurrent writers need.
+    connection.exec_driver_sql("BEGIN IMMEDIATE")

@@ -1,0 +1,136 @@
+"""The core's SQL services as a new track uses them: accounts, the audited write transaction and the job queue.
+
+A small track (``tests/core/sqltrack``: users, an audit log, a queue of transcoding jobs) on a real SQLite file,
+with its own migrations, so nothing here depends on the dojo.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Column, Engine, Integer, MetaData, String, Table, func, insert, select
+
+from podium.core.accounts import Accounts, accounts_table
+from podium.core.clock import ManualClock, utc_text
+from podium.core.errors import AuthError, ConfigError, NotFoundError
+from podium.core.queue import JobQueue, queue_columns
+from podium.core.storage.audit import audit_payload, verify_chain
+from podium.core.storage.sql import sqlite_url
+from podium.core.storage.store import AuditLog, TrackStore, audit_table
+
+T0 = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
+metadata = MetaData()
+users = accounts_table(metadata, "demo_users")
+audit_log = audit_table(metadata, "demo_audit_log")
+jobs = Table(
+    "demo_jobs",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("video", String(64), nullable=False),
+    *queue_columns(),
+    Column("output", String(64)),
+)
+STORE = TrackStore(
+    Path(__file__).parent / "sqltrack", "demo_alembic_version", lock_key=0x64656D6F, audit=AuditLog(audit_log)
+)
+ACCOUNTS = Accounts(users, ("annotator", "operator"), add_fix="add them first")
+
+
+@pytest.fixture
+def engine(tmp_path: Path) -> Engine:
+    return STORE.open(sqlite_url(tmp_path / "demo.sqlite3"))
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock(T0)
+
+
+def test_a_token_is_shown_once_and_stored_only_as_its_hash(engine: Engine) -> None:
+    with STORE.transaction(engine) as db:
+        ann, token = ACCOUNTS.add(db, "ann", "annotator", utc_text(T0))
+    with engine.connect() as db:
+        stored = db.execute(select(users.c.token_sha256)).scalar_one()
+        assert stored == hashlib.sha256(token.encode()).hexdigest() and token not in stored
+        assert ACCOUNTS.authenticate(db, token) == ann and ann.role == "annotator"
+        assert ACCOUNTS.by_name(db, "ann") == ann and ACCOUNTS.names(db) == {ann.id: "ann"}
+        for wrong in ("", "not a token", stored):
+            with pytest.raises(AuthError):
+                ACCOUNTS.authenticate(db, wrong)
+        with pytest.raises(NotFoundError, match="no user 'bob'"):
+            ACCOUNTS.by_name(db, "bob")
+    with STORE.transaction(engine) as db:
+        for name, role, problem in (("ann", "operator", "exists already"), ("bob", "setter", "unknown role"),
+                                    ("b b", "operator", "invalid user name")):  # fmt: skip
+            with pytest.raises(ConfigError, match=problem):
+                ACCOUNTS.add(db, name, role, utc_text(T0))
+
+
+def test_the_audit_entry_is_stored_with_its_change_or_not_at_all(engine: Engine) -> None:
+    with STORE.transaction(engine) as db:
+        ACCOUNTS.add(db, "ann", "annotator", utc_text(T0))
+        head = STORE.audit.append(db, utc_text(T0), "user_added", {"user": "ann"})
+    with pytest.raises(RuntimeError), STORE.transaction(engine) as db:
+        ACCOUNTS.add(db, "bob", "annotator", utc_text(T0))
+        STORE.audit.append(db, utc_text(T0), "user_added", {"user": "bob"})
+        raise RuntimeError("the request failed after writing")
+    with engine.connect() as db:
+        entries = STORE.audit.entries(db)
+        assert [audit_payload(e) for e in entries] == [{"user": "ann"}] and STORE.audit.head(db) == head
+        assert ACCOUNTS.names(db) == {1: "ann"}
+    with STORE.transaction(engine) as db:
+        STORE.audit.append(db, utc_text(T0), "score_changed", {"item": 7, "score": 3})
+        entries = STORE.audit.entries(db)
+    check = verify_chain(entries)
+    assert check.ok and check.entries == 2 and entries[1].prev_hash == head
+
+
+def queue(engine: Engine, clock: ManualClock) -> JobQueue:
+    return JobQueue(engine, jobs, STORE.transaction, clock, stale_after_s=60, max_attempts=2)
+
+
+def add_jobs(engine: Engine, *videos: str) -> None:
+    with STORE.transaction(engine) as db:
+        db.execute(insert(jobs), [{"video": v, "status": "queued", "attempts": 0} for v in videos])
+
+
+def test_claims_take_the_oldest_job_once_and_results_need_the_claim(engine: Engine, clock: ManualClock) -> None:
+    add_jobs(engine, "a.mp4", "b.mp4")
+    work = queue(engine, clock)
+    first, second = work.claim("w1"), work.claim("w2")
+    assert first is not None and second is not None and work.claim("w3") is None
+    assert (first.row.video, first.attempt, second.row.video) == ("a.mp4", 1, "b.mp4")
+
+    clock.set(T0 + timedelta(seconds=61))  # w1 looks dead: its job goes to the next worker that asks
+    taken = work.claim("w3")
+    assert taken is not None and (taken.id, taken.attempt) == (first.id, 2)
+    audited: list[int] = []
+
+    def audit(db: object) -> None:
+        audited.append(first.id)
+
+    assert not work.finish(first, {"output": "from w1"}, then=audit)  # the claim was lost: nothing is stored
+    assert work.finish(taken, {"output": "a.webm"}, then=audit) and audited == [first.id]
+    with engine.connect() as db:
+        row = db.execute(select(jobs).where(jobs.c.id == first.id)).one()
+    assert (row.status, row.output, row.claimed_by, row.attempts) == ("done", "a.webm", "w3", 2)
+
+
+def test_a_retryable_failure_is_queued_again_until_the_last_attempt(engine: Engine, clock: ManualClock) -> None:
+    add_jobs(engine, "a.mp4")
+    work = queue(engine, clock)
+    outcomes = []
+
+    def fail(claim):  # type: ignore[no-untyped-def]
+        stored = work.finish(claim, {"output": f"failed {claim.attempt}"}, retry=True)
+        outcomes.append(stored)
+        return stored
+
+    assert work.work("w1", fail) == 1  # attempt 1 goes back to the queue, attempt 2 (max_attempts) is final
+    assert outcomes == [False, True]
+    with engine.connect() as db:
+        assert db.execute(select(jobs.c.output, jobs.c.attempts)).one() == ("failed 2", 2)
+        assert db.execute(select(func.count()).select_from(jobs).where(jobs.c.status != "done")).scalar_one() == 0

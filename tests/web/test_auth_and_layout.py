@@ -1,0 +1,70 @@
+"""The shared web parts on a tiny app of their own: bearer and cookie authentication, and the page layout."""
+
+from __future__ import annotations
+
+from fastapi import Depends, FastAPI, Form, Request
+from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.testclient import TestClient
+
+from podium.core.errors import AuthError, PodiumError
+from podium.web.auth import TokenAuth
+from podium.web.errors import http_status
+from podium.web.layout import page
+
+USERS = {"t-ann": "ann"}
+
+
+def lookup(token: str) -> str:
+    if token not in USERS:
+        raise AuthError("unknown or missing API token")
+    return USERS[token]
+
+
+def app() -> FastAPI:
+    auth = TokenAuth(lookup, "demo_token")
+    made = FastAPI()
+
+    @made.exception_handler(PodiumError)
+    def refuse(_request: Request, error: PodiumError) -> JSONResponse:
+        return JSONResponse({"error": error.message}, status_code=http_status(error))
+
+    @made.get("/api/me")
+    def me(user: str = Depends(auth.api_user)) -> dict[str, str]:
+        return {"user": user}
+
+    @made.post("/sign-in")
+    def sign_in(token: str = Form("")) -> HTMLResponse:
+        response = HTMLResponse(page("Hello", f"<p>{auth.user(token)}</p>", site="Demo"))
+        auth.remember(response, token)
+        return response
+
+    @made.get("/page", response_class=HTMLResponse)
+    def signed_in_page(request: Request) -> str:
+        return page("Me", auth.user(auth.token_of(request)), site="Demo")
+
+    return made
+
+
+def test_bearer_header_for_the_api() -> None:
+    client = TestClient(app())
+    assert client.get("/api/me", headers={"Authorization": "Bearer t-ann"}).json() == {"user": "ann"}
+    for headers in ({}, {"Authorization": "t-ann"}, {"Authorization": "Bearer nope"}):
+        assert client.get("/api/me", headers=headers).status_code == 401
+    client.cookies.set("demo_token", "t-ann")
+    assert client.get("/api/me").status_code == 401  # the API takes no cookie
+
+
+def test_a_working_token_is_kept_in_an_http_only_same_site_cookie() -> None:
+    client = TestClient(app())
+    assert client.get("/page").status_code == 401
+    assert client.post("/sign-in", data={"token": "nope"}).status_code == 401
+    signed = client.post("/sign-in", data={"token": "t-ann"})
+    cookie = signed.headers["set-cookie"]
+    assert cookie.startswith("demo_token=t-ann;") and "HttpOnly" in cookie and "SameSite=strict" in cookie
+    assert "<h1>Me</h1>ann" in client.get("/page").text
+
+
+def test_the_layout_escapes_title_site_and_links() -> None:
+    shown = page("<b>x</b>", "<p>body</p>", site="A & B", nav=[("Home's", "/?a=1&b='2'")])
+    assert "<title>&lt;b&gt;x&lt;/b&gt; · A &amp; B</title>" in shown and "<p>body</p>" in shown
+    assert "<a href='/?a=1&amp;b=&#x27;2&#x27;'>Home&#x27;s</a>" in shown and "<h1>&lt;b&gt;x&lt;/b&gt;</h1>" in shown

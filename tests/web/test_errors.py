@@ -1,0 +1,44 @@
+"""Every branch of the error tree has its HTTP status; a subclass answers as its closest ancestor."""
+
+from __future__ import annotations
+
+import pytest
+
+from podium.core.errors import (
+    AuthError,
+    ConfigError,
+    ConflictError,
+    DependencyError,
+    InputError,
+    NotFoundError,
+    PermissionDenied,
+    PodiumError,
+)
+from podium.web.errors import http_status
+
+
+class StaleState(ConflictError):
+    """A track's own conflict."""
+
+
+@pytest.mark.parametrize(
+    ("error", "status"),
+    [
+        (AuthError("no token"), 401),
+        (PermissionDenied("setters do not submit"), 403),
+        (NotFoundError("no problem 'x'"), 404),
+        (ConflictError("changed meanwhile"), 409),
+        (StaleState("changed meanwhile"), 409),
+        (InputError("malformed"), 400),
+        (ConfigError("bad option"), 400),
+        (DependencyError("no FastAPI"), 503),
+        (PodiumError("something else"), 500),
+    ],
+)
+def test_http_status(error: PodiumError, status: int) -> None:
+    assert http_status(error) == status
+
+
+def test_exit_codes_tell_the_branches_apart() -> None:
+    codes = [kind.exit_code for kind in (AuthError, PermissionDenied, ConflictError, DependencyError)]
+    assert len(set(codes)) == len(codes) and NotFoundError.exit_code == InputError.exit_code == 2
