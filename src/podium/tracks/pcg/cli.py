@@ -15,12 +15,13 @@ import click
 from podium.core.errors import ConfigError, InputError
 from podium.core.execution.executor import Executor, make_executor
 from podium.core.reporting.tables import render_table
-from podium.core.storage.files import decode_utf8, read_bytes
-from podium.core.storage.rundir import Platform, base_name, list_visible_files
-from podium.core.storage.stagelog import StageLog
+from podium.core.storage.files import read_bytes
 from podium.tracks.pcg import jsnum
 from podium.tracks.pcg.classifiers import ClassifierSpec
 from podium.tracks.pcg.editions import DEFAULT_EDITION, EDITIONS, TRIALS_PER_CHARACTER, Edition, edition
+from podium.tracks.pcg.official.rundir import Platform, base_name, list_visible_files
+from podium.tracks.pcg.official.stagelog import StageLog
+from podium.tracks.pcg.official.text import decode_utf8
 from podium.tracks.pcg.qualify import Qualification, qualify_prompt
 from podium.tracks.pcg.results import ScoreOptions, ScoreRun, run_score
 from podium.tracks.pcg.stages import (
@@ -128,13 +129,13 @@ def qualify(prompts_dir: Path, edition: str, as_json: bool, no_copy: bool) -> No
         for path in files:
             team = base_name(path.name)
             try:
-                text, warning = decode_utf8(read_bytes(path), path)
+                decoded = decode_utf8(read_bytes(path), path)
             except InputError as error:
                 warnings.append(error.describe())
                 continue
-            if warning:
-                warnings.append(warning)
-            result = qualify_prompt(team, text)
+            if decoded.warning:
+                warnings.append(decoded.warning)
+            result = qualify_prompt(team, decoded.text)
             results.append(result)
             outcome = "Succeed" if result.qualified else f"Failed - {result.failure}"
             log.write(f"team: {team} - words: {result.words} - {outcome}")
@@ -466,8 +467,7 @@ def score(
 def _prompt_lengths(prompts_dir: Path) -> dict[str, int]:
     lengths = {}
     for path in list_visible_files(prompts_dir):
-        text, _ = decode_utf8(read_bytes(path), path)
-        lengths[base_name(path.name)] = count_words(text)
+        lengths[base_name(path.name)] = count_words(decode_utf8(read_bytes(path), path).text)
     return lengths
 
 

@@ -16,13 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from podium.core.execution.executor import Executor, SerialExecutor
-from podium.core.storage.rundir import Platform, list_team_dirs, list_visible_files
-from podium.core.storage.stagelog import ItemEvent
 from podium.tracks.pcg.bootstrap import normalized_intervals
 from podium.tracks.pcg.classifiers import ClassifierSpec
 from podium.tracks.pcg.editions import Edition
 from podium.tracks.pcg.handoff import ImageHandoff
 from podium.tracks.pcg.layout import competition_roots
+from podium.tracks.pcg.official.rundir import Platform, list_team_dirs, list_visible_files
+from podium.tracks.pcg.official.stagelog import ItemEvent
 from podium.tracks.pcg.report import relative_link, render_report, statuses_from_events, trial_key, write_report
 from podium.tracks.pcg.results import ScoreOptions, ScoreRun, run_score
 from podium.tracks.pcg.stages import (

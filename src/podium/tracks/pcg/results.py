@@ -24,13 +24,13 @@ from typing import Any
 
 from podium.core.errors import InputError
 from podium.core.ranking.leaderboard import TieBreak, TieMethod, rank_entries
-from podium.core.reporting.tables import json2csv_text
 from podium.core.storage.files import read_json, write_atomic
-from podium.core.storage.rundir import Platform, base_name, list_team_dirs, list_visible_files
-from podium.core.storage.stagelog import StageLog
 from podium.tracks.pcg import jsnum
 from podium.tracks.pcg.editions import CHARACTERS, TRIALS_PER_CHARACTER, Edition
 from podium.tracks.pcg.layout import competition_roots
+from podium.tracks.pcg.official.json2csv import json2csv_text
+from podium.tracks.pcg.official.rundir import Platform, base_name, list_team_dirs, list_visible_files
+from podium.tracks.pcg.official.stagelog import StageLog
 from podium.tracks.pcg.score import (
     CompetitionScores,
     ModelTotal,

@@ -15,9 +15,7 @@ from pathlib import Path
 from podium.core.errors import InputError
 from podium.core.execution.executor import Executor, SerialExecutor
 from podium.core.records import StageFailure
-from podium.core.storage.files import decode_utf8, parse_json, read_bytes, write_atomic
-from podium.core.storage.rundir import Platform, base_name, list_team_dirs, list_visible_files
-from podium.core.storage.stagelog import ItemEvent, StageLog
+from podium.core.storage.files import parse_json, read_bytes, write_atomic
 from podium.core.storage.state import StageLedger, content_key
 from podium.tracks.pcg.build import drop_blocks, parse_drop_calls
 from podium.tracks.pcg.classifiers import ClassifierSpec, LetterPrediction
@@ -28,6 +26,9 @@ from podium.tracks.pcg.extract import extract_code
 from podium.tracks.pcg.handoff import ImageHandoff
 from podium.tracks.pcg.layout import competition_roots
 from podium.tracks.pcg.levelxml import level_xml_text
+from podium.tracks.pcg.official.rundir import Platform, base_name, list_team_dirs, list_visible_files
+from podium.tracks.pcg.official.stagelog import ItemEvent, StageLog
+from podium.tracks.pcg.official.text import decode_utf8
 from podium.tracks.pcg.physics import PhysicsParameters
 from podium.tracks.pcg.simulate import SimulationJob, StabilityRecord, simulate_level, stability_json
 from podium.tracks.pcg.verdicts import PcgVerdict
@@ -173,8 +174,8 @@ def _text_transform(convert: Callable[[str], bytes | StageFailure]) -> Transform
     """A transform that decodes its input as the official scripts do (UTF-8, bad bytes replaced) first."""
 
     def transform(data: bytes, path: Path) -> tuple[bytes | StageFailure, list[str]]:
-        text, warning = decode_utf8(data, path)
-        return convert(text), [warning] if warning else []
+        decoded = decode_utf8(data, path)
+        return convert(decoded.text), [decoded.warning] if decoded.warning else []
 
     return transform
 
