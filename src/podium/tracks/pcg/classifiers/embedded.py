@@ -1,8 +1,9 @@
 """The embedded classifier: small CNNs shipped with podium (two, averaged), run with NumPy alone (no torch at run time).
 
-It was trained only on synthetic images in the evaluator's style (``podium.tracks.pcg.train_classifier``; data,
-accuracy and limits in ``docs/pcg-classifier-model-card.md``). Its probabilities approximate, but do not equal,
-the official ViT's, so scores made with it are not comparable with official leaderboards.
+It was trained only on synthetic images in the evaluator's style (``tools/pcg_classifier/train_classifier.py``, a
+tool of the repository, not of the package; data, accuracy and limits in ``docs/pcg-classifier-model-card.md``).
+Its probabilities approximate, but do not equal, the official ViT's, so scores made with it are not comparable
+with official leaderboards.
 
 Input: the evaluator's 1024×1024 image, turned to gray and shrunk by ``preprocess`` to 64×64 ink coverage (the
 mean of each 16×16 block, 1 = black) — the same function makes the training data. Network: 3×3 convolutions
@@ -30,7 +31,11 @@ from podium.tracks.pcg.classifiers import LETTERS, LetterPrediction, softmax
 
 INPUT_SIZE = 64
 WEIGHTS_PATH = Path(__file__).with_name("letter_cnn.npz")
-TRAIN_COMMAND = "python -m podium.tracks.pcg.train_classifier --out src/podium/tracks/pcg/classifiers/letter_cnn.npz"
+# run from a checkout of the repository: the training code is a tool, not part of the installed package
+TRAIN_COMMAND = (
+    "python -m tools.pcg_classifier.train_classifier --out src/podium/tracks/pcg/classifiers/letter_cnn.npz"
+    " --report tools/pcg_classifier/letter_cnn.json"
+)
 FORMAT_VERSION = 1
 
 FloatArray = npt.NDArray[np.float32]
