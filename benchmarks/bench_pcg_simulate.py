@@ -68,7 +68,8 @@ from podium.tracks.pcg.levelxml import level_xml_text, parse_level
 from podium.tracks.pcg.official.png import encode_gray_as_rgba_png
 from podium.tracks.pcg.physics import PhysicsParameters, evaluate_stability
 from podium.tracks.pcg.render import render_level
-from podium.tracks.pcg.stages import StageSummary, run_simulate
+from podium.tracks.pcg.stages.driver import StageSummary
+from podium.tracks.pcg.stages.simulate import run_simulate
 
 J = TypeVar("J")
 R = TypeVar("R")

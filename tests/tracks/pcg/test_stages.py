@@ -10,8 +10,9 @@ import pytest
 
 from podium.core.errors import InputError
 from podium.tracks.pcg.editions import edition
-from podium.tracks.pcg.results import ScoreOptions, run_score
-from podium.tracks.pcg.stages import run_build, run_extract
+from podium.tracks.pcg.stages.build import run_build
+from podium.tracks.pcg.stages.extract import run_extract
+from podium.tracks.pcg.stages.score import ScoreOptions, run_score
 
 GOOD = "Here you go:\n```python\ndrop_block('b31', 8)\ndrop_block('b13', 8)\n```\n"
 

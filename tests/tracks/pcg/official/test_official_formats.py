@@ -11,6 +11,7 @@ from podium.tracks.pcg.official.json2csv import json2csv_text
 from podium.tracks.pcg.official.rundir import Platform, list_team_dirs
 from podium.tracks.pcg.official.stagelog import ItemEvent, StageLog
 from podium.tracks.pcg.official.text import decode_utf8
+from podium.tracks.pcg.verdicts import PcgVerdict
 
 
 def test_json2csv_quotes_strings_leaves_numbers_bare_and_has_no_final_eol() -> None:
@@ -43,9 +44,9 @@ def test_bad_utf8_is_replaced_like_node_and_reported(tmp_path: Path) -> None:
 
 def test_stage_log_writes_the_official_lines_and_none_for_skipped_items(tmp_path: Path) -> None:
     with StageLog(tmp_path, "extract") as log:
-        log.item(ItemEvent("T", "A", "T_A_1.txt", "ok"))
-        log.item(ItemEvent("T", "A", "T_A_2.txt", "skipped"))
-        log.item(ItemEvent("T", "B", "T_B_1.txt", "code_not_found", "Code not found."))
+        log.item(ItemEvent("T", "A", "T_A_1.txt", PcgVerdict.OK))
+        log.item(ItemEvent("T", "A", "T_A_2.txt", PcgVerdict.SKIPPED))
+        log.item(ItemEvent("T", "B", "T_B_1.txt", PcgVerdict.CODE_NOT_FOUND, "Code not found."))
         log.warn("stray file")
     assert log.path is not None and log.path.parent == tmp_path / "logs" and log.path.name.startswith("extract_log_")
     lines = [line.split("] ", 1)[1] for line in log.path.read_text("utf-8").splitlines()]
