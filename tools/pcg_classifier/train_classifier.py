@@ -1257,7 +1257,9 @@ def train_network(
 def teacher_probabilities(teacher: EmbeddedClassifier, images: npt.NDArray[np.float16]) -> FloatArray:
     """The teacher's probabilities (N, 26) for preprocessed images, in the teacher's batches (small is fastest)."""
     step = teacher.batch_size
-    parts = [teacher.forward(images[i : i + step].astype(np.float32))[0] for i in range(0, len(images), step)]
+    parts = [
+        teacher.forward(images[i : i + step].astype(np.float32)).probabilities for i in range(0, len(images), step)
+    ]
     return np.concatenate(parts) if parts else np.zeros((0, len(LETTERS)), np.float32)
 
 

@@ -100,7 +100,8 @@ def test_numpy_forward_pass_equals_torch(tmp_path: Path) -> None:
     classifier = EmbeddedClassifier.load(path)
     inputs = np.random.default_rng(4).random((5, 64, 64), dtype=np.float32)
     (network,) = classifier.networks
-    logits, features = network.forward(inputs)
+    output = network.forward(inputs)
+    logits, features = output.logits, output.features
     with torch.no_grad():
         expected = model(torch.from_numpy(inputs)).numpy()
     np.testing.assert_allclose(logits, expected, atol=1e-4, rtol=0)

@@ -41,6 +41,22 @@ FORMAT_VERSION = 1
 FloatArray = npt.NDArray[np.float32]
 
 
+@dataclass(frozen=True, slots=True)
+class NetworkOutput:
+    """One network's pass over a batch: logits (N, 26) and the hidden layer's features (N, hidden)."""
+
+    logits: FloatArray
+    features: FloatArray
+
+
+@dataclass(frozen=True, slots=True)
+class EnsembleOutput:
+    """The classifier's pass over a batch: mean probabilities (N, 26) and the members' features side by side."""
+
+    probabilities: FloatArray
+    embeddings: FloatArray
+
+
 def preprocess(gray: npt.NDArray[np.uint8]) -> FloatArray:
     """A gray image (255 = white) as the model's 64×64 input: the ink coverage of each cell, 0 to 1, float32.
 
@@ -138,7 +154,7 @@ class LetterCnn:
         if self.out_weight.shape[1] != len(LETTERS):
             raise ValueError(f"the output layer has {self.out_weight.shape[1]} classes, expected 26")
 
-    def forward(self, inputs: FloatArray) -> tuple[FloatArray, FloatArray]:
+    def forward(self, inputs: FloatArray) -> NetworkOutput:
         """Logits (N, 26) and embeddings (N, hidden) for preprocessed inputs (N, 64, 64)."""
         x = np.ascontiguousarray(inputs, dtype=np.float32)[..., None]
         for layer in self.convs:
@@ -148,7 +164,7 @@ class LetterCnn:
         np.maximum(features, 0, out=features)
         logits = features @ self.out_weight
         logits += self.out_bias
-        return logits, features
+        return NetworkOutput(logits, features)
 
 
 def weights_identity(path: Path = WEIGHTS_PATH) -> str:
@@ -204,21 +220,21 @@ class EmbeddedClassifier:
             raise InputError(f"not a letter CNN weights file: {error}", path=path, fix=TRAIN_COMMAND) from None
         return cls(networks, _identity(data))
 
-    def forward(self, inputs: FloatArray) -> tuple[FloatArray, FloatArray]:
+    def forward(self, inputs: FloatArray) -> EnsembleOutput:
         """Probabilities (N, 26) and embeddings for preprocessed inputs (N, 64, 64), in one pass of every member."""
         outputs = [network.forward(inputs) for network in self.networks]
-        probabilities = softmax(outputs[0][0])
-        for logits, _ in outputs[1:]:
-            probabilities += softmax(logits)
+        probabilities = softmax(outputs[0].logits)
+        for output in outputs[1:]:
+            probabilities += softmax(output.logits)
         probabilities /= np.float32(len(outputs))
-        return probabilities, np.concatenate([features for _, features in outputs], axis=1)
+        return EnsembleOutput(probabilities, np.concatenate([output.features for output in outputs], axis=1))
 
     def predict_arrays(self, inputs: FloatArray) -> list[LetterPrediction]:
         """Predictions for preprocessed inputs (N, 64, 64)."""
         predictions = []
         for start in range(0, len(inputs), self.batch_size):
-            probabilities, features = self.forward(inputs[start : start + self.batch_size])
-            for row, embedding in zip(probabilities, features, strict=True):
+            output = self.forward(inputs[start : start + self.batch_size])
+            for row, embedding in zip(output.probabilities, output.embeddings, strict=True):
                 predictions.append(LetterPrediction(tuple(row.tolist()), tuple(embedding.tolist())))
         return predictions
 

@@ -314,7 +314,8 @@ def run_score(root: Path, edition: Edition, options: ScoreOptions | None = None)
         missing = sorted(set(team_order) - {p.team for p in prompts})
         if missing:
             warnings.append(f"model {model}: no folder for {', '.join(missing)}; they score 0 for this model")
-    competition, totals = sum_over_models(per_model, team_order)
+    sums = sum_over_models(per_model, team_order)
+    competition, totals = sums.competition, sums.totals
     ranked = rank_teams([TeamRow(t.team, t.normalized, t.total, t.per_model) for t in totals], options)
     _write_model_results(root / "result", competition, list(per_model), totals, options.platform)
     _write_ranks(root / "result", ranked, options.platform)
