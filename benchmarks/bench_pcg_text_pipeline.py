@@ -53,8 +53,9 @@ from typing import Any
 from machine import cpu_model  # benchmarks/machine.py, beside this script
 
 from podium.tracks.pcg.editions import CHARACTERS, TRIALS_PER_CHARACTER, edition
-from podium.tracks.pcg.results import ScoreOptions, run_score
-from podium.tracks.pcg.stages import run_build, run_extract
+from podium.tracks.pcg.stages.build import run_build
+from podium.tracks.pcg.stages.extract import run_extract
+from podium.tracks.pcg.stages.score import ScoreOptions, run_score
 
 EDITION_YEAR = 2024  # prefix drop_block, with diversity
 TARGET_SECONDS = 5.0  # the target for the whole text pipeline on one core

@@ -3,7 +3,7 @@
 - ``core/``, ``cli/`` and ``web/`` import no track; a track imports no other track.
 - A core module that only one track uses (directly, or through other core modules) is named in ``ONE_TRACK``
   with the reason it is in the core anyway; otherwise it belongs in that track. An entry for a module that is
-  gone is tolerated (modules are being moved into tracks); an entry for a module two tracks share is stale.
+  gone, or that two tracks share, is stale.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "podium"
 NEXT_TRACK = "wmeval (issue 13) is built on it; until it lands only the dojo uses it"
-MOVING = "moving to tracks/pcg/official (issue 13)"
 ONE_TRACK: dict[str, str] = {
     # the services of a web/SQL track (CONVENTIONS.md: accounts, the audit chain, a write-locked transaction, a DB
     # job queue), lifted out of the dojo for the next track
@@ -29,10 +28,6 @@ ONE_TRACK: dict[str, str] = {
     "podium.core.execution.executor": "serial, process pool and Dask behind one interface (CONVENTIONS.md 9)",
     "podium.core.execution.dask": "the Executor's distributed backend (CONVENTIONS.md 9)",
     "podium.core.storage.state": "resumable runs for every batch track (CONVENTIONS.md 10)",
-    # pcg-only formats another change is moving into the pcg track
-    "podium.core.storage.rundir": MOVING,
-    "podium.core.storage.stagelog": MOVING,
-    "podium.core.reporting.png": MOVING,
 }
 
 
@@ -112,6 +107,8 @@ def test_a_core_module_one_track_uses_says_why_it_is_in_the_core() -> None:
     assert not unexplained, f"used by one track only: move into it, or add to ONE_TRACK with a reason: {unexplained}"
     shared = {name for name in ONE_TRACK if len(users.get(name, set())) > 1}
     assert not shared, f"ONE_TRACK entries now shared by several tracks (remove them): {shared}"
+    gone = {name for name in ONE_TRACK if name not in users}
+    assert not gone, f"ONE_TRACK entries for modules that no longer exist (remove them): {gone}"
 
 
 def test_subprocess_is_used_only_in_core_execution() -> None:

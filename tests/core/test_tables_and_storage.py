@@ -6,15 +6,9 @@ from pathlib import Path
 import pytest
 
 from podium.core.errors import InputError
-from podium.core.reporting.tables import json2csv_text, render_table
-from podium.core.storage.files import decode_utf8, read_json, write_atomic
-from podium.core.storage.rundir import Platform, list_team_dirs
+from podium.core.reporting.tables import render_table
+from podium.core.storage.files import read_json, write_atomic
 from podium.core.storage.state import StageLedger, content_key
-
-
-def test_json2csv_quotes_strings_leaves_numbers_bare_and_has_no_final_eol() -> None:
-    text = json2csv_text(["team", "trial"], [['say "hi"', 3], ["b", 10]], eol="\r\n")
-    assert text == '"team","trial"\r\n"say ""hi""",3\r\n"b",10'
 
 
 def test_render_table_formats() -> None:
@@ -28,34 +22,12 @@ def test_render_table_formats() -> None:
     assert render_table(["rank", "team"], [[1, "a"]], "markdown").splitlines()[1] == "|-----:|------|"
 
 
-def test_team_folders_follow_the_official_rule_and_platform_order(tmp_path: Path) -> None:
-    for name in ["beta", "Alpha", "_x", ".hidden", "logs", "result", "ChuangYe", "baseline_zero_shot"]:
-        (tmp_path / name).mkdir()
-    (tmp_path / "file.txt").write_text("")
-    assert list_team_dirs(tmp_path) == ["Alpha", "ChuangYe", "_x", "baseline_zero_shot", "beta"]
-    assert list_team_dirs(tmp_path, Platform.WINDOWS) == ["Alpha", "baseline_zero_shot", "beta", "ChuangYe", "_x"]
-
-
-def test_missing_root_is_an_input_error(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match="does not exist") as info:
-        list_team_dirs(tmp_path / "nope")
-    assert info.value.fix and info.value.exit_code == 2
-
-
 def test_read_json_names_the_file_and_the_spot(tmp_path: Path) -> None:
     bad = tmp_path / "A.json"
     bad.write_text('{"a": 1,}')
     with pytest.raises(InputError) as info:
         read_json(bad)
     assert str(bad) in info.value.describe() and "line 1" in info.value.message
-
-
-def test_bad_utf8_is_replaced_like_node_and_reported(tmp_path: Path) -> None:
-    text, warning = decode_utf8(b"ok \xff end", tmp_path / "r.txt")
-    assert text == "ok \ufffd end"
-    assert warning is not None and "offset 3" in warning
-    _, utf16_warning = decode_utf8("héllo".encode("utf-16"), tmp_path / "r.txt")
-    assert utf16_warning is not None and "UTF-16" in utf16_warning
 
 
 def test_write_atomic_leaves_no_temporary_files(tmp_path: Path) -> None:

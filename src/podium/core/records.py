@@ -1,6 +1,6 @@
 """Record conventions shared by every track.
 
-Records are frozen dataclasses (``record`` below); a stage returns either its output record or a
+Records are frozen dataclasses (``@dataclass(frozen=True, slots=True)``); a stage returns either its output record or a
 ``StageFailure`` that names a verdict from the track's closed ``Verdict`` enum and a human-readable reason.
 Later stages pass failures through, and reports show them.
 """
@@ -9,14 +9,6 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import TypeVar
-
-T = TypeVar("T")
-
-
-def record(cls: type[T]) -> type[T]:
-    """Make ``cls`` a frozen, slotted dataclass: the house style for records."""
-    return dataclass(frozen=True, slots=True)(cls)
 
 
 class Verdict(enum.StrEnum):

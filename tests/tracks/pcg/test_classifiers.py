@@ -104,7 +104,7 @@ def test_similarity_file_has_the_official_format(tiny_vit: Path) -> None:
 
 def test_classify_stage_writes_official_files_and_resumes(tiny_vit: Path, tmp_path: Path) -> None:
     from podium.tracks.pcg.editions import edition
-    from podium.tracks.pcg.stages import run_classify
+    from podium.tracks.pcg.stages.classify import run_classify
 
     for letter in ("A", "B"):
         folder = tmp_path / "team" / "images" / letter
@@ -132,7 +132,7 @@ def test_classify_stage_writes_official_files_and_resumes(tiny_vit: Path, tmp_pa
 def test_classify_in_worker_processes_writes_what_serial_writes(tiny_vit: Path, tmp_path: Path) -> None:
     from podium.core.execution.executor import ProcessPoolExecutor, SerialExecutor
     from podium.tracks.pcg.editions import edition
-    from podium.tracks.pcg.stages import run_classify
+    from podium.tracks.pcg.stages.classify import run_classify
 
     roots = {"serial": tmp_path / "serial", "pool": tmp_path / "pool"}
     for root in roots.values():

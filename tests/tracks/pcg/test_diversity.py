@@ -10,7 +10,7 @@ from scipy.spatial.distance import cosine  # scipy==1.12.0, the version the offi
 
 from podium.tracks.pcg.diversity import SimilarityFormatError, cosine_distance, diversity_of
 from podium.tracks.pcg.editions import DiversityVector, edition
-from podium.tracks.pcg.stages import run_diversity
+from podium.tracks.pcg.stages.diversity import run_diversity
 
 LETTERS = [chr(65 + i) for i in range(26)]
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from podium.core.execution.executor import SerialExecutor
-from podium.tracks.pcg.stages import run_simulate
+from podium.tracks.pcg.stages.simulate import run_simulate
 from tests.needs import need_module
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "pcg-2023-unity"
@@ -74,7 +74,9 @@ def test_dask_local_cluster_gives_the_same_results(tmp_path: Path) -> None:
         shutil.copytree(EXAMPLE / "v2" / "raw", root / "v2" / "raw")
     from podium.tracks.pcg.classifiers import ClassifierSpec
     from podium.tracks.pcg.editions import edition
-    from podium.tracks.pcg.stages import run_build, run_classify, run_extract
+    from podium.tracks.pcg.stages.build import run_build
+    from podium.tracks.pcg.stages.classify import run_classify
+    from podium.tracks.pcg.stages.extract import run_extract
 
     for root in (serial, clustered):
         run_extract(root, edition(2023))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from podium.cli.main import main
-from podium.core.storage.rundir import Platform
+from podium.tracks.pcg.official.rundir import Platform
 
 from .published import read_csv, rebuild_inputs
 

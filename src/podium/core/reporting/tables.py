@@ -1,9 +1,6 @@
-"""Write tables in the formats people and official tools read.
+"""Write tables in the formats people read: ``render_table`` prints a leaderboard as text, Markdown, CSV or JSON.
 
-``json2csv_text`` reproduces the CSV dialect of the npm package json2csv that the official ChatGPT4PCG scoring
-script uses: every header and string field in double quotes (inner quotes doubled), numbers bare, the system's
-line end between lines (CRLF on Windows, LF elsewhere) and none after the last row. ``render_table`` prints a
-leaderboard for a terminal, as Markdown, CSV or JSON.
+A competition's own table dialects (ChatGPT4PCG's json2csv, say) live in its track.
 """
 
 from __future__ import annotations
@@ -14,23 +11,6 @@ import json
 from collections.abc import Sequence
 
 Cell = str | int | float | None
-
-
-def _json2csv_cell(value: Cell) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
-    return '"' + value.replace('"', '""') + '"'
-
-
-def json2csv_text(header: Sequence[str], rows: Sequence[Sequence[Cell]], eol: str = "\r\n") -> str:
-    """Return the CSV text json2csv writes for ``rows`` under ``header`` with line end ``eol``."""
-    lines = [",".join(_json2csv_cell(name) for name in header)]
-    lines.extend(",".join(_json2csv_cell(cell) for cell in row) for row in rows)
-    return eol.join(lines)
 
 
 def render_table(header: Sequence[str], rows: Sequence[Sequence[Cell]], fmt: str = "table") -> str:

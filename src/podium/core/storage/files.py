@@ -30,27 +30,6 @@ def read_bytes(path: Path) -> bytes:
         raise InputError(f"cannot read ({exc.strerror})", path=path) from None
 
 
-def decode_utf8(data: bytes, path: Path) -> tuple[str, str | None]:
-    """Decode UTF-8 the way Node's ``readFile(path, 'utf8')`` does: bad bytes become U+FFFD.
-
-    Returns the text and, when bytes had to be replaced, a warning that says where, so the caller can report it
-    without stopping (the official scripts would have scored the replaced text silently).
-    """
-    try:
-        return data.decode("utf-8"), None
-    except UnicodeDecodeError as exc:
-        hint = (
-            "it looks like UTF-16; re-save it as UTF-8"
-            if data[:2] in (b"\xff\xfe", b"\xfe\xff")
-            else ("re-save it as UTF-8")
-        )
-        warning = (
-            f"{path}: not valid UTF-8 (first bad byte at offset {exc.start}); invalid bytes were replaced by "
-            f"U+FFFD as the official scripts do; {hint}"
-        )
-        return data.decode("utf-8", errors="replace"), warning
-
-
 def read_json(path: Path) -> Any:
     """Parse a JSON file, or raise an ``InputError`` that points at the broken spot."""
     return parse_json(read_bytes(path), path)
@@ -58,7 +37,7 @@ def read_json(path: Path) -> Any:
 
 def parse_json(data: bytes, path: Path) -> Any:
     """Parse JSON bytes read from ``path``, or raise an ``InputError`` that points at the broken spot."""
-    text, _ = decode_utf8(data, path)
+    text = data.decode("utf-8", errors="replace")  # bad bytes become U+FFFD; JSON's own errors name the spot
     try:
         return json.loads(text.removeprefix("\ufeff"))
     except json.JSONDecodeError as exc:

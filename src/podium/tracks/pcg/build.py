@@ -139,11 +139,19 @@ ORIGIN_X = Decimal(2)
 ORIGIN_Y = Decimal("-3.5")
 
 
-def block_world_position(block: PlacedBlock) -> tuple[Decimal, Decimal]:
+@dataclass(frozen=True, slots=True)
+class WorldPosition:
+    """A point in Unity units (the level's world coordinates)."""
+
+    x: Decimal
+    y: Decimal
+
+
+def block_world_position(block: PlacedBlock) -> WorldPosition:
     """The centre of ``block`` in Unity units."""
     shape = block.shape
     x = block.column * CELL_SIZE + shape.width_cells * CELL_SIZE / 2 + ORIGIN_X
     if shape.width_cells > 1:
         x -= CELL_SIZE
     y = block.row * CELL_SIZE + shape.height_cells * CELL_SIZE / 2 + ORIGIN_Y
-    return x, y
+    return WorldPosition(x, y)

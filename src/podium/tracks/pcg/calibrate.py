@@ -58,7 +58,15 @@ class CalibrationSummary:
     image_format_equal: int
 
 
-def black_mask(png: bytes | Path) -> tuple[npt.NDArray[np.bool_], bool]:
+@dataclass(frozen=True, slots=True)
+class ImageMask:
+    """The black pixels of an evaluator image, and whether it has the evaluator's exact format."""
+
+    black: npt.NDArray[np.bool_]
+    well_formed: bool
+
+
+def black_mask(png: bytes | Path) -> ImageMask:
     """The black pixels of an evaluator image, and whether it has the evaluator's exact format."""
     image = Image.open(io.BytesIO(png) if isinstance(png, bytes) else png)
     pixels = np.asarray(image.convert("RGBA"))
@@ -70,7 +78,7 @@ def black_mask(png: bytes | Path) -> tuple[npt.NDArray[np.bool_], bool]:
         and np.all(pixels[..., 3] == 255)
     )
     well_formed = image.size == (1024, 1024) and image.mode == "RGBA" and pure
-    return red == 0, well_formed
+    return ImageMask(red == 0, well_formed)
 
 
 def iou(a: npt.NDArray[np.bool_], b: npt.NDArray[np.bool_]) -> float:
@@ -93,8 +101,10 @@ def compare_with_unity(oracle: Path, params: PhysicsParameters | None = None) ->
             name = raw["tag"].replace("\\", "/").rsplit("/", 1)[-1]
             level_path = oracle / team / "levels" / character / name
             result = evaluate_stability(parse_level(level_path.read_bytes()), params)
-            ours, ours_ok = black_mask(level_png(result.image_poses))
-            unity, unity_ok = black_mask(oracle / team / "images" / character / f"{name.rsplit('.', 1)[0]}.png")
+            ours_mask = black_mask(level_png(result.image_poses))
+            unity_mask = black_mask(oracle / team / "images" / character / f"{name.rsplit('.', 1)[0]}.png")
+            ours, ours_ok = ours_mask.black, ours_mask.well_formed
+            unity, unity_ok = unity_mask.black, unity_mask.well_formed
             yield LevelComparison(
                 team, character, name, float(raw["score"]), result.score, iou(ours, unity), ours_ok and unity_ok
             )

@@ -46,7 +46,15 @@ class ClassifyJob:
     ledger_key: str  # what the similarity file is recorded under once written (the caller's resumability key)
 
 
-def classify_images(job: ClassifyJob) -> list[tuple[str, LetterPrediction | StageFailure]]:
+@dataclass(frozen=True, slots=True)
+class ImageOutcome:
+    """One image of a job: its file name and its prediction, or why it is not an image."""
+
+    name: str
+    outcome: LetterPrediction | StageFailure
+
+
+def classify_images(job: ClassifyJob) -> list[ImageOutcome]:
     """Each image's prediction, or why it is not an image, in the job's order."""
     outcomes: dict[str, LetterPrediction | StageFailure] = {}
     handed: dict[str, ModelInput] = {}
@@ -70,7 +78,7 @@ def classify_images(job: ClassifyJob) -> list[tuple[str, LetterPrediction | Stag
         outcomes.update(zip(names, classifier.predict_arrays(inputs), strict=True))
     elif images:
         outcomes.update(zip(images, job.classifier.load().predict(list(images.values())), strict=True))
-    return [(name, outcomes[name]) for name, _ in job.images]
+    return [ImageOutcome(name, outcomes[name]) for name, _ in job.images]
 
 
 def is_level_image(file_name: str) -> bool:

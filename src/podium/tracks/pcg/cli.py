@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import sys
 from collections.abc import Callable
 from decimal import Decimal
@@ -12,25 +11,23 @@ from typing import Any, TypeVar
 
 import click
 
-from podium.core.errors import ConfigError, InputError
+from podium.core.errors import ConfigError
 from podium.core.execution.executor import Executor, make_executor
 from podium.core.reporting.tables import render_table
-from podium.core.storage.files import decode_utf8, read_bytes
-from podium.core.storage.rundir import Platform, base_name, list_visible_files
-from podium.core.storage.stagelog import StageLog
+from podium.core.storage.files import read_bytes
 from podium.tracks.pcg import jsnum
 from podium.tracks.pcg.classifiers import ClassifierSpec
 from podium.tracks.pcg.editions import DEFAULT_EDITION, EDITIONS, TRIALS_PER_CHARACTER, Edition, edition
-from podium.tracks.pcg.qualify import Qualification, qualify_prompt
-from podium.tracks.pcg.results import ScoreOptions, ScoreRun, run_score
-from podium.tracks.pcg.stages import (
-    StageSummary,
-    run_build,
-    run_classify,
-    run_diversity,
-    run_extract,
-    run_simulate,
-)
+from podium.tracks.pcg.official.rundir import Platform, base_name, list_visible_files
+from podium.tracks.pcg.official.text import decode_utf8
+from podium.tracks.pcg.stages.build import run_build
+from podium.tracks.pcg.stages.classify import run_classify
+from podium.tracks.pcg.stages.diversity import run_diversity
+from podium.tracks.pcg.stages.driver import StageSummary
+from podium.tracks.pcg.stages.extract import run_extract
+from podium.tracks.pcg.stages.qualify import run_qualify
+from podium.tracks.pcg.stages.score import ScoreOptions, ScoreRun, run_score
+from podium.tracks.pcg.stages.simulate import run_simulate
 from podium.tracks.pcg.wordcount import count_words
 
 _ROOT = click.Path(path_type=Path, file_okay=False)
@@ -116,31 +113,8 @@ def qualify(prompts_dir: Path, edition: str, as_json: bool, no_copy: bool) -> No
 
     Only the 2023 edition had a qualification script; 2024 and 2025 inspected programs by hand.
     """
-    if not prompts_dir.is_dir():
-        raise InputError("prompt folder not found", path=prompts_dir, fix="pass the folder holding <TEAM>.txt files")
-    files = list_visible_files(prompts_dir)
-    if not files:
-        raise InputError("no prompt files", path=prompts_dir, fix="put one <TEAM>.txt file per team in it")
-    results: list[Qualification] = []
-    warnings: list[str] = []
-    qualified_dir = prompts_dir.resolve().parent / "qualified"
-    with StageLog(prompts_dir.resolve().parent, "qualification") as log:
-        for path in files:
-            team = base_name(path.name)
-            try:
-                text, warning = decode_utf8(read_bytes(path), path)
-            except InputError as error:
-                warnings.append(error.describe())
-                continue
-            if warning:
-                warnings.append(warning)
-            result = qualify_prompt(team, text)
-            results.append(result)
-            outcome = "Succeed" if result.qualified else f"Failed - {result.failure}"
-            log.write(f"team: {team} - words: {result.words} - {outcome}")
-            if result.qualified and not no_copy:
-                qualified_dir.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(path, qualified_dir / path.name)
+    run = run_qualify(prompts_dir, copy=not no_copy)
+    results, qualified_dir = run.results, run.qualified_dir
     if as_json:
         click.echo(
             json.dumps(
@@ -166,7 +140,7 @@ def qualify(prompts_dir: Path, edition: str, as_json: bool, no_copy: bool) -> No
         click.echo(render_table(["team", "words", "verdict", "reason"], rows))
         if not no_copy:
             click.echo(f"qualified prompts copied to {qualified_dir}")
-    for warning in warnings:
+    for warning in run.warnings:
         click.echo(f"warning: {warning}", err=True)
 
 
@@ -292,7 +266,7 @@ def evaluate(
     platform: str,
 ) -> None:
     """Run every stage from what exists (raw → result), resumably, and write result/report.html."""
-    from podium.tracks.pcg.evaluate import evaluate as run_evaluation
+    from podium.tracks.pcg.stages.evaluate import evaluate as run_evaluation
 
     if executor_kind == "dask":
         if scheduler is None:
@@ -466,8 +440,7 @@ def score(
 def _prompt_lengths(prompts_dir: Path) -> dict[str, int]:
     lengths = {}
     for path in list_visible_files(prompts_dir):
-        text, _ = decode_utf8(read_bytes(path), path)
-        lengths[base_name(path.name)] = count_words(text)
+        lengths[base_name(path.name)] = count_words(decode_utf8(read_bytes(path), path).text)
     return lengths
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from podium.core.storage.rundir import Platform, list_team_dirs
+from podium.tracks.pcg.official.rundir import Platform, list_team_dirs
 
 STAGE_FOLDERS = ("raw", "intermediate", "levels", "images", "stability", "similarity", "diversity")
 

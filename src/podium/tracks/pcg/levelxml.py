@@ -59,7 +59,8 @@ def level_xml_text(level: GridLevel) -> str:
 
 @lru_cache(maxsize=2 * GRID_WIDTH * GRID_HEIGHT * len(BLOCK_SHAPES))  # every possible placed block
 def _block_line(block: PlacedBlock) -> str:
-    x, y = block_world_position(block)
+    position = block_world_position(block)
+    x, y = position.x, position.y
     return (
         f'    <Block type="{block.shape.sb_type}" material="wood" x="{to_fixed(x)}" y="{to_fixed(y)}" '
         f'rotation="{block.shape.rotation_deg}" />'

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from podium.core.reporting.png import encode_gray_as_rgba_png
+from podium.tracks.pcg.official.png import encode_gray_as_rgba_png
 from podium.tracks.pcg.physics import OCR_SPRITE_PAD_M, BlockPose
 
 IMAGE_SIZE_PX = 1024

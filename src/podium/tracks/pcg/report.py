@@ -16,8 +16,8 @@ from pathlib import Path
 
 from podium.core.storage.files import write_atomic
 from podium.tracks.pcg.bootstrap import Interval
-from podium.tracks.pcg.results import ScoreRun
 from podium.tracks.pcg.score import CompetitionScores, trial_index
+from podium.tracks.pcg.stages.score import ScoreRun
 
 _STYLE = """
 body{font-family:system-ui,sans-serif;margin:2em;color:#222}h1{margin-bottom:0}

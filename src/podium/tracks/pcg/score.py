@@ -204,9 +204,15 @@ class ModelTotal:
     normalized: Decimal
 
 
-def sum_over_models(
-    per_model: Mapping[str, Sequence[PromptScore]], team_order: Sequence[str]
-) -> tuple[Decimal, list[ModelTotal]]:
+@dataclass(frozen=True, slots=True)
+class ModelSums:
+    """2025's sums over models: the competition score and each team's total."""
+
+    competition: Decimal
+    totals: list[ModelTotal]
+
+
+def sum_over_models(per_model: Mapping[str, Sequence[PromptScore]], team_order: Sequence[str]) -> ModelSums:
     """2025: total_k = Σ_m prompt_{k,m}; competition = Σ_k total_k; norm_k = 100 · total_k / competition."""
     by_team: dict[str, dict[str, Decimal]] = {team: {} for team in team_order}
     for model, prompts in per_model.items():
@@ -214,7 +220,10 @@ def sum_over_models(
             by_team.setdefault(prompt.team, {})[model] = prompt.prompt
     totals = {team: jsnum.total(list(scores.values())) for team, scores in by_team.items()}
     competition = jsnum.total(list(totals.values()))
-    return competition, [
-        ModelTotal(team, scores, totals[team], normalized_share(totals[team], competition))
-        for team, scores in by_team.items()
-    ]
+    return ModelSums(
+        competition,
+        [
+            ModelTotal(team, scores, totals[team], normalized_share(totals[team], competition))
+            for team, scores in by_team.items()
+        ],
+    )

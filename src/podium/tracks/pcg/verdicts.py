@@ -9,6 +9,8 @@ class PcgVerdict(Verdict):
     """Why an item of the PCG pipeline passed or failed a stage."""
 
     OK = "ok"
+    # resumability: the output is current, so the item was not judged again (stage logs only)
+    SKIPPED = "skipped"
     # qualification (2023)
     TOO_MANY_WORDS = "too_many_words"
     DISALLOWED_CHARACTERS = "disallowed_characters"

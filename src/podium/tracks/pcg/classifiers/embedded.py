@@ -1,8 +1,9 @@
 """The embedded classifier: small CNNs shipped with podium (two, averaged), run with NumPy alone (no torch at run time).
 
-It was trained only on synthetic images in the evaluator's style (``podium.tracks.pcg.train_classifier``; data,
-accuracy and limits in ``docs/pcg-classifier-model-card.md``). Its probabilities approximate, but do not equal,
-the official ViT's, so scores made with it are not comparable with official leaderboards.
+It was trained only on synthetic images in the evaluator's style (``tools/pcg_classifier/train_classifier.py``, a
+tool of the repository, not of the package; data, accuracy and limits in ``docs/pcg-classifier-model-card.md``).
+Its probabilities approximate, but do not equal, the official ViT's, so scores made with it are not comparable
+with official leaderboards.
 
 Input: the evaluator's 1024×1024 image, turned to gray and shrunk by ``preprocess`` to 64×64 ink coverage (the
 mean of each 16×16 block, 1 = black) — the same function makes the training data. Network: 3×3 convolutions
@@ -31,10 +32,30 @@ from podium.tracks.pcg.classifiers import LETTERS, LetterPrediction, softmax
 
 INPUT_SIZE = 64
 WEIGHTS_PATH = Path(__file__).with_name("letter_cnn.npz")
-TRAIN_COMMAND = "python -m podium.tracks.pcg.train_classifier --out src/podium/tracks/pcg/classifiers/letter_cnn.npz"
+# run from a checkout of the repository: the training code is a tool, not part of the installed package
+TRAIN_COMMAND = (
+    "python -m tools.pcg_classifier.train_classifier --out src/podium/tracks/pcg/classifiers/letter_cnn.npz"
+    " --report tools/pcg_classifier/letter_cnn.json"
+)
 FORMAT_VERSION = 1
 
 FloatArray = npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True, slots=True)
+class NetworkOutput:
+    """One network's pass over a batch: logits (N, 26) and the hidden layer's features (N, hidden)."""
+
+    logits: FloatArray
+    features: FloatArray
+
+
+@dataclass(frozen=True, slots=True)
+class EnsembleOutput:
+    """The classifier's pass over a batch: mean probabilities (N, 26) and the members' features side by side."""
+
+    probabilities: FloatArray
+    embeddings: FloatArray
 
 
 def preprocess(gray: npt.NDArray[np.uint8]) -> FloatArray:
@@ -134,7 +155,7 @@ class LetterCnn:
         if self.out_weight.shape[1] != len(LETTERS):
             raise ValueError(f"the output layer has {self.out_weight.shape[1]} classes, expected 26")
 
-    def forward(self, inputs: FloatArray) -> tuple[FloatArray, FloatArray]:
+    def forward(self, inputs: FloatArray) -> NetworkOutput:
         """Logits (N, 26) and embeddings (N, hidden) for preprocessed inputs (N, 64, 64)."""
         x = np.ascontiguousarray(inputs, dtype=np.float32)[..., None]
         for layer in self.convs:
@@ -144,7 +165,7 @@ class LetterCnn:
         np.maximum(features, 0, out=features)
         logits = features @ self.out_weight
         logits += self.out_bias
-        return logits, features
+        return NetworkOutput(logits, features)
 
 
 def weights_identity(path: Path = WEIGHTS_PATH) -> str:
@@ -199,14 +220,14 @@ class EmbeddedClassifier:
             raise InputError(f"not a letter CNN weights file: {error}", path=path, fix=TRAIN_COMMAND) from None
         return cls(networks, _identity(data))
 
-    def forward(self, inputs: FloatArray) -> tuple[FloatArray, FloatArray]:
+    def forward(self, inputs: FloatArray) -> EnsembleOutput:
         """Probabilities (N, 26) and embeddings for preprocessed inputs (N, 64, 64), in one pass of every member."""
         outputs = [network.forward(inputs) for network in self.networks]
-        probabilities = softmax(outputs[0][0])
-        for logits, _ in outputs[1:]:
-            probabilities += softmax(logits)
+        probabilities = softmax(outputs[0].logits)
+        for output in outputs[1:]:
+            probabilities += softmax(output.logits)
         probabilities /= np.float32(len(outputs))
-        return probabilities, np.concatenate([features for _, features in outputs], axis=1)
+        return EnsembleOutput(probabilities, np.concatenate([output.features for output in outputs], axis=1))
 
     def predict_arrays(self, inputs: FloatArray) -> list[LetterPrediction]:
         """Predictions for preprocessed inputs (N, 64, 64)."""
@@ -216,8 +237,10 @@ class EmbeddedClassifier:
         predictions = []
         with threadpool_limits(limits=1, user_api="blas"):
             for index in range(len(inputs)):
-                probabilities, features = self.forward(inputs[index : index + 1])
-                predictions.append(LetterPrediction(tuple(probabilities[0].tolist()), tuple(features[0].tolist())))
+                output = self.forward(inputs[index : index + 1])
+                predictions.append(
+                    LetterPrediction(tuple(output.probabilities[0].tolist()), tuple(output.embeddings[0].tolist()))
+                )
         return predictions
 
     @staticmethod

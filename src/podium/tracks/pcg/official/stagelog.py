@@ -13,6 +13,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
 
+from podium.tracks.pcg.verdicts import PcgVerdict
+
 
 def _iso_now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
@@ -25,13 +27,13 @@ class ItemEvent:
     team: str
     character: str
     trial: str
-    verdict: str  # the track's verdict value; "ok" for success, "skipped" for an already-current output
+    verdict: PcgVerdict  # OK for success, SKIPPED for an already-current output, else why it failed
     reason: str = ""
 
     @property
     def failed(self) -> bool:
         """Whether the item failed the stage."""
-        return self.verdict not in ("ok", "skipped")
+        return self.verdict not in (PcgVerdict.OK, PcgVerdict.SKIPPED)
 
 
 @dataclass
@@ -60,7 +62,7 @@ class StageLog:
         self.events.append(event)
         if self.on_item is not None:
             self.on_item(event)
-        if event.verdict == "skipped":
+        if event.verdict == PcgVerdict.SKIPPED:
             return
         outcome = f"Failed - {event.reason}" if event.failed else "Succeed"
         self.write(f"team: {event.team} - character: {event.character} - trial: {event.trial} - {outcome}")

@@ -1,4 +1,4 @@
-"""The scoring stage over a competition root: read stability/similarity/diversity, write ``result/``.
+"""Score (``stability`` + ``similarity`` (+ ``diversity``) → ``result/``): weights, scores, normalisation, ranks.
 
 Writes the four official files exactly as the scoring script does (``constants.json``, ``trial_scores.csv``,
 ``character_scores.csv``, ``prompt_scores_ranks.csv``), with two visible departures, both documented in
@@ -24,13 +24,12 @@ from typing import Any
 
 from podium.core.errors import InputError
 from podium.core.ranking.leaderboard import TieBreak, TieMethod, rank_entries
-from podium.core.reporting.tables import json2csv_text
 from podium.core.storage.files import read_json, write_atomic
-from podium.core.storage.rundir import Platform, base_name, list_team_dirs, list_visible_files
-from podium.core.storage.stagelog import StageLog
 from podium.tracks.pcg import jsnum
 from podium.tracks.pcg.editions import CHARACTERS, TRIALS_PER_CHARACTER, Edition
 from podium.tracks.pcg.layout import competition_roots
+from podium.tracks.pcg.official.json2csv import json2csv_text
+from podium.tracks.pcg.official.rundir import Platform, base_name, list_visible_files
 from podium.tracks.pcg.score import (
     CompetitionScores,
     ModelTotal,
@@ -41,6 +40,7 @@ from podium.tracks.pcg.score import (
     score_competition,
     sum_over_models,
 )
+from podium.tracks.pcg.stages.driver import StageRun, stage_run
 
 INPUT_STAGES = ("stability", "similarity", "diversity")
 
@@ -81,7 +81,41 @@ class ScoreOptions:
     prompt_lengths: Mapping[str, int] | None = None  # team → prompt length in words, for the tie-break
 
 
-def _entries(document: Any, list_key: str, value_key: str, id_key: str) -> tuple[list[TrialValue], list[str]]:
+@dataclass(frozen=True, slots=True)
+class TrialEntries:
+    """The usable trials of one input file, and a message for each entry left out."""
+
+    values: list[TrialValue]
+    problems: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedTeam:
+    """One team's score inputs, and how many files each input stage folder holds."""
+
+    inputs: TeamInputs
+    counts: dict[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class RootScores:
+    """One official root's scores and the warnings met while reading it."""
+
+    scores: CompetitionScores
+    warnings: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class TeamRow:
+    """A team to rank: its normalised and prompt scores, and its per-model scores on a multi-model root."""
+
+    team: str
+    normalized: Decimal
+    prompt: Decimal
+    per_model: Mapping[str, Decimal] | None = None
+
+
+def _entries(document: Any, list_key: str, value_key: str, id_key: str) -> TrialEntries:
     """Read a file's trial list; an unusable entry is left out (it scores 0) and reported, the rest is kept."""
     items = document.get(list_key) if isinstance(document, dict) else None
     if not isinstance(items, list):
@@ -92,10 +126,10 @@ def _entries(document: Any, list_key: str, value_key: str, id_key: str) -> tuple
             values.append(TrialValue(str(item[id_key]), jsnum.number_from_json(item[value_key])))
         except (KeyError, TypeError, ValueError) as error:
             problems.append(f"{list_key}[{position}] has no usable {id_key!r}/{value_key!r} ({error}); left out")
-    return values, problems
+    return TrialEntries(values, problems)
 
 
-def load_team_inputs(root: Path, team: str, edition: Edition, log: StageLog) -> tuple[TeamInputs, dict[str, int]]:
+def load_team_inputs(run: StageRun, team: str, edition: Edition) -> LoadedTeam:
     """Read one team's score inputs; unreadable files are reported and count as absent."""
     stability: dict[str, list[TrialValue]] = {}
     similarity: dict[str, list[TrialValue]] = {}
@@ -103,29 +137,31 @@ def load_team_inputs(root: Path, team: str, edition: Edition, log: StageLog) -> 
     counts: dict[str, int] = {}
     stages = INPUT_STAGES if edition.diversity is not None else INPUT_STAGES[:2]
     for stage in stages:
-        files = [p for p in list_visible_files(root / team / stage) if p.suffix == ".json"]
+        files = [p for p in list_visible_files(run.root / team / stage) if p.suffix == ".json"]
         counts[stage] = len(files)
         for path in files:
             character = base_name(path.name)
             if character not in CHARACTERS:
-                log.warn(f"team {team}: {path} is not named after a character A..Z; ignored")
+                run.warn(f"team {team}: {path} is not named after a character A..Z; ignored")
                 continue
             try:
                 document = read_json(path)
                 problems: list[str] = []
                 if stage == "stability":
-                    stability[character], problems = _entries(document, "raws", "score", "tag")
+                    entries = _entries(document, "raws", "score", "tag")
+                    stability[character], problems = entries.values, entries.problems
                 elif stage == "similarity":
-                    similarity[character], problems = _entries(document, "trials", "similarity", "id")
+                    entries = _entries(document, "trials", "similarity", "id")
+                    similarity[character], problems = entries.values, entries.problems
                 else:
                     diversity[character] = jsnum.number_from_json(document["diversityRate"])
                 for problem in problems:
-                    log.warn(f"team {team}: {path}: {problem}")
+                    run.warn(f"team {team}: {path}: {problem}")
             except InputError as error:
-                log.warn(f"team {team}: {error.describe()}; counted as absent (scores 0)")
+                run.warn(f"team {team}: {error.describe()}; counted as absent (scores 0)")
             except (ValueError, KeyError, TypeError) as error:
-                log.warn(f"team {team}: {path}: {error}; counted as absent (scores 0)")
-    return TeamInputs(team, stability, similarity, diversity), counts
+                run.warn(f"team {team}: {path}: {error}; counted as absent (scores 0)")
+    return LoadedTeam(TeamInputs(team, stability, similarity, diversity), counts)
 
 
 def _stage_count_problem(team: str, counts: dict[str, int]) -> str | None:
@@ -208,45 +244,45 @@ def _write_ranks(result_dir: Path, ranked: Sequence[RankedTeam], platform: Platf
     write_atomic(result_dir / "prompt_scores_ranks.csv", text.encode())
 
 
-TeamRow = tuple[str, Decimal, Decimal, Mapping[str, Decimal] | None]  # team, normalized, prompt, per model
-
-
 def rank_teams(rows: Sequence[TeamRow], options: ScoreOptions) -> list[RankedTeam]:
     """Rank rows best first (ties: see the module docstring)."""
     lengths = options.prompt_lengths or {}
-    tie_breaks: list[TieBreak[TeamRow]] = [TieBreak("shorter prompt", lambda row: lengths.get(row[0]), lower_wins=True)]
+    tie_breaks: list[TieBreak[TeamRow]] = [
+        TieBreak("shorter prompt", lambda row: lengths.get(row.team), lower_wins=True)
+    ]
     method = TieMethod.POSITION if options.official_ranks else TieMethod.SHARED
-    ranked = rank_entries(rows, lambda row: row[1], tie_breaks=tie_breaks, method=method)
-    return [RankedTeam(r.rank, r.entry[0], r.entry[1], r.entry[2], r.decided_by, r.entry[3]) for r in ranked]
+    ranked = rank_entries(rows, lambda row: row.normalized, tie_breaks=tie_breaks, method=method)
+    return [
+        RankedTeam(r.rank, r.entry.team, r.entry.normalized, r.entry.prompt, r.decided_by, r.entry.per_model)
+        for r in ranked
+    ]
 
 
-def _score_one_root(root: Path, edition: Edition, options: ScoreOptions) -> tuple[CompetitionScores, list[str]]:
+def _score_one_root(root: Path, edition: Edition, options: ScoreOptions) -> RootScores:
     """Read and score one official root, returning its scores and warnings (without writing results)."""
-    teams = list_team_dirs(root, options.platform)
-    if not teams:
-        raise InputError("no team folders found", path=root, fix="a competition root holds one folder per team")
-    with StageLog(root, "score") as log:
+    with stage_run(root, "score", platform=options.platform, ledger=False) as run:
+        teams = run.teams(fix="a competition root holds one folder per team")
         inputs = []
         for team in teams:
-            team_inputs, counts = load_team_inputs(root, team, edition, log)
-            if all(n == 0 for n in counts.values()):
-                log.warn(f"team {team}: no score input files; it scores 0 and still counts in P")
-            elif problem := _stage_count_problem(team, counts):
+            loaded = load_team_inputs(run, team, edition)
+            if all(n == 0 for n in loaded.counts.values()):
+                run.warn(f"team {team}: no score input files; it scores 0 and still counts in P")
+            elif problem := _stage_count_problem(team, loaded.counts):
                 if options.strict:
                     raise InputError(
                         problem.removesuffix("; scored with what is there"),
                         path=root / team,
                         fix="rerun the missing stages, or drop --strict to score what is there",
                     )
-                log.warn(problem)
-            inputs.append(team_inputs)
+                run.warn(problem)
+            inputs.append(loaded.inputs)
         rules = ScoringRules(
             with_diversity=edition.diversity is not None, trials=options.trials, use_weights=options.use_weights
         )
         scores = score_competition(inputs, rules)
         for prompt in scores.prompts:
-            log.write(f"team: {prompt.team} - promptScore: {jsnum.to_fixed(prompt.prompt)} - Succeed")
-        return scores, list(log.warnings)
+            run.log.write(f"team: {prompt.team} - promptScore: {jsnum.to_fixed(prompt.prompt)} - Succeed")
+        return RootScores(scores, list(run.summary().warnings))
 
 
 def run_score(root: Path, edition: Edition, options: ScoreOptions | None = None) -> ScoreRun:
@@ -254,10 +290,11 @@ def run_score(root: Path, edition: Edition, options: ScoreOptions | None = None)
     options = options or ScoreOptions()
     model_roots = competition_roots(root, options.platform)
     if model_roots[0].model is None:
-        scores, warnings = _score_one_root(root, edition, options)
-        ranked = rank_teams([(p.team, p.normalized, p.prompt, None) for p in scores.prompts], options)
+        one = _score_one_root(root, edition, options)
+        scores = one.scores
+        ranked = rank_teams([TeamRow(p.team, p.normalized, p.prompt) for p in scores.prompts], options)
         write_official_results(root / "result", scores, edition, ranked, options.platform)
-        return ScoreRun(tuple(ranked), scores.competition, root / "result", tuple(warnings), scores={"": scores})
+        return ScoreRun(tuple(ranked), scores.competition, root / "result", tuple(one.warnings), scores={"": scores})
 
     per_model = {}
     all_scores: dict[str, CompetitionScores] = {}
@@ -265,8 +302,9 @@ def run_score(root: Path, edition: Edition, options: ScoreOptions | None = None)
     team_order: list[str] = []
     for model_root in model_roots:
         assert model_root.model is not None
-        scores, model_warnings = _score_one_root(model_root.path, edition, options)
-        ranked = rank_teams([(p.team, p.normalized, p.prompt, None) for p in scores.prompts], options)
+        scored = _score_one_root(model_root.path, edition, options)
+        scores, model_warnings = scored.scores, scored.warnings
+        ranked = rank_teams([TeamRow(p.team, p.normalized, p.prompt) for p in scores.prompts], options)
         write_official_results(model_root.path / "result", scores, edition, ranked, options.platform)
         per_model[model_root.model] = scores.prompts
         all_scores[model_root.model] = scores
@@ -276,8 +314,9 @@ def run_score(root: Path, edition: Edition, options: ScoreOptions | None = None)
         missing = sorted(set(team_order) - {p.team for p in prompts})
         if missing:
             warnings.append(f"model {model}: no folder for {', '.join(missing)}; they score 0 for this model")
-    competition, totals = sum_over_models(per_model, team_order)
-    ranked = rank_teams([(t.team, t.normalized, t.total, t.per_model) for t in totals], options)
+    sums = sum_over_models(per_model, team_order)
+    competition, totals = sums.competition, sums.totals
+    ranked = rank_teams([TeamRow(t.team, t.normalized, t.total, t.per_model) for t in totals], options)
     _write_model_results(root / "result", competition, list(per_model), totals, options.platform)
     _write_ranks(root / "result", ranked, options.platform)
     return ScoreRun(tuple(ranked), competition, root / "result", tuple(warnings), tuple(per_model), all_scores)

@@ -1,4 +1,4 @@
-"""Run directories in the official competition layout: ``<root>/<TEAM>/<stage>/...``.
+"""ChatGPT4PCG run directories: ``<root>/<TEAM>/<stage>/...``, with the official rule for team folders and their order.
 
 The official scripts treat every sub-folder of the root as a team, except names that start with ``.`` and the
 reserved folders ``logs`` and ``result``. What they write depends on the operating system they ran on, so it is

@@ -1,4 +1,4 @@
-"""``podium pcg evaluate``: every stage from what exists to ``result/``, resumable, then the HTML report.
+"""Evaluate (``podium pcg evaluate``): every stage from what exists to ``result/``, resumable, then the report.
 
 Stages run in pipeline order on each official root (one per model in a multi-model root): extract, build,
 simulate, classify, diversity (2024+), then score over the whole competition and the report. A stage runs only
@@ -16,23 +16,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from podium.core.execution.executor import Executor, SerialExecutor
-from podium.core.storage.rundir import Platform, list_team_dirs, list_visible_files
-from podium.core.storage.stagelog import ItemEvent
 from podium.tracks.pcg.bootstrap import normalized_intervals
 from podium.tracks.pcg.classifiers import ClassifierSpec
 from podium.tracks.pcg.editions import Edition
 from podium.tracks.pcg.handoff import ImageHandoff
 from podium.tracks.pcg.layout import competition_roots
+from podium.tracks.pcg.official.rundir import Platform, list_team_dirs, list_visible_files
+from podium.tracks.pcg.official.stagelog import ItemEvent
 from podium.tracks.pcg.report import relative_link, render_report, statuses_from_events, trial_key, write_report
-from podium.tracks.pcg.results import ScoreOptions, ScoreRun, run_score
-from podium.tracks.pcg.stages import (
-    StageSummary,
-    run_build,
-    run_classify,
-    run_diversity,
-    run_extract,
-    run_simulate,
-)
+from podium.tracks.pcg.stages.build import run_build
+from podium.tracks.pcg.stages.classify import run_classify
+from podium.tracks.pcg.stages.diversity import run_diversity
+from podium.tracks.pcg.stages.driver import StageSummary
+from podium.tracks.pcg.stages.extract import run_extract
+from podium.tracks.pcg.stages.score import ScoreOptions, ScoreRun, run_score
+from podium.tracks.pcg.stages.simulate import run_simulate
 
 STAGE_INPUTS = {"extract": "raw", "build": "intermediate", "simulate": "levels", "classify": "images",
                 "diversity": "similarity"}  # fmt: skip

@@ -10,8 +10,9 @@ import pytest
 
 from podium.core.errors import InputError
 from podium.tracks.pcg.editions import edition
-from podium.tracks.pcg.results import ScoreOptions, run_score
-from podium.tracks.pcg.stages import run_build, run_extract
+from podium.tracks.pcg.stages.build import run_build
+from podium.tracks.pcg.stages.extract import run_extract
+from podium.tracks.pcg.stages.score import ScoreOptions, run_score
 
 GOOD = "Here you go:\n```python\ndrop_block('b31', 8)\ndrop_block('b13', 8)\n```\n"
 
@@ -167,3 +168,45 @@ def test_ties_follow_the_published_rule_unless_official_ranks_are_asked(tmp_path
     assert ranks("--prompts", str(prompts)) == [("short", "1"), ("long", "2")]
     assert ranks() == [("long", "1"), ("short", "1")]  # co-winners without prompt lengths
     assert ranks("--official-ranks") == [("long", "1"), ("short", "2")]  # the script: folder order
+
+
+def test_one_item_is_written_skipped_replayed_and_redone_by_the_shared_driver(tmp_path: Path) -> None:
+    from podium.core.records import StageFailure
+    from podium.tracks.pcg.stages.driver import TransformResult, stage_run
+    from podium.tracks.pcg.verdicts import PcgVerdict
+
+    source = make_raw(tmp_path, "T", "A", 1, "fine")
+    output = tmp_path / "T" / "out" / "A" / "T_A_1.txt"
+
+    def upper(data: bytes, _: Path) -> TransformResult:
+        if b"bad" in data:
+            return TransformResult(StageFailure(PcgVerdict.CODE_NOT_FOUND, "Code not found."), ("a warning",))
+        return TransformResult(data.upper())
+
+    def judge(force: bool = False) -> tuple[str, str]:
+        with stage_run(tmp_path, "demo", force=force) as run:
+            event = run.judge_item("T", "A", source.name, source, output, "v1", upper)
+            run.item(event)
+        return event.verdict, event.reason
+
+    assert judge() == ("ok", "") and output.read_bytes() == b"FINE"
+    assert judge() == ("skipped", "")
+    assert judge(force=True) == ("ok", "")
+    source.write_text("bad", "utf-8")
+    assert judge() == ("code_not_found", "Code not found.") and not output.exists()  # the stale output is gone
+    assert judge() == ("code_not_found", "Code not found.")  # replayed from the ledger, not recomputed
+    ledger = tmp_path / ".podium" / "state" / "demo.jsonl"
+    ledger.write_text(ledger.read_text("utf-8").replace("code_not_found", "renamed_verdict"), "utf-8")
+    assert judge() == ("code_not_found", "Code not found.")  # a verdict the enum no longer has is redone
+    with stage_run(tmp_path, "demo", ledger=False) as run, pytest.raises(RuntimeError, match="keeps no ledger"):
+        run.is_current(output, "v1")
+
+
+def test_missing_stage_folders_and_stray_files_are_warnings(tmp_path: Path) -> None:
+    make_raw(tmp_path, "A", "A", 1, GOOD)
+    (tmp_path / "A" / "raw" / "notes.txt").write_text("x")
+    (tmp_path / "B").mkdir()
+    summary = run_extract(tmp_path, edition(2024))
+    assert [e.verdict for e in summary.events] == ["ok"]
+    assert any("stray file" in w and "notes.txt" in w for w in summary.warnings)
+    assert any(w.startswith("team B: no raw/ folder") for w in summary.warnings)

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import numpy.typing as npt
+from tools.pcg_classifier.block_letters import picture_grid
+from tools.pcg_classifier.design_variants import MIN_ROWS, vary_grid
+from tools.pcg_classifier.letter_sets import load_letter_set
 
-from podium.tracks.pcg.block_letters import DESIGNS, picture_grid
 from podium.tracks.pcg.build import GRID_HEIGHT, GRID_WIDTH
-from podium.tracks.pcg.design_variants import MIN_ROWS, vary_grid
+
+DESIGNS = load_letter_set("first").designs
 
 
 def without_repeats(grid: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:

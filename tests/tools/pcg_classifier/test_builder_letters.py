@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
+from tools.pcg_classifier.builder_letters import TEMPLATES, builder_grid
 
-from podium.tracks.pcg.builder_letters import TEMPLATES, builder_grid
 from podium.tracks.pcg.classifiers import LETTERS
 
 

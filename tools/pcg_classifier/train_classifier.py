@@ -1,6 +1,7 @@
 """Train the embedded letter classifier on synthetic block letters; export its weights for NumPy inference.
 
-``python -m podium.tracks.pcg.train_classifier --out src/podium/tracks/pcg/classifiers/letter_cnn.npz``
+From the repository root, with the ``hf`` extra: ``python -m tools.pcg_classifier.train_classifier --out
+src/podium/tracks/pcg/classifiers/letter_cnn.npz --report tools/pcg_classifier/letter_cnn.json``
 (``--seed``, ``--quick`` for a tiny smoke run, ``--augment`` for skeleton warps and more small grids,
 ``--keep-strokes`` for a drop-rule rewrite of the training images that never removes a cell,
 ``--builder-per-letter N`` for the images per letter drawn from the builder templates of ``builder_letters``,
@@ -30,9 +31,10 @@ join them too; those sets then train the model and no longer measure it (the JSO
 
 Evaluation: (a) top-1 on the held-out families in block style: all images, clean ones, and the letters as drawn
 (clean and not changed by the drop rule's rewrite, which can remove or move strokes; every image records whether
-it was); (b) top-1 on the hand-designed block letters of ``podium.tracks.pcg.block_letters`` and on the second to
-ninth sets (``block_letters_second_set`` ... ``block_letters_ninth_set``), built with the converter, simulated
-with podium's physics and rendered as the evaluator would.
+it was), or a note that no held-out font was found; (b) top-1 on the nine sets of hand-designed block letters
+(``data/block_letters/first.txt`` ... ``ninth.txt``, keys ``block_letters``, ``block_letters_second_set`` ...
+``block_letters_ninth_set``), built with the converter, simulated with podium's physics and rendered as the
+evaluator would.
 """
 
 from __future__ import annotations
@@ -58,17 +60,7 @@ import numpy as np
 import numpy.typing as npt
 from PIL import Image, ImageDraw, ImageFont
 
-from podium.tracks.pcg.block_letters import DESIGNS, block_letter_levels, picture_grid
-from podium.tracks.pcg.block_letters_eighth_set import EIGHTH_SET
-from podium.tracks.pcg.block_letters_fifth_set import FIFTH_SET
-from podium.tracks.pcg.block_letters_fourth_set import FOURTH_SET
-from podium.tracks.pcg.block_letters_ninth_set import NINTH_SET
-from podium.tracks.pcg.block_letters_second_set import SECOND_SET
-from podium.tracks.pcg.block_letters_seventh_set import SEVENTH_SET
-from podium.tracks.pcg.block_letters_sixth_set import SIXTH_SET
-from podium.tracks.pcg.block_letters_third_set import THIRD_SET
 from podium.tracks.pcg.build import CELL_SIZE, GridLevel, drop_blocks
-from podium.tracks.pcg.builder_letters import builder_grid
 from podium.tracks.pcg.classifiers import LETTERS
 from podium.tracks.pcg.classifiers.embedded import (
     FORMAT_VERSION,
@@ -78,34 +70,33 @@ from podium.tracks.pcg.classifiers.embedded import (
     preprocess,
     weights_identity,
 )
-from podium.tracks.pcg.design_variants import vary_grid
 from podium.tracks.pcg.levelxml import level_xml_text, parse_level
 from podium.tracks.pcg.physics import BLOCK_GEOMETRY, BlockPose, PhysicsParameters, evaluate_stability
 from podium.tracks.pcg.render import render_level
+from tools.pcg_classifier.block_letters import block_letter_levels, picture_grid
+from tools.pcg_classifier.builder_letters import builder_grid
+from tools.pcg_classifier.design_variants import vary_grid
+from tools.pcg_classifier.letter_sets import letter_sets
 
+# the evaluation figures of the shipped weights (src/podium/tracks/pcg/classifiers/letter_cnn.npz)
+REPORT_PATH = Path(__file__).with_name("letter_cnn.json")
 FONT_ROOTS = (Path("/usr/share/fonts"), Path("/usr/share/texmf/fonts/opentype"), Path("/usr/local/share/fonts"))
 CELL = float(CELL_SIZE)  # the converter's grid step
 SQUARE = BLOCK_GEOMETRY["SquareTiny"]
 RECT = BLOCK_GEOMETRY["RectSmall"]
 
 # The hand-designed block-letter sets, by their key in the weights' JSON (see the model card for how each was made).
-BLOCK_LETTER_SETS: dict[str, dict[str, tuple[str, ...]]] = {
-    "block_letters": DESIGNS,
-    "block_letters_second_set": SECOND_SET,
-    "block_letters_third_set": THIRD_SET,
-    "block_letters_fourth_set": FOURTH_SET,
-    "block_letters_fifth_set": FIFTH_SET,
-    "block_letters_sixth_set": SIXTH_SET,
-    "block_letters_seventh_set": SEVENTH_SET,
-    "block_letters_eighth_set": EIGHTH_SET,
-    "block_letters_ninth_set": NINTH_SET,
-}
+BLOCK_LETTER_SETS: dict[str, Mapping[str, tuple[str, ...]]] = {
+    key: letter_set.designs for key, letter_set in letter_sets().items()
+}  # read from data/block_letters/<set>.txt
 # What the shipped model was trained with (the defaults of --design-sets and --members): the variants of the
 # first eight sets' pictures, two networks. The ninth set judged it (model card, rule 7).
 SHIPPED_DESIGN_SETS = ("block_letters", "block_letters_second_set", "block_letters_third_set",
                        "block_letters_fourth_set", "block_letters_fifth_set", "block_letters_sixth_set",
                        "block_letters_seventh_set", "block_letters_eighth_set")  # fmt: skip
 SHIPPED_MEMBERS = 2
+# What the report says when no font of a held-out family (nor, with --quick, a second family) is installed.
+NO_HELD_OUT_FONTS = "no held-out font families installed, so none was measured; scripts/install-fonts.sh installs them"
 # Families never seen in training (each name groups a design and its metric clones).
 HELD_OUT_FAMILIES = ("helvetica", "times", "lato", "gentium", "karla", "comfortaa", "jetbrainsmono", "cabin")
 # Symbol, math-only, script and blackletter faces: their capitals are not the letters a level builder draws.
@@ -897,7 +888,7 @@ def held_out_report(classifier: EmbeddedClassifier, data: DataSet) -> dict[str, 
 
 
 def block_letter_inputs(
-    designs: dict[str, tuple[str, ...]] | None = None,
+    designs: Mapping[str, tuple[str, ...]] | None = None,
 ) -> tuple[FloatArray, npt.NDArray[np.int64]]:
     """Hand-designed block letters (default: the first set), built, simulated and rendered like the evaluator."""
     # only the first run's poses make the image, so one run per level gives the evaluator's picture
@@ -967,7 +958,7 @@ def split_fonts(
 def evaluation_report(
     classifier: EmbeddedClassifier, test_data: DataSet | None, log: Any, seen: Sequence[str] = ()
 ) -> dict[str, Any]:
-    """The JSON sections ``held_out_fonts`` (when there is a test set), each block-letter set and ``speed``.
+    """The JSON sections ``held_out_fonts`` (a note when there is no test set), each block-letter set and ``speed``.
 
     Sets in ``seen`` trained the model: their figures are marked ``seen_in_training``, not a measure of it.
     """
@@ -976,6 +967,9 @@ def evaluation_report(
         report["held_out_fonts"] = held_out_report(classifier, test_data)
         held_out = report["held_out_fonts"]
         log(f"(a) held-out fonts: top-1 {held_out['all']['top1']:.4f}, clean {held_out['clean']['top1']:.4f}")
+    else:
+        report["held_out_fonts"] = {"families": [], "font_files": [], "all": {"count": 0}, "note": NO_HELD_OUT_FONTS}
+        log(f"(a) held-out fonts: none ({NO_HELD_OUT_FONTS})")
     for key, designs in BLOCK_LETTER_SETS.items():
         inputs, labels = block_letter_inputs(designs)
         report[key] = evaluate(classifier, inputs, labels) | {"seen_in_training": key in seen}
@@ -1007,8 +1001,8 @@ def _parts(per_letter: int, parts: int = 10) -> list[int]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Make the data, train, export, evaluate; print progress and write ``<out>.json``."""
-    parser = argparse.ArgumentParser(prog="python -m podium.tracks.pcg.train_classifier", description=__doc__)
+    """Make the data, train, export, evaluate; print progress and write the report (``<out>.json`` by default)."""
+    parser = argparse.ArgumentParser(prog="python -m tools.pcg_classifier.train_classifier", description=__doc__)
     parser.add_argument("--out", type=Path, required=True, help="weights file to write (.npz)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quick", action="store_true", help="a tiny smoke run: few fonts, few images, few steps")
@@ -1058,6 +1052,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto", help="where torch trains")
     parser.add_argument("--font-root", type=Path, action="append", help="font folder (repeatable; default: system)")
+    parser.add_argument(
+        "--report",
+        type=Path,
+        help="the JSON of evaluation figures to write (and, with --evaluate-only, to read; default: <out>.json)",
+    )
     args = parser.parse_args(argv)
     if (args.ensemble or args.evaluate_only) and (args.members is not None or args.teacher):
         parser.error("--members and --teacher train networks; --ensemble and --evaluate-only train none")
@@ -1083,9 +1082,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     train_fonts, test_fonts = split_fonts(fonts, args.max_fonts_per_family, quick=args.quick)
     log(f"{len(fonts)} font files: {len(train_fonts)} to train, {len(test_fonts)} held out")
+    if not test_fonts:
+        log(f"no held-out font: the report says so instead of measuring them ({NO_HELD_OUT_FONTS})")
     test_per_letter = 2 if args.quick else 6
     test_data = held_out_data_set(test_fonts, test_per_letter, args.seed + 1, args.workers) if test_fonts else None
-    json_path = args.out.with_suffix(".json")
+    json_path = args.report or args.out.with_suffix(".json")
     if args.ensemble:
         member_files = [Path(name) for name in args.ensemble.split(",") if name]
         combine_weights(member_files, args.out)
@@ -1256,7 +1257,9 @@ def train_network(
 def teacher_probabilities(teacher: EmbeddedClassifier, images: npt.NDArray[np.float16]) -> FloatArray:
     """The teacher's probabilities (N, 26) for preprocessed images, in batches of 16 (small is fastest)."""
     step = 16
-    parts = [teacher.forward(images[i : i + step].astype(np.float32))[0] for i in range(0, len(images), step)]
+    parts = [
+        teacher.forward(images[i : i + step].astype(np.float32)).probabilities for i in range(0, len(images), step)
+    ]
     return np.concatenate(parts) if parts else np.zeros((0, len(LETTERS)), np.float32)
 
 

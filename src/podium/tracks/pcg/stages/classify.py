@@ -1,0 +1,101 @@
+"""Classify (``images/<C>/*.png`` → ``similarity/<C>.json``): how much each level image looks like its letter.
+
+The unit of resumability and of work is a character folder (``classify.classify_images``), spread over an
+executor; each worker process loads the classifier once. Images whose input an image handoff kept (simulate in
+the same run) are not decoded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from podium.core.execution.executor import Executor, SerialExecutor
+from podium.core.records import StageFailure
+from podium.core.storage.files import write_atomic
+from podium.core.storage.state import content_key
+from podium.tracks.pcg.classifiers import ClassifierSpec
+from podium.tracks.pcg.classify import (
+    ClassifiedImage,
+    ClassifyJob,
+    ImageOutcome,
+    classify_images,
+    is_level_image,
+    similarity_json,
+)
+from podium.tracks.pcg.editions import CHARACTERS, DiversityVector, Edition
+from podium.tracks.pcg.handoff import ImageHandoff
+from podium.tracks.pcg.official.rundir import Platform, list_visible_files
+from podium.tracks.pcg.official.stagelog import ItemEvent
+from podium.tracks.pcg.stages.driver import ItemCallback, StageRun, StageSummary, character_dirs, over_model_roots
+from podium.tracks.pcg.verdicts import PcgVerdict
+
+STAGE = "classify"
+VERSION = "1"  # bump when the output for the same input changes; outputs of older versions are redone
+
+
+def run_classify(
+    root: Path,
+    classifier: ClassifierSpec,
+    edition: Edition,
+    *,
+    executor: Executor | None = None,
+    force: bool = False,
+    platform: Platform = Platform.POSIX,
+    on_item: ItemCallback | None = None,
+    handoff: ImageHandoff | None = None,
+) -> StageSummary:
+    """``images/<C>/*.png`` → ``similarity/<C>.json`` for every team of ``root`` (one file per character)."""
+    chosen_executor = executor or SerialExecutor()
+    with_embedding = edition.diversity is DiversityVector.CLS_EMBEDDING
+    version_key = content_key(STAGE, VERSION, classifier.identity(), str(with_embedding))
+
+    def body(run: StageRun) -> None:
+        # planned lazily: the executor starts on the first folder while later ones are still being read
+        jobs = _classify_jobs(run, classifier, version_key, handoff)
+        for job, outcomes in chosen_executor.map_unordered(classify_images, jobs):
+            _finish_classify(run, job, outcomes, with_embedding)
+
+    return over_model_roots(root, STAGE, body, platform=platform, force=force, on_item=on_item)
+
+
+def _classify_jobs(
+    run: StageRun, classifier: ClassifierSpec, version_key: str, handoff: ImageHandoff | None
+) -> Iterator[ClassifyJob]:
+    """One job per character folder whose similarity file is not current.
+
+    The job carries the bytes read here for the key, as simulation jobs do: read once, and a worker on another
+    machine needs no access to the competition folder. An image ``handoff`` kept the input of goes as that input.
+    """
+    for folder in run.team_folders("images", "simulate"):
+        team = folder.team
+        for char_dir in character_dirs(folder.path):
+            char = char_dir.name
+            if char not in CHARACTERS:
+                run.warn(f"team {team}: {char_dir} is not named after a letter A..Z; skipped")
+                continue
+            files = [f for f in list_visible_files(char_dir) if is_level_image(f.name)]
+            contents = run.read(team, char, files)
+            output = run.root / team / "similarity" / f"{char}.json"
+            key = content_key(version_key, *(f"{c.path.name}\0".encode() + c.data for c in contents))
+            if run.is_current(output, key):
+                run.log_skipped(team, char, [c.path.name for c in contents])
+                continue
+            images = [(c.path.name, c.data if handoff is None else handoff.input_or_bytes(c.data)) for c in contents]
+            yield ClassifyJob(team, char, tuple(images), classifier, key)
+
+
+def _finish_classify(run: StageRun, job: ClassifyJob, outcomes: list[ImageOutcome], with_embedding: bool) -> None:
+    """Log each image of a character folder and write its similarity file."""
+    classified = []
+    for image in outcomes:
+        outcome = image.outcome
+        if isinstance(outcome, StageFailure):
+            run.item(ItemEvent(job.team, job.char, image.name, PcgVerdict(outcome.verdict), outcome.reason))
+            continue
+        classified.append(ClassifiedImage(image.name, outcome))
+        probability = outcome.probabilities[CHARACTERS.index(job.char)]
+        run.item(ItemEvent(job.team, job.char, image.name, PcgVerdict.OK, f"similarity {probability:.4f}"))
+    output = run.root / job.team / "similarity" / f"{job.char}.json"
+    write_atomic(output, similarity_json(job.char, classified, with_embedding).encode("utf-8"))
+    run.record(output, job.ledger_key)

@@ -1,0 +1,286 @@
+"""The one skeleton every stage driver uses: walk a competition root, log each item, skip what is current.
+
+A stage runs on each official root (one per model in a multi-model root, ``layout.competition_roots``) through a
+``StageRun``: it lists the teams by the official rule, walks ``<TEAM>/<folder>/<C>/`` in the official order,
+logs one event per item (team, character, trial, verdict, reason) in the official log format, skips an output
+whose input, settings and stage version are unchanged (``StageLedger``), deletes an old output whose input now
+fails (so later stages never read a stale file), and never lets one bad item stop the run. Problems with the
+layout itself (stray files, a missing stage folder, replaced bytes) become warnings. The run's events, warnings
+and log files make its ``StageSummary``.
+
+The stage modules beside this one (``qualify``, ``extract``, ``build``, ``simulate``, ``classify``,
+``diversity``, ``score``, and ``evaluate`` running them) hold only what differs between stages; the per-item
+logic they call lives in the modules beside ``stages/``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from podium.core.errors import InputError
+from podium.core.records import StageFailure
+from podium.core.storage.files import read_bytes, write_atomic
+from podium.core.storage.state import StageLedger, content_key
+from podium.tracks.pcg.editions import Edition
+from podium.tracks.pcg.layout import competition_roots
+from podium.tracks.pcg.official.rundir import Platform, base_name, list_team_dirs, list_visible_files
+from podium.tracks.pcg.official.stagelog import ItemEvent, StageLog
+from podium.tracks.pcg.official.text import decode_utf8
+from podium.tracks.pcg.verdicts import PcgVerdict
+
+ItemCallback = Callable[[ItemEvent], None]
+
+_VERDICTS = frozenset(verdict.value for verdict in PcgVerdict)
+TEAM_FOLDERS_FIX = "a competition root holds one folder per team, e.g. ROOT/<TEAM>/raw/<C>/<TEAM>_<C>_1.txt"
+
+
+@dataclass(frozen=True, slots=True)
+class TransformResult:
+    """What a per-item transform made of one input: the output bytes or the item's failure, and warnings."""
+
+    output: bytes | StageFailure
+    warnings: tuple[str, ...] = ()  # problems that do not fail the item (replaced bytes, ...)
+
+
+# A transform gets the input bytes and its path.
+Transform = Callable[[bytes, Path], TransformResult]
+
+
+@dataclass(frozen=True, slots=True)
+class StageSummary:
+    """What one stage run did, for the command line and the report."""
+
+    stage: str
+    events: tuple[ItemEvent, ...]
+    warnings: tuple[str, ...]
+    log_files: tuple[Path, ...]
+
+    def count(self, verdict: str) -> int:
+        """How many items ended with ``verdict``."""
+        return sum(1 for event in self.events if event.verdict == verdict)
+
+    @property
+    def failures(self) -> tuple[ItemEvent, ...]:
+        """The items that failed."""
+        return tuple(event for event in self.events if event.failed)
+
+
+@dataclass(frozen=True, slots=True)
+class TeamFolder:
+    """A team and one of its stage folders (``<TEAM>/<stage>``)."""
+
+    team: str
+    path: Path
+
+
+@dataclass(frozen=True, slots=True)
+class ReadInput:
+    """An input file of a stage and its bytes."""
+
+    path: Path
+    data: bytes
+
+
+@dataclass
+class StageRun:
+    """One stage on one official root: its log, its ledger (when it keeps one), and the walk over the layout."""
+
+    root: Path
+    stage: str
+    platform: Platform
+    log: StageLog
+    ledger: StageLedger | None = None
+    force: bool = False
+
+    def teams(self, fix: str = TEAM_FOLDERS_FIX) -> list[str]:
+        """The team folders of the root in the platform's order; an ``InputError`` when there is none."""
+        teams = list_team_dirs(self.root, self.platform)
+        if not teams:
+            raise InputError("no team folders found", path=self.root, fix=fix)
+        return teams
+
+    def team_folders(self, folder: str, writer: str) -> Iterator[TeamFolder]:
+        """``<TEAM>/<folder>`` of every team that has it; a warning for each that has not."""
+        for team in self.teams():
+            found = self.root / team / folder
+            if found.is_dir():
+                yield TeamFolder(team, found)
+            else:
+                self.warn(f"team {team}: no {folder}/ folder, nothing to do (run {writer} first)")
+
+    def item(self, event: ItemEvent) -> None:
+        """Log one item's outcome."""
+        self.log.item(event)
+
+    def warn(self, message: str) -> None:
+        """Log a problem that does not fail an item."""
+        self.log.warn(message)
+
+    def read(self, team: str, character: str, files: list[Path]) -> list[ReadInput]:
+        """The bytes of ``files``; each one that cannot be read is logged as a failed item and left out."""
+        contents = []
+        for file in files:
+            try:
+                contents.append(ReadInput(file, read_bytes(file)))
+            except InputError as error:
+                self.item(ItemEvent(team, character, file.name, PcgVerdict.UNREADABLE_INPUT, error.describe()))
+        return contents
+
+    def is_current(self, output: Path, key: str) -> bool:
+        """Whether ``output`` was made from exactly ``key`` and is on disk (never, with ``force``)."""
+        return not self.force and self._ledger().recall(output, key) is not None
+
+    def log_skipped(self, team: str, character: str, names: list[str]) -> None:
+        """Log the items of a current group output (a character's stability or similarity file) as skipped."""
+        for name in names:
+            self.item(ItemEvent(team, character, name, PcgVerdict.SKIPPED))
+
+    def record(self, output: Path, key: str) -> None:
+        """Note in the ledger that ``output`` was written from ``key``."""
+        self._ledger().record(output, key)
+
+    def judge_item(
+        self,
+        team: str,
+        character: str,
+        trial: str,
+        input_path: Path,
+        output: Path,
+        version_key: str,
+        transform: Transform,
+    ) -> ItemEvent:
+        """Turn one input file into one output file with ``transform``, resumably; the outcome, to log."""
+        ledger = self._ledger()
+        try:
+            data = read_bytes(input_path)
+        except InputError as error:
+            return ItemEvent(team, character, trial, PcgVerdict.UNREADABLE_INPUT, error.describe())
+        key = content_key(version_key, data)
+        if not self.force and (known := ledger.recall(output, key)) is not None:
+            if known.failure is None:
+                return ItemEvent(team, character, trial, PcgVerdict.SKIPPED)
+            verdict, reason = known.failure
+            if verdict in _VERDICTS:  # the same input fails the same way (a verdict since renamed is redone)
+                return ItemEvent(team, character, trial, PcgVerdict(verdict), reason)
+        result = transform(data, input_path)
+        for warning in result.warnings:
+            self.warn(warning)
+        if isinstance(result.output, StageFailure):
+            if output.exists():
+                output.unlink()  # the old output came from an input that now fails: it must not be scored
+            verdict = PcgVerdict(result.output.verdict)
+            ledger.record(output, key, (verdict.value, result.output.reason))
+            return ItemEvent(team, character, trial, verdict, result.output.reason)
+        write_atomic(output, result.output)
+        ledger.record(output, key)
+        return ItemEvent(team, character, trial, PcgVerdict.OK)
+
+    def _ledger(self) -> StageLedger:
+        if self.ledger is None:
+            raise RuntimeError(f"the {self.stage} stage keeps no ledger")
+        return self.ledger
+
+    def summary(self) -> StageSummary:
+        """What this run did so far."""
+        log_files = (self.log.path,) if self.log.path is not None else ()
+        return StageSummary(self.stage, tuple(self.log.events), tuple(self.log.warnings), log_files)
+
+
+@contextmanager
+def stage_run(
+    root: Path,
+    stage: str,
+    *,
+    platform: Platform = Platform.POSIX,
+    force: bool = False,
+    on_item: ItemCallback | None = None,
+    ledger: bool = True,
+) -> Iterator[StageRun]:
+    """Open ``stage``'s log (and, with ``ledger``, its resumability ledger) on one official root."""
+    with StageLog(root, stage, on_item=on_item) as log:
+        if not ledger:
+            yield StageRun(root, stage, platform, log, None, force)
+            return
+        with StageLedger(root, stage) as kept:
+            yield StageRun(root, stage, platform, log, kept, force)
+
+
+def over_model_roots(
+    root: Path,
+    stage: str,
+    body: Callable[[StageRun], None],
+    *,
+    platform: Platform = Platform.POSIX,
+    force: bool = False,
+    on_item: ItemCallback | None = None,
+) -> StageSummary:
+    """Run ``body`` on every official root under ``root`` (itself, or one per model) and merge their summaries."""
+    summaries = []
+    for model_root in competition_roots(root, platform):
+        with stage_run(model_root.path, stage, platform=platform, force=force, on_item=on_item) as run:
+            body(run)
+            summaries.append(run.summary())
+    return StageSummary(
+        stage,
+        tuple(e for s in summaries for e in s.events),
+        tuple(w for s in summaries for w in s.warnings),
+        tuple(p for s in summaries for p in s.log_files),
+    )
+
+
+def character_dirs(folder: Path) -> list[Path]:
+    """The visible sub-folders of ``folder`` (one per character), in name order."""
+    return sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))
+
+
+@dataclass(frozen=True, slots=True)
+class TextStage:
+    """A per-trial stage that turns each text file into one output file.
+
+    ``<TEAM>/<source>/<C>/<file>`` → ``<TEAM>/<target>/<C>/<base>.<extension>``. Inputs are decoded as the official
+    scripts do (UTF-8, bad bytes replaced, with a warning) and handed to ``convert`` with the edition (its function
+    prefix decides the output).
+    """
+
+    name: str
+    version: str  # bump when the output for the same input changes; outputs of older versions are redone
+    source: str
+    target: str
+    extension: str
+    convert: Callable[[str, Edition], bytes | StageFailure]
+
+    def run(
+        self,
+        root: Path,
+        edition: Edition,
+        *,
+        force: bool = False,
+        platform: Platform = Platform.POSIX,
+        on_item: ItemCallback | None = None,
+    ) -> StageSummary:
+        """Run the stage for every team of ``root`` (every model's teams in a multi-model root)."""
+        version_key = content_key(self.name, self.version, edition.prefix)
+
+        def transform(data: bytes, path: Path) -> TransformResult:
+            decoded = decode_utf8(data, path)
+            return TransformResult(self.convert(decoded.text, edition), (decoded.warning,) if decoded.warning else ())
+
+        def body(run: StageRun) -> None:
+            for folder in run.team_folders(self.source, "the stage that writes it"):
+                for stray in list_visible_files(folder.path):
+                    run.warn(
+                        f"team {folder.team}: stray file {stray} ignored (inputs belong in {self.source}/<CHARACTER>/)"
+                    )
+                for char_dir in character_dirs(folder.path):
+                    for input_path in list_visible_files(char_dir):
+                        name = f"{base_name(input_path.name)}.{self.extension}"
+                        output = run.root / folder.team / self.target / char_dir.name / name
+                        event = run.judge_item(
+                            folder.team, char_dir.name, input_path.name, input_path, output, version_key, transform
+                        )
+                        run.item(event)
+
+        return over_model_roots(root, self.name, body, platform=platform, force=force, on_item=on_item)

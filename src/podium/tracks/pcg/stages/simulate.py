@@ -1,0 +1,126 @@
+"""Simulate (``levels/<C>/*.xml`` → ``stability/<C>.json`` and ``images/<C>/*.png``): physics and the image.
+
+The unit of resumability is a character folder (its stability file covers all its levels); the unit of work is
+one level (``simulate.simulate_level``), spread over an executor. With an image handoff, each rendered image's
+classifier input is kept for classify in the same run (``handoff.py``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from podium.core.execution.executor import Executor, SerialExecutor
+from podium.core.records import StageFailure
+from podium.core.storage.files import write_atomic
+from podium.core.storage.state import content_key
+from podium.tracks.pcg.handoff import ImageHandoff
+from podium.tracks.pcg.official.rundir import Platform, base_name, list_visible_files
+from podium.tracks.pcg.official.stagelog import ItemEvent
+from podium.tracks.pcg.physics import PhysicsParameters
+from podium.tracks.pcg.simulate import SimulationJob, StabilityRecord, simulate_level, stability_json
+from podium.tracks.pcg.stages.driver import ItemCallback, StageRun, StageSummary, character_dirs, over_model_roots
+from podium.tracks.pcg.verdicts import PcgVerdict
+
+STAGE = "simulate"
+VERSION = "1"  # bump when the output for the same input changes; outputs of older versions are redone
+
+
+@dataclass(frozen=True, slots=True)
+class CharacterFolder:
+    """One team's levels of one character: the group a stability file covers."""
+
+    team: str
+    char: str
+
+
+@dataclass(frozen=True, slots=True)
+class PendingCharacter:
+    """A character folder whose levels are being simulated: its ledger key and how many levels are still out."""
+
+    key: str
+    left: int
+
+
+@dataclass(frozen=True, slots=True)
+class LevelOutcome:
+    """One level's file name and its stability record, or why it has none."""
+
+    name: str
+    outcome: StabilityRecord | StageFailure
+
+
+def run_simulate(
+    root: Path,
+    params: PhysicsParameters | None = None,
+    *,
+    executor: Executor | None = None,
+    force: bool = False,
+    platform: Platform = Platform.POSIX,
+    on_item: ItemCallback | None = None,
+    handoff: ImageHandoff | None = None,
+) -> StageSummary:
+    """``levels/<C>/*.xml`` → ``stability/<C>.json`` and ``images/<C>/*.png`` for every team of ``root``."""
+    params = params or PhysicsParameters()
+    chosen_executor = executor or SerialExecutor()
+    version_key = content_key(STAGE, VERSION, repr(params))
+    make_input = None if handoff is None else handoff.make_input
+
+    def body(run: StageRun) -> None:
+        path = run.root
+        groups: dict[CharacterFolder, list[Path]] = {}
+        for folder in run.team_folders("levels", "build"):
+            for char_dir in character_dirs(folder.path):
+                files = [f for f in list_visible_files(char_dir) if f.suffix.lower() == ".xml"]
+                if files:
+                    groups[CharacterFolder(folder.team, char_dir.name)] = files
+        jobs: list[SimulationJob] = []
+        pending: dict[CharacterFolder, PendingCharacter] = {}
+        for group, files in groups.items():
+            team, char = group.team, group.char
+            contents = run.read(team, char, files)
+            key = content_key(version_key, *(f"{c.path.name}\0".encode() + c.data for c in contents))
+            stability_path = path / team / "stability" / f"{char}.json"
+            images = [path / team / "images" / char / f"{base_name(c.path.name)}.png" for c in contents]
+            if run.is_current(stability_path, key) and all(i.exists() for i in images):
+                run.log_skipped(team, char, [c.path.name for c in contents])
+                continue
+            pending[group] = PendingCharacter(key, len(contents))
+            for content, image in zip(contents, images, strict=True):
+                tag = "\\".join((path.name, team, "levels", char, content.path.name))
+                jobs.append(SimulationJob(tag, content.data, image, params, make_input))
+        results: dict[CharacterFolder, list[LevelOutcome]] = {}
+        for job, simulated in chosen_executor.map_unordered(simulate_level, jobs):
+            _, team, _, char, name = job.tag.split("\\")
+            group = CharacterFolder(team, char)
+            results.setdefault(group, []).append(LevelOutcome(name, simulated.outcome))
+            if handoff is not None and simulated.rendered is not None:
+                handoff.keep(simulated.rendered)
+            waiting = pending[group]
+            if waiting.left > 1:
+                pending[group] = PendingCharacter(waiting.key, waiting.left - 1)
+                continue
+            del pending[group]
+            _finish_character(run, group, waiting.key, results.pop(group))
+
+    return over_model_roots(root, STAGE, body, platform=platform, force=force, on_item=on_item)
+
+
+def _finish_character(run: StageRun, group: CharacterFolder, key: str, outcomes: list[LevelOutcome]) -> None:
+    """Write one character's stability file once all its levels are done, and log each level."""
+    team, char = group.team, group.char
+    records = []
+    for level in sorted(outcomes, key=lambda item: item.name.encode()):  # Directory.GetFiles order
+        outcome = level.outcome
+        if isinstance(outcome, StageFailure):
+            image = run.root / team / "images" / char / f"{base_name(level.name)}.png"
+            if outcome.verdict is PcgVerdict.MALFORMED_INPUT and image.exists():
+                image.unlink()  # from an older version of this level: it must not be classified
+            run.item(ItemEvent(team, char, level.name, PcgVerdict(outcome.verdict), outcome.reason))
+        else:
+            records.append(outcome)
+            reason = f"score {outcome.score} after {outcome.runs} run(s)"
+            run.item(ItemEvent(team, char, level.name, PcgVerdict.OK, reason))
+    stability_path = run.root / team / "stability" / f"{char}.json"
+    write_atomic(stability_path, stability_json(records).encode("utf-8"))
+    run.record(stability_path, key)
