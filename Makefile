@@ -37,8 +37,8 @@ demo: install
 	$(BIN)/podium pcg evaluate $(DEMO_DIR) --edition 2023
 
 lint: $(VENV)/.test-deps
-	$(BIN)/ruff check src tests benchmarks scripts
-	$(BIN)/ruff format --check src tests benchmarks scripts
+	$(BIN)/ruff check src tests benchmarks scripts tools
+	$(BIN)/ruff format --check src tests benchmarks scripts tools
 	$(BIN)/mypy
 
 pytest: $(VENV)/.test-deps $(ORACLE)

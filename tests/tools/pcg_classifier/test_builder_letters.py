@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-from tools.pcg_classifier.builder_letters import TEMPLATES, builder_grid
 
 from podium.tracks.pcg.classifiers import LETTERS
+from tools.pcg_classifier.builder_letters import TEMPLATES, builder_grid
 
 
 def test_every_letter_draws_a_small_grid_reproducibly() -> None:

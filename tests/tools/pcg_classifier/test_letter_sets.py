@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from tools.pcg_classifier.block_letters import picture_grid
-from tools.pcg_classifier.letter_sets import SET_NAMES, letter_sets, load_letter_set, parse_letter_set
 
 from podium.tracks.pcg.classifiers import LETTERS
+from tools.pcg_classifier.block_letters import picture_grid
+from tools.pcg_classifier.letter_sets import SET_NAMES, letter_sets, load_letter_set, parse_letter_set
 
 # set: (pictures, letters it has designs for, pictures kept apart as unclear)
 EXPECTED = {

@@ -10,14 +10,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 from PIL import Image
-from tools.pcg_classifier.block_letters import block_letter_levels, drop_sequence
-from tools.pcg_classifier.letter_sets import load_letter_set
-from tools.pcg_classifier.train_classifier import BLOCK_LETTER_SETS as TRAINING_SETS
-from tools.pcg_classifier.train_classifier import HELD_OUT_FAMILIES, REPORT_PATH, block_letter_inputs
 
 from podium.core.errors import DependencyError, InputError
 from podium.tracks.pcg.classifiers import LETTERS, load_classifier
 from podium.tracks.pcg.classifiers.embedded import WEIGHTS_PATH, EmbeddedClassifier, preprocess
+from tools.pcg_classifier.block_letters import block_letter_levels, drop_sequence
+from tools.pcg_classifier.letter_sets import load_letter_set
+from tools.pcg_classifier.train_classifier import BLOCK_LETTER_SETS as TRAINING_SETS
+from tools.pcg_classifier.train_classifier import HELD_OUT_FAMILIES, REPORT_PATH, block_letter_inputs
 
 # The targets, and what the shipped weights measure (the floors below guard against regressions).
 BLOCK_LETTER_TARGET = 0.90  # top-1 on clean block-letter levels (each set of BLOCK_LETTER_SETS)
