@@ -14,6 +14,7 @@ from PIL import Image
 from podium.core.errors import DependencyError, InputError
 from podium.tracks.pcg.classifiers import LETTERS, load_classifier
 from podium.tracks.pcg.classifiers.embedded import WEIGHTS_PATH, EmbeddedClassifier, preprocess
+from tests.needs import need_fonts, need_module
 from tools.pcg_classifier.block_letters import block_letter_levels, drop_sequence
 from tools.pcg_classifier.letter_sets import load_letter_set
 from tools.pcg_classifier.train_classifier import BLOCK_LETTER_SETS as TRAINING_SETS
@@ -81,7 +82,7 @@ def test_preprocess_averages_blocks_of_the_1024_image() -> None:
 
 
 def test_numpy_forward_pass_equals_torch(tmp_path: Path) -> None:
-    torch = pytest.importorskip("torch", reason="torch (the hf extra) is not installed")
+    torch = need_module("torch", "hf")
     from tools.pcg_classifier.train_classifier import Architecture, export_weights, torch_model
 
     torch.manual_seed(3)
@@ -109,7 +110,7 @@ def test_numpy_forward_pass_equals_torch(tmp_path: Path) -> None:
 
 
 def test_an_ensemble_averages_its_members_probabilities_and_joins_their_embeddings(tmp_path: Path) -> None:
-    torch = pytest.importorskip("torch", reason="torch (the hf extra) is not installed")
+    torch = need_module("torch", "hf")
     from tools.pcg_classifier.train_classifier import Architecture, combine_weights, export_weights, torch_model
 
     arch = Architecture()
@@ -212,8 +213,7 @@ def held_out_fonts(shipped: EmbeddedClassifier) -> Measured:
     _, fonts = split_fonts(find_fonts())
     families = {font.family for font in fonts}
     missing = sorted(set(HELD_OUT_FAMILIES) - families)
-    if missing:
-        pytest.skip(f"held-out font families not installed ({', '.join(missing)}): run scripts/install-fonts.sh")
+    need_fonts(missing, "measuring the held-out font families")
     data = held_out_data_set(fonts, 6, 1, workers=2)  # seed 0 + 1 and 6 per letter, as the training command
     predictions = shipped.predict_arrays(data.images.astype(np.float32))
     predicted = np.asarray([int(np.argmax(p.probabilities)) for p in predictions])
@@ -323,13 +323,12 @@ def test_training_defaults_name_the_shipped_recipe() -> None:
 
 
 def test_quick_training_run_writes_a_loadable_model(tmp_path: Path) -> None:
-    torch = pytest.importorskip("torch", reason="torch (the hf extra) is not installed")
+    torch = need_module("torch", "hf")
     from tools.pcg_classifier.train_classifier import NO_HELD_OUT_FONTS, find_fonts, main
 
     # a fresh Debian machine: DejaVu only, so one family trains and none is held out
     dejavu = [font.path for font in find_fonts() if font.family == "vera"]
-    if not dejavu:
-        pytest.skip("no DejaVu fonts (apt-get install fonts-dejavu-core, or scripts/install-fonts.sh)")
+    need_fonts([] if dejavu else ["DejaVu (fonts-dejavu-core)"], "the quick training run")
     fonts = tmp_path / "fonts"
     fonts.mkdir()
     for path in dejavu:

@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 import click
 
+from podium.cli.options import format_option, json_option, workers_option
 from podium.core.errors import ConfigError
 from podium.core.execution.executor import Executor, make_executor
 from podium.core.reporting.tables import render_table
@@ -48,7 +49,7 @@ def _edition_option(default: int = DEFAULT_EDITION, choices: tuple[int, ...] = t
 
 
 _force_option = click.option("--force", is_flag=True, help="Redo every item, even outputs that are current.")
-_json_option = click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary.")
+_json_option = json_option("Print a machine-readable summary.")
 _order_option = click.option(
     "--platform",
     type=click.Choice([o.value for o in Platform]),
@@ -166,9 +167,7 @@ def build(root: Path, edition: str, force: bool, as_json: bool, platform: str) -
     _print_stage(run_build(root, _edition(edition), force=force, platform=Platform(platform)), as_json)
 
 
-_workers_option = click.option(
-    "--workers", type=click.IntRange(min=1), default=None, help="Worker processes (default: one per core; 1 = serial)."
-)
+_workers_option = workers_option()
 
 
 @pcg.command()
@@ -325,7 +324,7 @@ class _Progress:
 
 @pcg.command()
 @click.argument("oracle", type=_ROOT)
-@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table", show_default=True)
+@format_option(("table", "csv", "json"))
 @click.option("--per-level/--summary-only", default=True, show_default=True, help="Print a row per level.")
 def calibrate(oracle: Path, fmt: str, per_level: bool) -> None:
     """Compare podium's evaluator with Unity's outputs (a folder like data/pcg/unity-2023), level by level."""
@@ -405,14 +404,7 @@ def diversity(root: Path, edition: str, trials: int, force: bool, as_json: bool,
     help="Folder of <TEAM>.txt prompts; their word counts break ties (shorter prompt wins).",
 )
 @_order_option
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "markdown", "csv", "json"]),
-    default="table",
-    show_default=True,
-    help="How to print the leaderboard.",
-)
+@format_option(help="How to print the leaderboard.")
 def score(
     root: Path,
     edition: str,
