@@ -47,7 +47,7 @@ from podium.tracks.pcg.physics import PhysicsParameters, evaluate_stability  # n
 from podium.tracks.pcg.render import level_png  # noqa: E402
 from podium.tracks.pcg.stages.evaluate import evaluate  # noqa: E402
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "pcg" / "unity-2023"
+DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "pcg" / "unity-2023"
 
 
 def level_pngs(count: int) -> list[bytes]:

@@ -76,7 +76,7 @@ R = TypeVar("R")
 
 TARGET_LEVELS_PER_S = 200.0
 WORKERS = 2
-DEFAULT_REAL_DATA = Path("/work/shared/data/pcg/unity-2023")
+DEFAULT_REAL_DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "pcg" / "unity-2023"
 DEFAULT_TEAMS = 30  # 30 x 26 x 10 = 7,800 levels
 MEMORY_LEVELS = 20_000
 MEMORY_CHECKPOINTS = (1_000, 5_000, 10_000, 20_000)
