@@ -48,8 +48,10 @@ def _int(body: Mapping[str, Any], key: str) -> int:
     return value
 
 
-class OllamaChat:
-    """A model on an Ollama server, through ``/api/chat``."""
+class _ServerChat:
+    """What both server back-ends share: the model's name on its server, the poster, and a clock for timing."""
+
+    backend = ""
 
     def __init__(self, model: str, poster: JsonPoster, clock: Callable[[], float] = time.monotonic) -> None:
         self.model = model
@@ -58,8 +60,14 @@ class OllamaChat:
 
     @property
     def name(self) -> str:
-        """``ollama:MODEL``."""
-        return f"ollama:{self.model}"
+        """``BACKEND:MODEL``, as the model was named."""
+        return f"{self.backend}:{self.model}"
+
+
+class OllamaChat(_ServerChat):
+    """A model on an Ollama server, through ``/api/chat``."""
+
+    backend = "ollama"
 
     def chat(self, request: ChatRequest) -> ChatReply:
         """One call per requested choice (Ollama answers one)."""
@@ -87,18 +95,10 @@ class OllamaChat:
         return ChatReply(tuple(contents), usage, self._clock() - start, attempts, self.name, tuple(raws))
 
 
-class OpenAIChat:
+class OpenAIChat(_ServerChat):
     """A model on an OpenAI-compatible server, through ``/chat/completions`` under its ``/v1`` base URL."""
 
-    def __init__(self, model: str, poster: JsonPoster, clock: Callable[[], float] = time.monotonic) -> None:
-        self.model = model
-        self._poster = poster
-        self._clock = clock
-
-    @property
-    def name(self) -> str:
-        """``openai:MODEL``."""
-        return f"openai:{self.model}"
+    backend = "openai"
 
     def chat(self, request: ChatRequest) -> ChatReply:
         """One call for every choice."""

@@ -145,23 +145,20 @@ def qualify(prompts_dir: Path, edition: str, as_json: bool, no_copy: bool) -> No
         click.echo(f"warning: {warning}", err=True)
 
 
-@pcg.command()
-@click.argument("root", type=_ROOT)
-@_edition_option()
-@_force_option
-@_json_option
-@_order_option
+def _text_stage(command: F) -> F:
+    """The arguments of a stage that turns each trial's text file into the next one (extract, build)."""
+    for option in (_order_option, _json_option, _force_option, _edition_option(), click.argument("root", type=_ROOT)):
+        command = option(command)
+    return pcg.command()(command)  # type: ignore[return-value]
+
+
+@_text_stage
 def extract(root: Path, edition: str, force: bool, as_json: bool, platform: str) -> None:
     """raw/ → intermediate/: the drop calls of each response's last fenced code block."""
     _print_stage(run_extract(root, _edition(edition), force=force, platform=Platform(platform)), as_json)
 
 
-@pcg.command()
-@click.argument("root", type=_ROOT)
-@_edition_option()
-@_force_option
-@_json_option
-@_order_option
+@_text_stage
 def build(root: Path, edition: str, force: bool, as_json: bool, platform: str) -> None:
     """intermediate/ → levels/: drop the blocks on the 20×16 grid and write Science Birds XML."""
     _print_stage(run_build(root, _edition(edition), force=force, platform=Platform(platform)), as_json)
