@@ -8,6 +8,11 @@ never published. podium's choice: a *multi-model root* whose sub-folders are com
 model (``<root>/<MODEL>/<TEAM>/raw/...``), so each model folder can still be handed to any official script.
 The combined ranking goes to ``<root>/result/``. A root is multi-model when none of its sub-folders holds a
 stage folder directly but some sub-folder's sub-folders do.
+
+``competition_roots`` is where every stage starts, so it also makes roots mean the same everywhere: it returns
+absolute paths (a job sent to a Dask worker that runs in another folder must not write relative to it), and it
+refuses a root that is really a team folder (it holds ``raw/``, ``levels/``, ...: its "teams" would be named like
+stage folders), instead of scoring teams called ``raw`` and ``similarity``.
 """
 
 from __future__ import annotations
@@ -15,7 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from podium.tracks.pcg.official.rundir import Platform, list_team_dirs
+from podium.core.errors import InputError
+from podium.tracks.pcg.official.rundir import Platform, list_team_dirs, require_root
 
 STAGE_FOLDERS = ("raw", "intermediate", "levels", "images", "stability", "similarity", "diversity")
 
@@ -41,7 +47,19 @@ def is_multi_model(root: Path) -> bool:
 
 
 def competition_roots(root: Path, platform: Platform = Platform.POSIX) -> list[ModelRoot]:
-    """The official roots under ``root``: itself, or one per model folder of a multi-model root."""
+    """The official roots under ``root`` as absolute paths: itself, or one per model folder of a multi-model root."""
+    root = require_root(root).resolve()
+    _refuse_team_folder(root)
     if is_multi_model(root):
         return [ModelRoot(name, root / name) for name in list_team_dirs(root, platform)]
     return [ModelRoot(None, root)]
+
+
+def _refuse_team_folder(root: Path) -> None:
+    inside = [stage for stage in STAGE_FOLDERS if (root / stage).is_dir()]
+    if inside:
+        raise InputError(
+            f"this looks like a team folder, not a competition root: it holds {', '.join(f'{s}/' for s in inside)}",
+            path=root,
+            fix=f"pass the folder that holds the team folders (here probably {root.parent})",
+        )

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from podium.core.errors import PodiumError
 from podium.core.execution.executor import Executor, SerialExecutor
 from podium.tracks.pcg.bootstrap import normalized_intervals
 from podium.tracks.pcg.classifiers import ClassifierSpec
@@ -31,6 +32,7 @@ from podium.tracks.pcg.stages.driver import StageSummary
 from podium.tracks.pcg.stages.extract import run_extract
 from podium.tracks.pcg.stages.score import ScoreOptions, ScoreRun, run_score
 from podium.tracks.pcg.stages.simulate import run_simulate
+from podium.tracks.pcg.verdicts import PcgVerdict
 
 STAGE_INPUTS = {"extract": "raw", "build": "intermediate", "simulate": "levels", "classify": "images",
                 "diversity": "similarity"}  # fmt: skip
@@ -80,18 +82,37 @@ def evaluate(
     for model_root in competition_roots(root, platform):
         path, model = model_root.path, model_root.model or ""
         handoff = None if make_input is None else ImageHandoff(make_input)  # one model root's images at a time
+        previous: StageSummary | None = None
         for stage in stages:
             if not _has_input(path, STAGE_INPUTS[stage], platform):
+                _require_handover(previous, stage, path)
                 continue
             callback = None if on_item is None else _tagged(on_item, stage)
             started = time.perf_counter()
             summary = _run_stage(stage, path, edition, classifier, executor, force, platform, callback, handoff)
+            if not summary.events:
+                _require_handover(previous, stage, path)
             evaluation.stages.append(StageReport(stage, model, summary, time.perf_counter() - started))
+            previous = summary
             prefix = f"{model}/" if model else ""
             events += [(prefix + e.team, e.character, e.trial, e.verdict, e.reason) for e in summary.events]
     evaluation.score = run_score(root, edition, options)
     evaluation.report_path = _write_report(root, edition, evaluation.score, events, platform)
     return evaluation
+
+
+def _require_handover(previous: StageSummary | None, stage: str, root: Path) -> None:
+    """Fail when the stage before wrote outputs and ``stage`` finds none of them where they belong."""
+    if previous is None:
+        return
+    written = previous.count(PcgVerdict.OK) + previous.count(PcgVerdict.SKIPPED)
+    if written:
+        raise PodiumError(
+            f"{previous.stage} reported {written} outputs, but {stage} finds no input under {root}/<TEAM>/"
+            f"{STAGE_INPUTS[stage]}/: they were written somewhere else",
+            fix="run the workers where they see the competition root at the same absolute path (a shared file "
+            "system), or use the local pool (--workers N)",
+        )
 
 
 def _tagged(on_item: Callable[[str, ItemEvent], None], stage: str) -> Callable[[ItemEvent], None]:
