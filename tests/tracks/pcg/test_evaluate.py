@@ -21,6 +21,7 @@ EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "pcg-2023-unity"
 
 def outputs(root: Path) -> dict[str, bytes]:
     files = [*root.glob("result/*.csv"), *root.glob("result/constants.json"), *root.glob("*/*/*.json")]
+    files += [root / "result" / "report.html"] if (root / "result" / "report.html").exists() else []
     files += [*root.glob("*/*/*/*.xml"), *root.glob("*/images/*/*.png"), *root.glob("*/intermediate/*/*.txt")]
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(files)}
 
@@ -62,6 +63,16 @@ def test_a_killed_evaluation_resumes_to_the_same_results(reference: Path, tiny_v
     assert "skipped" in resumed.stdout
     assert outputs(interrupted) == outputs(reference)
     assert len(outputs(reference)) > 400
+
+
+def test_a_rerun_writes_the_same_report(reference: Path, tiny_vit: Path, tmp_path: Path) -> None:
+    again = tmp_path / "competition"
+    shutil.copytree(reference, again)
+    rerun = subprocess.run(evaluate_command(again, tiny_vit), check=True, capture_output=True, text=True)
+    assert "skipped" in rerun.stdout
+    page = (again / "result" / "report.html").read_bytes()
+    assert page == (reference / "result" / "report.html").read_bytes()
+    assert page.count(b"width_boundary") == 12  # the failures come back from the ledgers, not from this run
 
 
 def test_dask_local_cluster_gives_the_same_results(tmp_path: Path) -> None:

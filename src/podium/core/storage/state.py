@@ -66,6 +66,10 @@ class StageLedger:
             return None
         return outcome
 
+    def outcomes(self) -> dict[str, RecordedOutcome]:
+        """Every item's last recorded outcome, by its output path relative to the root (for reports)."""
+        return dict(self._outcomes)
+
     def record(self, output: Path, key: str, failure: tuple[str, str] | None = None) -> None:
         """Note the outcome of the item whose output is ``output``: written, or failed with ``failure``."""
         relative = self._relative(output)

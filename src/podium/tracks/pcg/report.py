@@ -9,15 +9,15 @@ stays small; ``loading="lazy"`` keeps it fast), so the report lives beside the t
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping
 from decimal import Decimal
 from pathlib import Path
 
 from podium.core.storage.files import write_atomic
 from podium.tracks.pcg.bootstrap import Interval
-from podium.tracks.pcg.score import CompetitionScores, trial_index
+from podium.tracks.pcg.score import CompetitionScores
 from podium.tracks.pcg.stages.score import ScoreRun
+from podium.tracks.pcg.trial_status import TrialStatus
 
 _STYLE = """
 body{font-family:system-ui,sans-serif;margin:2em;color:#222}h1{margin-bottom:0}
@@ -26,14 +26,6 @@ td,th{border:1px solid #ccc;padding:3px 6px;text-align:right}th{background:#f3f3
 .heat td{width:2.2em;font-size:80%}.trials{display:flex;flex-wrap:wrap;gap:4px}.trial{width:96px;font-size:70%}
 .trial img{width:96px;height:96px;border:1px solid #ddd}.bad{color:#b00}.note{color:#666;font-size:90%}
 """
-
-
-@dataclass(frozen=True, slots=True)
-class TrialStatus:
-    """What happened to one trial across the stages: the last failure, or ok."""
-
-    verdict: str
-    reason: str
 
 
 def _fmt(value: Decimal | float, digits: int = 4) -> str:
@@ -179,23 +171,3 @@ def relative_link(report_dir: Path, target: Path) -> str:
     while common < min(len(parts_from), len(parts_to)) and parts_from[common] == parts_to[common]:
         common += 1
     return "/".join([".."] * (len(parts_from) - common) + list(parts_to[common:]))
-
-
-def trial_key(team: str, character: str, file_name: str) -> tuple[str, str, str] | None:
-    """The (team, character, trial number) a stage item refers to, from its file name."""
-    number = trial_index(file_name)
-    return None if number is None else (team, character, str(number))
-
-
-def statuses_from_events(events: Sequence[tuple[str, str, str, str, str]]) -> dict[tuple[str, str, str], TrialStatus]:
-    """Fold stage events (team, character, file, verdict, reason) in pipeline order into one status per trial."""
-    result: dict[tuple[str, str, str], TrialStatus] = {}
-    for team, character, file_name, verdict, reason in events:
-        key = trial_key(team, character, file_name)
-        if key is None:
-            continue
-        previous = result.get(key)
-        if previous is not None and previous.verdict not in ("ok", "skipped"):
-            continue  # the first failure explains why later stages have nothing
-        result[key] = TrialStatus("ok" if verdict == "skipped" else verdict, reason)
-    return result

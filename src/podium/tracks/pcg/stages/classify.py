@@ -92,6 +92,9 @@ def _finish_classify(run: StageRun, job: ClassifyJob, outcomes: list[ImageOutcom
         outcome = image.outcome
         if isinstance(outcome, StageFailure):
             run.item(ItemEvent(job.team, job.char, image.name, PcgVerdict(outcome.verdict), outcome.reason))
+            # kept under the image's path with the character's key, so a report can tell why from the disk alone
+            image_path = run.root / job.team / "images" / job.char / image.name
+            run.record(image_path, job.ledger_key, (outcome.verdict, outcome.reason))
             continue
         classified.append(ClassifiedImage(image.name, outcome))
         probability = outcome.probabilities[CHARACTERS.index(job.char)]

@@ -138,9 +138,9 @@ class StageRun:
         for name in names:
             self.item(ItemEvent(team, character, name, PcgVerdict.SKIPPED))
 
-    def record(self, output: Path, key: str) -> None:
-        """Note in the ledger that ``output`` was written from ``key``."""
-        self._ledger().record(output, key)
+    def record(self, output: Path, key: str, failure: tuple[str, str] | None = None) -> None:
+        """Note in the ledger that ``output`` was written from ``key`` (or, with ``failure``, why it was not)."""
+        self._ledger().record(output, key, failure)
 
     def judge_item(
         self,

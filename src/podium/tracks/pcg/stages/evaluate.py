@@ -24,7 +24,7 @@ from podium.tracks.pcg.handoff import ImageHandoff
 from podium.tracks.pcg.layout import competition_roots
 from podium.tracks.pcg.official.rundir import Platform, list_team_dirs, list_visible_files
 from podium.tracks.pcg.official.stagelog import ItemEvent
-from podium.tracks.pcg.report import relative_link, render_report, statuses_from_events, trial_key, write_report
+from podium.tracks.pcg.report import relative_link, render_report, write_report
 from podium.tracks.pcg.stages.build import run_build
 from podium.tracks.pcg.stages.classify import run_classify
 from podium.tracks.pcg.stages.diversity import run_diversity
@@ -32,6 +32,7 @@ from podium.tracks.pcg.stages.driver import StageSummary
 from podium.tracks.pcg.stages.extract import run_extract
 from podium.tracks.pcg.stages.score import ScoreOptions, ScoreRun, run_score
 from podium.tracks.pcg.stages.simulate import run_simulate
+from podium.tracks.pcg.trial_status import TrialKey, TrialStatus, trial_key, trial_statuses
 from podium.tracks.pcg.verdicts import PcgVerdict
 
 STAGE_INPUTS = {"extract": "raw", "build": "intermediate", "simulate": "levels", "classify": "images",
@@ -76,7 +77,6 @@ def evaluate(
     platform = options.platform
     executor = executor or SerialExecutor()
     evaluation = Evaluation()
-    events: list[tuple[str, str, str, str, str]] = []
     stages = ["extract", "build", "simulate", "classify"] + (["diversity"] if edition.diversity is not None else [])
     make_input = classifier.input_maker()
     for model_root in competition_roots(root, platform):
@@ -94,10 +94,8 @@ def evaluate(
                 _require_handover(previous, stage, path)
             evaluation.stages.append(StageReport(stage, model, summary, time.perf_counter() - started))
             previous = summary
-            prefix = f"{model}/" if model else ""
-            events += [(prefix + e.team, e.character, e.trial, e.verdict, e.reason) for e in summary.events]
     evaluation.score = run_score(root, edition, options)
-    evaluation.report_path = _write_report(root, edition, evaluation.score, events, platform)
+    evaluation.report_path = _write_report(root, edition, evaluation.score, platform)
     return evaluation
 
 
@@ -144,13 +142,14 @@ def _run_stage(
     return run_diversity(path, edition, force=force, platform=platform, on_item=on_item)
 
 
-def _write_report(
-    root: Path, edition: Edition, run: ScoreRun, events: list[tuple[str, str, str, str, str]], platform: Platform
-) -> Path:
+def _write_report(root: Path, edition: Edition, run: ScoreRun, platform: Platform) -> Path:
+    """The report from the files alone, so a rerun or a resumed run writes the same page as an uninterrupted one."""
     report_dir = root / "result"
-    links: dict[tuple[str, str, str], str] = {}
+    links: dict[TrialKey, str] = {}
+    statuses: dict[TrialKey, TrialStatus] = {}
     for model_root in competition_roots(root, platform):
         prefix = f"{model_root.model}/" if model_root.model else ""
+        statuses |= trial_statuses(model_root.path, platform, prefix)
         for team in list_team_dirs(model_root.path, platform):
             images = model_root.path / team / "images"
             for char_dir in sorted(p for p in images.iterdir() if p.is_dir()) if images.is_dir() else []:
@@ -164,5 +163,5 @@ def _write_report(
         intervals = normalized_intervals(scores, with_diversity=edition.diversity is not None)
     title = f"{root.resolve().name} — podium PCG report (edition {edition.year})"
     path = report_dir / "report.html"
-    write_report(path, render_report(run, intervals, statuses_from_events(events), links, title))
+    write_report(path, render_report(run, intervals, statuses, links, title))
     return path

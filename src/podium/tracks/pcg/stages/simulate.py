@@ -117,6 +117,8 @@ def _finish_character(run: StageRun, group: CharacterFolder, key: str, outcomes:
             if outcome.verdict is PcgVerdict.MALFORMED_INPUT and image.exists():
                 image.unlink()  # from an older version of this level: it must not be classified
             run.item(ItemEvent(team, char, level.name, PcgVerdict(outcome.verdict), outcome.reason))
+            # kept under the level's path with the character's key, so a report can tell why from the disk alone
+            run.record(run.root / team / "levels" / char / level.name, key, (outcome.verdict, outcome.reason))
         else:
             records.append(outcome)
             reason = f"score {outcome.score} after {outcome.runs} run(s)"

@@ -1,0 +1,27 @@
+"""Trial statuses come back from the folder alone: failures from the ledgers, stale ones ignored."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from podium.tracks.pcg.stages.simulate import run_simulate
+from podium.tracks.pcg.trial_status import TrialStatus, trial_statuses
+
+
+def test_a_level_that_failed_simulation_and_was_mended(pcg_data: Path, tmp_path: Path) -> None:
+    levels = tmp_path / "root" / "t" / "levels" / "I"
+    levels.mkdir(parents=True)
+    good = sorted((pcg_data / "unity-2023" / "v1" / "levels" / "I").glob("*.xml"))[0]
+    shutil.copy(good, levels / "t_I_1.xml")
+    (levels / "t_I_2.xml").write_text("<Level><not-closed>")
+    root = tmp_path / "root"
+    run_simulate(root)
+    statuses = trial_statuses(root)
+    assert statuses[("t", "I", "1")] == TrialStatus("ok", "")
+    assert statuses[("t", "I", "2")].verdict == "malformed_input"
+    assert trial_statuses(root, prefix="m/")[("m/t", "I", "2")] == statuses[("t", "I", "2")]
+
+    shutil.copy(good, levels / "t_I_2.xml")  # mended: the failure recorded before is now stale
+    run_simulate(root)
+    assert trial_statuses(root)[("t", "I", "2")] == TrialStatus("ok", "")
