@@ -131,6 +131,11 @@ class Dojo:
         with self.engine.connect() as db:
             return {row.id: Season.from_row(row) for row in db.execute(select(seasons))}
 
+    def max_source_bytes(self) -> int:
+        """The largest source any season accepts (the default rules' limit when there is no season yet)."""
+        limits = [season.rules.max_source_bytes for season in self.seasons_by_id().values()]
+        return max([ScoringRules().max_source_bytes, *limits])
+
     def season_of(self, problem: Problem) -> Season:
         """The season a problem belongs to."""
         with self.engine.connect() as db:
