@@ -32,6 +32,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.routing import APIRoute
 from pydantic import BaseModel, ConfigDict, field_validator
+from starlette.concurrency import run_in_threadpool
 from starlette.types import Message
 
 from podium.core.clock import SystemClock
@@ -103,9 +104,9 @@ class BodyTooLarge(HTTPException):
 
 def too_large(limit: int) -> JSONResponse:
     """The 413 answer, in podium's error shape."""
+    error = f"the request body is over {limit} bytes; at most {limit} are accepted"
     fix = "a source is at most the season's max_source_bytes; send it as plain JSON"
-    return JSONResponse({"error": f"the request body is over {limit} bytes; at most {limit} are accepted",
-                         "fix": fix}, status_code=413)  # fmt: skip
+    return JSONResponse({"error": error, "fix": fix}, status_code=413)
 
 
 def limited_route(max_body_bytes: Callable[[], int]) -> type[APIRoute]:
@@ -123,7 +124,7 @@ def limited_route(max_body_bytes: Callable[[], int]) -> type[APIRoute]:
             async def limited(request: Request) -> Response:
                 if request.method in ("GET", "HEAD"):
                     return await handle(request)
-                limit = max_body_bytes()
+                limit = await run_in_threadpool(max_body_bytes)  # a database read: not on the event loop
                 declared = request.headers.get("content-length")
                 if declared is not None and (not declared.isdigit() or int(declared) > limit):
                     return too_large(limit)
