@@ -32,12 +32,28 @@ def wait_for_running_entry(registry: RunRegistry, worker: subprocess.Popen[bytes
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         assert worker.poll() is None, "the worker died before its sandbox started"
-        ours = [e for e in registry.entries() if e.owner_pid == worker.pid and len(e.pids) == 2]
+        ours = [  # the sleeper's run, not the sandbox's start-up probe
+            e
+            for e in registry.entries()
+            if e.owner_pid == worker.pid and len(e.pids) == 2 and (Path(e.box) / "keep.txt").exists()
+        ]
         if ours and ours[0].uid is not None and processes_of_uid(ours[0].uid):
             time.sleep(0.5)  # the program itself is running now
             return ours[0]
         time.sleep(0.05)
     raise TimeoutError(f"no registered run appeared in {registry.root}")
+
+
+def our_zombies(uid: int) -> list[int]:
+    found = []
+    for pid in (int(name) for name in os.listdir("/proc") if name.isdigit()):
+        try:
+            if Path(f"/proc/{pid}").stat().st_uid == uid:
+                parent = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+                found += [pid] if parent == os.getpid() else []
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
 
 
 def test_a_killed_workers_sandbox_is_swept_and_a_live_ones_is_not(tmp_path: Path) -> None:
@@ -58,9 +74,9 @@ def test_a_killed_workers_sandbox_is_swept_and_a_live_ones_is_not(tmp_path: Path
         worker.send_signal(signal.SIGKILL)
         worker.wait()
         started = time.monotonic()
-        swept = registry.sweep()
+        swept = registry.sweep()  # this process is the subreaper of the worker's sandbox: the sweep reaps it too
         assert [e.name for e in swept] == [entry.name]
-        assert processes_of_uid(entry.uid or 0) == []
+        assert processes_of_uid(entry.uid or 0) == [] and our_zombies(entry.uid or 0) == []
         assert not Path(entry.box).exists()
         assert not any(Path(c).exists() for c in entry.cgroups)
         assert registry.entries() == []

@@ -21,7 +21,13 @@ from sqlalchemy import create_engine, text
 
 from podium.core.clock import SystemClock
 from podium.core.execution.sandbox import Sandbox
-from podium.core.execution.sandbox.registry import REGISTRY_ENV, RunEntry, RunRegistry, processes_of_uid
+from podium.core.execution.sandbox.registry import (
+    REGISTRY_ENV,
+    RunEntry,
+    RunRegistry,
+    processes_of_uid,
+    reap_children_of_uid,
+)
 from podium.core.storage.audit import audit_payload
 from podium.core.storage.sql import sqlite_url
 from podium.tracks.dojo.platform import Dojo
@@ -54,15 +60,19 @@ def wait_until(what: str, condition, timeout_s: float) -> float:  # type: ignore
 
 
 def running_run(registry: RunRegistry, worker: subprocess.Popen[bytes]) -> RunEntry | None:
+    """The worker's run of the sleeping solver (not the sandbox's start-up probe), once its program runs."""
     assert worker.poll() is None, "the worker exited"
     for entry in registry.entries():
         ours = entry.owner_pid == worker.pid and len(entry.pids) == 2 and entry.uid is not None
-        if ours and processes_of_uid(entry.uid or 0):
+        if ours and (Path(entry.box) / "solver.py").exists() and processes_of_uid(entry.uid or 0):
             return entry
     return None
 
 
 def leftovers(entry: RunEntry) -> list[str]:
+    # this test process is a subreaper (its own sandbox made it one): the killed worker's sandbox processes were
+    # re-parented to it, and once the sweep has killed them only it can reap them
+    reap_children_of_uid(entry.uid or 0)
     left = [f"process {pid}" for pid in processes_of_uid(entry.uid or 0)]
     left += [f"folder {p}" for p in (entry.box, *entry.cgroups) if Path(p).exists()]
     return left

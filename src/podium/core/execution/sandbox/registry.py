@@ -187,6 +187,8 @@ def clean_up(entry: RunEntry, *, kill_uid: bool) -> None:
         if not left or time.monotonic() > deadline:
             break
         time.sleep(0.05)
+    if entry.uid is not None:
+        reap_children_of_uid(entry.uid)
     for cgroup in entry.cgroups:
         with contextlib.suppress(OSError):
             Path(cgroup).rmdir()
@@ -229,6 +231,29 @@ def processes_of_uid(uid: int) -> list[int]:
             if entry.stat().st_uid == uid and process_start(int(entry.name)) is not None:
                 found.append(int(entry.name))
     return found
+
+
+def reap_children_of_uid(uid: int) -> int:
+    """Reap the dead processes of ``uid`` that are this process's children; how many.
+
+    A subreaper (every sandbox makes its process one) inherits the processes of a worker it started that died:
+    once they are killed, only it can reap them.
+    """
+    me, reaped = os.getpid(), 0
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            if entry.stat().st_uid != uid:
+                continue
+            fields = Path(f"/proc/{entry.name}/stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields[0] == "Z" and int(fields[1]) == me:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(int(entry.name), os.WNOHANG)
+                reaped += 1
+    return reaped
 
 
 def remove_box(box: Path) -> None:
