@@ -72,8 +72,8 @@ def running_run(registry: RunRegistry, worker: subprocess.Popen[bytes]) -> RunEn
 def leftovers(entry: RunEntry) -> list[str]:
     # this test process is a subreaper (its own sandbox made it one): the killed worker's sandbox processes were
     # re-parented to it, and once the sweep has killed them only it can reap them
-    reap_children_of_uid(entry.uid or 0)
     left = [f"process {pid}" for pid in processes_of_uid(entry.uid or 0)]
+    left += ["a zombie reaped just now"] * reap_children_of_uid(entry.uid or 0)
     left += [f"folder {p}" for p in (entry.box, *entry.cgroups) if Path(p).exists()]
     return left
 
