@@ -7,6 +7,7 @@ with its own migrations, so nothing here depends on the dojo.
 from __future__ import annotations
 
 import hashlib
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -134,3 +135,28 @@ def test_a_retryable_failure_is_queued_again_until_the_last_attempt(engine: Engi
     with engine.connect() as db:
         assert db.execute(select(jobs.c.output, jobs.c.attempts)).one() == ("failed 2", 2)
         assert db.execute(select(func.count()).select_from(jobs).where(jobs.c.status != "done")).scalar_one() == 0
+
+
+def test_a_heartbeat_keeps_a_long_job_claimed_and_stops_once_the_claim_is_lost(
+    engine: Engine, clock: ManualClock
+) -> None:
+    add_jobs(engine, "a.mp4")
+    work = JobQueue(engine, jobs, STORE.transaction, clock, stale_after_s=15, heartbeat_s=0.05)
+    seen: list[bool] = []
+
+    def slow(claim):  # type: ignore[no-untyped-def]
+        for step in range(1, 4):  # 3 x 10 s of (manual) time, beats in between: never 15 s without one
+            clock.set(T0 + timedelta(seconds=10 * step))
+            time.sleep(0.3)
+            seen.append(work.claim("w2") is None)  # a second worker finds nothing stale to take over
+        return work.finish(claim, {"output": "a.webm"})
+
+    assert work.work("w1", slow) == 1 and seen == [True, True, True]
+    add_jobs(engine, "b.mp4")
+    claim = work.claim("w1")
+    assert claim is not None and work.heartbeat(claim)
+    clock.set(T0 + timedelta(seconds=60))  # w1 stopped beating 30 s ago (in manual time): w3 takes over
+    taken = work.claim("w3")
+    assert taken is not None and taken.id == claim.id
+    assert not work.heartbeat(claim)  # the old claim cannot renew itself back
+    assert work.heartbeat(taken)

@@ -8,6 +8,9 @@ words (queued, running, done) and keeps everything else: what a job is, how it i
   (its worker died), marks it running under the worker's id and counts the attempt. On PostgreSQL the row is
   taken ``FOR UPDATE SKIP LOCKED``, so workers claiming at once take different rows without waiting on each
   other; on SQLite the engine's ``BEGIN IMMEDIATE`` (``TrackStore.open``) serialises claims.
+- While a job runs, ``work`` renews its claim from a heartbeat thread every ``heartbeat_s`` (3 s: ``claimed_at``
+  := now, only while the claim stands), so a claim goes stale ``stale_after_s`` (15 s) after its worker stopped
+  beating, and a dead worker's job is taken over within seconds however long jobs may run.
 - ``finish`` stores a result only while the claim still stands (same worker, still running): a worker that was
   presumed dead and replaced cannot overwrite its successor. It runs in the track's write transaction, and
   ``then`` lets the track append its audit entry in it. A retryable failure goes back to the queue instead, until
@@ -18,11 +21,12 @@ words (queued, running, done) and keeps everything else: what a job is, how it i
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import timedelta
@@ -32,7 +36,8 @@ from sqlalchemy import Column, Connection, Engine, Integer, Row, String, Table, 
 
 from podium.core.clock import Clock, utc_text
 
-STALE_AFTER_S = 600.0
+STALE_AFTER_S = 15.0
+HEARTBEAT_S = 3.0
 MAX_ATTEMPTS = 3
 
 
@@ -69,6 +74,7 @@ class JobQueue:
     done: str = "done"
     stale_after_s: float = STALE_AFTER_S
     max_attempts: int = MAX_ATTEMPTS
+    heartbeat_s: float = HEARTBEAT_S  # well under stale_after_s: a few beats may be late before a claim goes stale
 
     def claim(self, worker_id: str) -> Claim | None:
         """Claim the oldest queued (or stale) job, or None when there is nothing to do."""
@@ -91,6 +97,35 @@ class JobQueue:
                 .values(status=self.running, claimed_by=worker_id, claimed_at=utc_text(now), attempts=row.attempts + 1)
             )
         return Claim(row.id, worker_id, row.attempts + 1, row)
+
+    def heartbeat(self, claim: Claim) -> bool:
+        """Renew ``claim`` (``claimed_at`` := now) if it still stands; False when another worker holds the job now."""
+        jobs = self.table.c
+        mine = (jobs.id == claim.id) & (jobs.status == self.running) & (jobs.claimed_by == claim.worker_id)
+        with self.engine.begin() as db:
+            renewed = db.execute(update(self.table).where(mine).values(claimed_at=utc_text(self.clock.now())))
+            return bool(renewed.rowcount)
+
+    @contextlib.contextmanager
+    def kept_alive(self, claim: Claim) -> Iterator[None]:
+        """Renew ``claim`` every ``heartbeat_s`` from a thread while the block runs (until the claim is lost)."""
+        done = threading.Event()
+
+        def beat() -> None:
+            while not done.wait(self.heartbeat_s):
+                try:
+                    if not self.heartbeat(claim):
+                        return  # taken over: finish() will not store this worker's result either
+                except Exception:  # noqa: BLE001 -- a database hiccup: try again at the next beat
+                    continue
+
+        thread = threading.Thread(target=beat, name=f"heartbeat-{claim.id}", daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            done.set()
+            thread.join()
 
     def finish(
         self,
@@ -129,7 +164,9 @@ class JobQueue:
                     return done
                 time.sleep(poll_s)
                 continue
-            if handle(claim):
+            with self.kept_alive(claim):
+                handled = handle(claim)
+            if handled:
                 done += 1
 
 

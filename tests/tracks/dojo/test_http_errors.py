@@ -6,10 +6,16 @@ that a hidden thing (a draft problem, another user's submission) is answered wor
 
 from __future__ import annotations
 
+import json
+import os
+import socket
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 
@@ -22,6 +28,8 @@ from podium.tracks.dojo.records import Role
 from podium.tracks.dojo.store import open_store
 from podium.web.app import create_app
 
+from .serving import free_port, wait_until_up
+
 SQUARES = b"n=0\nwhile 1:print(n*n);n+=1\n"
 SOLVER = {"source": "n=0\nwhile 1:print(n*n);n+=1\n"}
 
@@ -30,6 +38,7 @@ SOLVER = {"source": "n=0\nwhile 1:print(n*n);n+=1\n"}
 class Api:
     client: TestClient
     tokens: dict[str, str]
+    url: str
 
     def as_user(self, name: str) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.tokens[name]}"}
@@ -40,15 +49,15 @@ def api(bubblewrap: Sandbox, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     """Setter sam, solvers ann and bob; 'squares' open, 'draft' only added."""
     url = sqlite_url(tmp_path_factory.mktemp("dojo-http") / "dojo.sqlite3")
     dojo = Dojo(open_store(url), SystemClock(), lambda: bubblewrap)
-    tokens = {name: dojo.add_user(name, role)[1] for name, role in (("sam", Role.SETTER), ("ann", Role.SOLVER),
-                                                                     ("bob", Role.SOLVER))}  # fmt: skip
+    roles = {"sam": Role.SETTER, "ann": Role.SOLVER, "bob": Role.SOLVER, "ops": Role.OPERATOR}
+    tokens = {name: dojo.add_user(name, role)[1] for name, role in roles.items()}
     dojo.create_season("s1")
     for slug in ("squares", "draft"):
         dojo.add_problem("s1", slug, "sam", ProblemFiles(Path(slug), SQUARES, slug.title(), "", 0, 10))
     assert dojo.validate("squares").accepted
     dojo.open("squares")
     with TestClient(create_app({"db": url}), base_url="http://testserver/dojo") as client:
-        yield Api(client, tokens)
+        yield Api(client, tokens, url)
 
 
 def test_no_token_or_an_unknown_one_is_401(api: Api) -> None:
@@ -59,8 +68,9 @@ def test_no_token_or_an_unknown_one_is_401(api: Api) -> None:
 
 
 def test_a_role_that_may_not_is_403(api: Api) -> None:
-    answer = api.client.post("/api/problems/squares/submissions", json=SOLVER, headers=api.as_user("sam"))
-    assert answer.status_code == 403 and "only solvers submit" in answer.json()["error"]
+    for name in ("sam", "ops"):  # setters and operators do not compete
+        answer = api.client.post("/api/problems/squares/submissions", json=SOLVER, headers=api.as_user(name))
+        assert answer.status_code == 403 and "only solvers submit" in answer.json()["error"]
 
 
 def test_an_unpublished_problem_is_answered_as_a_missing_one(api: Api) -> None:
@@ -90,3 +100,101 @@ def test_not_revealed_yet_is_404_and_a_malformed_body_422(api: Api) -> None:
     assert api.client.get("/api/problems/squares/leaderboard").status_code == 404
     bad = api.client.post("/api/problems/squares/submissions", json={"code": "x"}, headers=api.as_user("ann"))
     assert bad.status_code == 422
+
+
+def submissions_of(api: Api, name: str) -> int:
+    return len(api.client.get("/api/me/submissions", headers=api.as_user(name)).json())
+
+
+def test_the_oversized_source_is_refused_with_the_judges_reason(api: Api) -> None:
+    before = submissions_of(api, "bob")
+    source = "n=0\nwhile 1:print(n*n);n+=1\n" + "# padding padding padding padding padding padding padding\n" * 1300
+    source = source[:70_046] + "\n"
+    assert len(source.encode()) == 70_047
+    answer = api.client.post("/api/problems/squares/submissions", json={"source": source}, headers=api.as_user("bob"))
+    assert answer.status_code == 400
+    assert "POLICY_REJECT" in answer.json()["error"] and "70047 bytes; at most 65536" in answer.json()["error"]
+    assert submissions_of(api, "bob") == before
+
+
+def test_a_malformed_solution_is_refused_with_the_reason(api: Api) -> None:
+    before = submissions_of(api, "bob")
+    for solution in ("closed_form", ["closed_form"], 7):
+        body = {"source": SOLVER["source"], "solution": solution}
+        answer = api.client.post("/api/problems/squares/submissions", json=body, headers=api.as_user("bob"))
+        assert answer.status_code == 422 and "solution" in answer.text
+    assert submissions_of(api, "bob") == before
+
+
+def test_a_lone_surrogate_is_422(api: Api) -> None:
+    for body in ('{"source": "print(1)\\ud800"}', '{"source": "print(1)", "solution": {"method_tag": "\\udfff"}}'):
+        answer = api.client.post(
+            "/api/problems/squares/submissions",
+            content=body.encode(),
+            headers={**api.as_user("bob"), "Content-Type": "application/json"},
+        )
+        assert answer.status_code == 422, answer.text
+        assert "surrogate" in answer.text
+
+
+def test_a_body_over_the_limit_is_413(api: Api) -> None:
+    before = submissions_of(api, "bob")
+    headers = {**api.as_user("bob"), "Content-Type": "application/json"}
+    big = json.dumps({"source": "print(1)\n" + "#" * 50_000_000}).encode()
+    answer = api.client.post("/api/problems/squares/submissions", content=big, headers=headers)
+    assert answer.status_code == 413 and "at most" in answer.json()["error"]
+
+    def stream() -> Iterator[bytes]:  # no Content-Length (chunked): the body is capped as it arrives
+        yield b'{"source": "'
+        for _ in range(800):
+            yield b"#" * 65536
+        yield b'"}'
+
+    answer = api.client.post("/api/problems/squares/submissions", content=stream(), headers=headers)
+    assert answer.status_code == 413 and "at most" in answer.json()["error"]
+    assert submissions_of(api, "bob") == before
+
+
+def peak_rss_kib(pid: int) -> int:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM:")))
+
+
+def test_a_real_server_refuses_a_50_mb_body_without_reading_it(api: Api, tmp_path: Path) -> None:
+    port, log = free_port(), tmp_path / "serve.log"
+    env = {**os.environ, "PODIUM_DB": api.url}
+    with log.open("wb") as sink:
+        server = subprocess.Popen([sys.executable, "-m", "podium", "serve", "--port", str(port)], env=env,
+                                  stdout=sink, stderr=sink)  # fmt: skip
+    try:
+        wait_until_up(f"http://127.0.0.1:{port}/healthz", server, log)
+        path = "/dojo/api/problems/squares/submissions"
+        ok = httpx.post(f"http://127.0.0.1:{port}{path}", json=SOLVER, headers=api.as_user("bob"), timeout=30)
+        assert ok.status_code == 202
+        before = peak_rss_kib(server.pid)
+        # a declared 50 MB body: the answer comes after the headers alone, before any of the body is sent
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as raw:
+            raw.sendall(
+                f"POST {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {api.tokens['bob']}\r\n"
+                "Content-Type: application/json\r\nContent-Length: 50000000\r\n\r\n".encode()
+            )
+            assert raw.recv(4096).startswith(b"HTTP/1.1 413 ")
+        sent = 0
+
+        def stream() -> Iterator[bytes]:
+            nonlocal sent
+            for _ in range(800):  # 50 MiB, chunked
+                sent += 1
+                yield b"#" * 65536
+
+        try:
+            answer = httpx.post(f"http://127.0.0.1:{port}{path}", content=stream(), timeout=30,
+                                headers={**api.as_user("bob"), "Content-Type": "application/json"})  # fmt: skip
+            assert answer.status_code == 413
+        except httpx.TransportError:
+            pass  # the server answered and closed the connection while the client was still sending
+        assert peak_rss_kib(server.pid) - before < 20 * 1024, "the server held the body"
+        assert submissions_of(api, "bob") >= 1
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
@@ -79,3 +80,36 @@ def test_only_strong_conflicts_override_a_claim(claimed: str, source: str, terms
     assert (reason is not None) is overridden, reason
     if reason is not None:
         assert reason.startswith(f"{claimed} claimed, but ")
+
+
+DESIGN = Path(__file__).parents[3] / "docs" / "design" / "dojo.md"
+
+
+def closed_form_table() -> list[tuple[str, str, bool]]:
+    """The rows of the `closed_form` table in docs/design/dojo.md: shape, solver source, overridden."""
+    text = DESIGN.read_text(encoding="utf-8")
+    section = text[text.index("**The `closed_form` review, shape by shape.**") :]
+    rows = []
+    for line in section.splitlines()[1:]:
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and cells[2] in ("stands", "overridden"):
+            rows.append((cells[0], cells[1].strip("`").replace("\\n", "\n") + "\n", cells[2] == "overridden"))
+        elif rows and not line.strip():
+            break
+    return rows
+
+
+def test_the_design_table_has_both_kinds_of_row() -> None:
+    table = closed_form_table()
+    assert len(table) >= 10
+    assert {overridden for _, _, overridden in table} == {True, False}
+
+
+TABLE = closed_form_table()
+
+
+@pytest.mark.parametrize(("shape", "source", "overridden"), TABLE, ids=[row[0] for row in TABLE])
+def test_closed_form_table_in_the_design_note(shape: str, source: str, overridden: bool) -> None:
+    compile(source, shape, "exec")  # every example is real Python
+    reason = conflict("closed_form", source, [])
+    assert (reason is not None) is overridden, f"{shape}: {reason}"

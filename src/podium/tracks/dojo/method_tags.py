@@ -17,7 +17,8 @@ never because another tag looks likelier, and ``other``, ``unspecified`` and fre
 - ``closed_form``: conflicts when the code computes each term from earlier ones: a tuple-shift update
   (``a, b = b, a + b``), a list extended from itself (``s.append(s[-1] + s[-2])``), a function that calls
   itself, or state carried across iterations of the loop that emits the terms (read before it is assigned
-  in the loop body, e.g. ``x = 2 * x + 1``).
+  in the loop body, e.g. ``x = 2 * x + 1``). Names bound afresh for each term (generator and comprehension
+  variables, inner loop indices) are not carried state; ``docs/design/dojo.md`` tabulates the shapes.
 """
 
 from __future__ import annotations
@@ -194,14 +195,74 @@ def _emits_terms(loop: ast.For | ast.While) -> bool:
 
 
 def _carries_state(body: list[ast.stmt]) -> set[str]:
-    """Names the loop body reads before assigning them (their values come from the previous iteration)."""
-    assigned_so_far: set[str] = set()
-    read_first: set[str] = set()
+    """Names the loop body reads before assigning them (their values come from the previous iteration).
+
+    Names bound afresh for each term are not carried: a comprehension's or generator's variables, an inner
+    loop's index (bound before its body runs) and anything assigned before it is read.
+    """
+    flow = _Flow()
     for statement in body:
-        reads, writes = _names_read(statement), _names_written(statement)
-        read_first |= reads - assigned_so_far
-        assigned_so_far |= writes
-    return read_first & assigned_so_far
+        flow.visit(statement, frozenset())
+    return flow.read_first & flow.assigned
+
+
+class _Flow:
+    """Follows statements in execution order, noting names read before this pass assigned them."""
+
+    def __init__(self) -> None:
+        self.assigned: set[str] = set()
+        self.read_first: set[str] = set()
+
+    def visit(self, node: ast.AST, local: frozenset[str]) -> None:
+        """Visit ``node``; ``local`` holds the names a surrounding comprehension or lambda binds."""
+        if isinstance(node, ast.Name):
+            if node.id in local:
+                return
+            if isinstance(node.ctx, ast.Load):
+                if node.id not in self.assigned:
+                    self.read_first.add(node.id)
+            else:
+                self.assigned.add(node.id)
+        elif isinstance(node, ast.Assign | ast.AnnAssign | ast.NamedExpr):
+            if node.value is not None:
+                self.visit(node.value, local)  # the right-hand side runs first
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                self.visit(target, local)
+        elif isinstance(node, ast.AugAssign):
+            if isinstance(node.target, ast.Name):  # x += 1 reads x
+                self.visit(ast.Name(node.target.id, ast.Load()), local)
+            self.visit(node.value, local)
+            self.visit(node.target, local)
+        elif isinstance(node, ast.For | ast.AsyncFor):
+            self.visit(node.iter, local)
+            self.visit(node.target, local)  # the inner index is bound before the inner body reads it
+            for statement in [*node.body, *node.orelse]:
+                self.visit(statement, local)
+        elif isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
+            self._comprehension(node, local)
+        elif isinstance(node, ast.Lambda):
+            arguments = node.args
+            names = {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]}
+            names |= {a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None}
+            self.visit(node.body, local | names)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            self.assigned.add(node.name)  # its body is its own scope, run later
+        else:
+            for child in ast.iter_child_nodes(node):
+                self.visit(child, local)
+
+    def _comprehension(
+        self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp, local: frozenset[str]
+    ) -> None:
+        inner = set(local)
+        for generator in node.generators:
+            self.visit(generator.iter, frozenset(inner))
+            inner |= _names_written(generator.target)
+            for condition in generator.ifs:
+                self.visit(condition, frozenset(inner))
+        parts = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+        for part in parts:
+            self.visit(part, frozenset(inner))
 
 
 def _names_read(node: ast.AST) -> set[str]:

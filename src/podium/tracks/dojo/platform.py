@@ -20,7 +20,7 @@ from sqlalchemy import Connection, Engine, func, insert, select, update
 
 from podium.core.accounts import Accounts, check_name
 from podium.core.clock import Clock, parse_utc, utc_text
-from podium.core.errors import ConfigError, NotFoundError, PermissionDenied
+from podium.core.errors import ConfigError, InputError, NotFoundError, PermissionDenied
 from podium.core.execution.sandbox import Sandbox
 from podium.core.records import StageFailure
 from podium.core.storage.sql import inserted_id
@@ -130,6 +130,11 @@ class Dojo:
         """Every season, by id (one query where a loop over problems would ask ``season_of`` each time)."""
         with self.engine.connect() as db:
             return {row.id: Season.from_row(row) for row in db.execute(select(seasons))}
+
+    def max_source_bytes(self) -> int:
+        """The largest source any season accepts (the default rules' limit when there is no season yet)."""
+        limits = [season.rules.max_source_bytes for season in self.seasons_by_id().values()]
+        return max([ScoringRules().max_source_bytes, *limits])
 
     def season_of(self, problem: Problem) -> Season:
         """The season a problem belongs to."""
@@ -378,20 +383,30 @@ class Dojo:
     # -- submissions ------------------------------------------------------------------------------------------
 
     def submit(self, user: User, slug: str, source: bytes, solution_json: bytes | None = None) -> Receipt:
-        """Queue a submission; it counts only while the problem is open and before its freeze time."""
-        if user.role is not Role.SOLVER and user.role is not Role.OPERATOR:
-            raise PermissionDenied(f"user {user.name!r} is a {user.role.value}; only solvers submit")
+        """Queue a submission; it counts only while the problem is open and before its freeze time.
+
+        Only solvers compete (operators and setters never do). A source the judge would not admit (too large, not
+        UTF-8) and a malformed ``solution.json`` are refused here with the judge's reason (InputError): nothing is
+        stored, so no row ever holds a truncated source or lacks the length the judge measures.
+        """
+        if user.role is not Role.SOLVER:
+            raise PermissionDenied(
+                f"user {user.name!r} is a {user.role.value}; only solvers submit (operators and setters do not compete)"
+            )
         problem = self.problem(slug)
+        if problem.setter_id == user.id:
+            raise PermissionDenied(f"user {user.name!r} set problem {slug!r}; setters do not compete on their problems")
         if problem.state not in PUBLISHED:
             raise LifecycleError(f"problem {slug!r} is {problem.state.value}; it takes no submissions")
         rules = self.season_of(problem).rules
-        tag, notes = _solution_claims(solution_json, rules)
+        tag, notes = solution_claims(solution_json, rules)
         admitted = admit(source, max_bytes=rules.max_source_bytes)
-        stored, digest, length = (
-            (source[: rules.max_source_bytes], None, None)
-            if isinstance(admitted, StageFailure)
-            else (admitted.canonical, admitted.sha256, admitted.length)
-        )
+        if isinstance(admitted, StageFailure):
+            raise InputError(
+                f"submission refused ({admitted.verdict.value}): {admitted.reason}",
+                fix="`podium dojo judge` gives the same verdict locally",
+            )
+        stored, digest, length = admitted.canonical, admitted.sha256, admitted.length
         with transaction(self.engine) as db:
             now = self.clock.now()
             created_at = utc_text(now)
@@ -478,15 +493,25 @@ class Dojo:
         return int(count)
 
 
-def _solution_claims(solution_json: bytes | None, rules: ScoringRules) -> tuple[str, str]:
-    """The method tag and notes a ``solution.json`` claims; anything malformed is ``unspecified`` (SCORING 6.1)."""
+def solution_claims(solution_json: bytes | None, rules: ScoringRules) -> tuple[str, str]:
+    """The method tag and notes a ``solution.json`` claims (InputError, with the reason, when it is malformed).
+
+    A file that is not UTF-8 JSON holding an object is refused: silently counting it as ``unspecified`` would cost
+    the solver a bonus they meant to claim. Inside a well-formed object, a missing or invalid ``method_tag`` is
+    ``unspecified`` (SCORING.md 6.1).
+    """
     if not solution_json:
         return method_tag(None, rules), ""
+    fix = 'write it as a JSON object, e.g. {"method_tag": "closed_form", "notes": "..."}'
     try:
-        data = json.loads(solution_json.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        return method_tag(None, rules), ""
+        text = solution_json.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise InputError(f"solution.json is not UTF-8 (byte {error.start}: {error.reason})", fix=fix) from error
+    try:
+        data = json.loads(text)
+    except ValueError as error:
+        raise InputError(f"solution.json is not JSON: {error}", fix=fix) from error
     if not isinstance(data, dict):
-        return method_tag(None, rules), ""
+        raise InputError(f"solution.json must be a JSON object, not {type(data).__name__}", fix=fix)
     notes = data.get("notes")
     return method_tag(data.get("method_tag"), rules), notes[:MAX_NOTES_CHARS] if isinstance(notes, str) else ""

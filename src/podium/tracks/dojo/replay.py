@@ -2,9 +2,12 @@
 
 1. The audit chain is intact (every entry hashes to its successor's ``prev_hash``).
 2. For every revealed problem, the revealed salt, setter and terms reproduce the commitments published at opening.
-3. Rejudging every counted submission in the sandbox (optional; judging is deterministic) gives the stored verdict,
+3. Every judged submission's stored length and hash are those of its stored source, measured again by ``admit``
+   (and those in its ``judged`` audit entry, where the entry records them); a row without a length is never
+   counted.
+4. Rejudging every counted submission in the sandbox (optional; judging is deterministic) gives the stored verdict,
    gates and method-tag override, and each matches its ``judged`` audit entry.
-4. The per-problem leaderboard recomputed from the database equals, byte for byte, the one in the ``revealed``
+5. The per-problem leaderboard recomputed from the database equals, byte for byte, the one in the ``revealed``
    audit entry.
 """
 
@@ -13,12 +16,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from podium.core.execution.sandbox import Sandbox
+from podium.core.records import StageFailure
 from podium.core.storage.audit import audit_payload, verify_chain
+from podium.tracks.dojo.admit import admit
 from podium.tracks.dojo.commit import Commitments, verify_reveal
 from podium.tracks.dojo.judge import judge_submission
 from podium.tracks.dojo.lifecycle import REVEALED_STATES
 from podium.tracks.dojo.platform import Dojo
+from podium.tracks.dojo.records import JobStatus, Submission
 from podium.tracks.dojo.results import counted, problem_leaderboard_csv
+from podium.tracks.dojo.rules import ScoringRules
 from podium.tracks.dojo.store import audit_entries
 
 
@@ -73,6 +80,8 @@ def replay_season(dojo: Dojo, season: str, sandbox: Sandbox | None = None) -> Re
         ):
             report.discrepancies.append(f"{problem.slug}: revealed salt, setter and terms do not match the commitments")
         for submission in dojo.submissions(problem.id):
+            if submission.status is JobStatus.JUDGED:
+                report.discrepancies.extend(_length_problems(submission, judged.get(submission.id), rules))
             if not counted(submission):
                 continue
             stored = (submission.verdict, submission.stage_pass, submission.reward_correct, submission.tag_override)
@@ -93,3 +102,23 @@ def replay_season(dojo: Dojo, season: str, sandbox: Sandbox | None = None) -> Re
         if problem_leaderboard_csv(dojo, problem) != final["leaderboard_csv"]:
             report.discrepancies.append(f"{problem.slug}: recomputed leaderboard differs from the published one")
     return report
+
+
+def _length_problems(submission: Submission, logged: dict[str, object] | None, rules: ScoringRules) -> list[str]:
+    """Why a judged submission's stored length or hash cannot be trusted (empty when they can)."""
+    if submission.length is None:
+        if submission.verdict != "POLICY_REJECT":
+            return [f"submission {submission.id}: judged {submission.verdict} without a length"]
+        return []
+    measured = admit(submission.source, max_bytes=rules.max_source_bytes)
+    if isinstance(measured, StageFailure):
+        return [f"submission {submission.id}: its stored source is not admitted ({measured.reason})"]
+    found = []
+    if (measured.length, measured.sha256) != (submission.length, submission.solver_hash):
+        found.append(
+            f"submission {submission.id}: stored length {submission.length} and hash {submission.solver_hash}, "
+            f"the stored source measures {measured.length} and {measured.sha256}"
+        )
+    if logged is not None and "length" in logged and logged["length"] != submission.length:
+        found.append(f"submission {submission.id}: stored length differs from the audit log ({logged['length']})")
+    return found

@@ -32,8 +32,11 @@ if TYPE_CHECKING:
 
 
 def counted(submission: Submission) -> bool:
-    """Whether a submission takes part in scoring."""
-    return not submission.practice and submission.status is JobStatus.JUDGED
+    """Whether a submission takes part in scoring: judged, not practice, with the length the judge measured.
+
+    Only a source never admitted (stored before migration 0003, judged ``POLICY_REJECT``) lacks a length.
+    """
+    return not submission.practice and submission.status is JobStatus.JUDGED and submission.length is not None
 
 
 def score_submissions(
@@ -41,13 +44,13 @@ def score_submissions(
 ) -> list[ScoredSubmission]:
     """Final scores of a problem's counted submissions, diversity included."""
     window_end = parse_utc(problem.freeze_started_at) if problem.freeze_started_at else None
-    entries = [s for s in judged if counted(s)]
+    entries = [(s, s.length) for s in judged if counted(s) and s.length is not None]
     bonuses = diversity_bonuses(
         (
             DiversityEntry(
                 s.id, s.user_id, s.counted_tag, parse_utc(s.created_at), s.solver_hash or "", bool(s.reward_correct)
             )
-            for s in entries
+            for s, _ in entries
         ),
         rules,
         window_end,
@@ -60,17 +63,17 @@ def score_submissions(
             score=problem_score(
                 stage_pass=bool(s.stage_pass),
                 reward_correct=bool(s.reward_correct),
-                length=s.length or 0,
+                length=length,
                 diversity=bonuses[s.id],
                 rules=rules,
             ),
-            length=s.length if s.length is not None else len(s.source),
+            length=length,
             created_at=parse_utc(s.created_at),
             solver_hash=s.solver_hash or hashlib.sha256(s.source).hexdigest(),
             stage_pass=bool(s.stage_pass),
             reward_correct=bool(s.reward_correct),
         )
-        for s in entries
+        for s, length in entries
     ]
 
 

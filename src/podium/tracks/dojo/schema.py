@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from sqlalchemy import (
     Boolean,
+    CheckConstraint,
     Column,
     ForeignKey,
     Integer,
@@ -24,6 +25,7 @@ from podium.core.queue import queue_columns
 from podium.core.storage.store import audit_table
 
 VERSION_TABLE = "dojo_alembic_version"
+JUDGED_HAS_LENGTH = "status <> 'judged' OR length IS NOT NULL OR verdict = 'POLICY_REJECT'"
 metadata = MetaData()
 
 users = accounts_table(metadata, "dojo_users")  # role: setter | solver | operator
@@ -87,6 +89,8 @@ submissions = Table(
     Column("isolated", Boolean),
     Column("judged_at", String(32)),
     Column("tag_override", Text),  # why the judge ignored the claimed tag; NULL where the claim stands
+    # a judged row has the length the judge measured (only a source never admitted, stored before 0003, has none)
+    CheckConstraint(JUDGED_HAS_LENGTH, name="ck_dojo_submissions_judged_length"),
 )
 
 audit_log = audit_table(metadata, "dojo_audit_log")

@@ -5,7 +5,10 @@ API (JSON; ``Authorization: Bearer TOKEN`` where a user is needed):
 - ``GET  /api/problems`` and ``/api/problems/{slug}``: published problems with their visible terms and
   commitments; after reveal also the salt, the setter program and every term.
 - ``POST /api/problems/{slug}/submissions``: ``{"source": "...", "solution": {"method_tag": ...}}`` → a receipt
-  (202). Judging happens in the workers (``podium dojo worker``).
+  (202). Judging happens in the workers (``podium dojo worker``). A source the judge would not admit is refused
+  with its reason (400); text that is not valid Unicode (a lone surrogate) is 422; a body over
+  ``max_body_bytes`` (twice the largest source a season accepts, plus 64 KiB for JSON escapes and the solution)
+  is 413, refused from its ``Content-Length`` before it is read, or as soon as a streamed body passes the limit.
 - ``GET  /api/submissions/{id}`` and ``/api/me/submissions``: your own submissions. While a problem is not revealed
   you learn the run verdict and Stage Pass only, never Reward Correct or which term differs (spec dojo.md 2).
 - ``GET  /api/problems/{slug}/leaderboard`` and ``/api/problems/{slug}/tags`` (after reveal: the method tags of the
@@ -21,12 +24,16 @@ the token once (the submit or sign-in form) and keep it in an HTTP-only cookie.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import Any
 
-from fastapi import APIRouter, Depends, Form, Request
-from fastapi.responses import HTMLResponse, RedirectResponse
-from pydantic import BaseModel, ConfigDict
+from fastapi import APIRouter, Depends, Form, HTTPException, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.routing import APIRoute
+from pydantic import BaseModel, ConfigDict, field_validator
+from starlette.concurrency import run_in_threadpool
+from starlette.types import Message
 
 from podium.core.clock import SystemClock
 from podium.core.errors import AuthError, NotFoundError
@@ -52,12 +59,99 @@ TOKEN_COOKIE = "podium_dojo_token"
 NAV = (("Problems", "/dojo/"), ("My submissions", "/dojo/me"))
 
 
+BODY_MARGIN_BYTES = 64 * 1024
+
+
 class SubmissionIn(BaseModel):
     """A submission as the API takes it."""
 
     model_config = ConfigDict(extra="forbid")
     source: str
     solution: dict[str, Any] | None = None
+
+    @field_validator("source", "solution")
+    @classmethod
+    def valid_unicode(cls, value: Any) -> Any:
+        """JSON can carry lone surrogates (an escaped U+D800), which no UTF-8 text holds: refuse them (422)."""
+        _check_unicode(value, "")
+        return value
+
+
+def _check_unicode(value: Any, where: str) -> None:
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as error:
+            raise ValueError(
+                f"{where or 'text'} is not valid Unicode: a lone surrogate at character {error.start}"
+            ) from None
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _check_unicode(key, f"{where}.{key!r}" if where else "a key")
+            _check_unicode(item, f"{where}.{key}" if where else str(key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _check_unicode(item, f"{where}[{index}]")
+
+
+class BodyTooLarge(HTTPException):
+    """A request body over the limit (an HTTPException, so FastAPI's body reader lets it through unchanged)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(413, f"the request body is larger than {limit} bytes; at most {limit} are accepted")
+        self.limit = limit
+
+
+def too_large(limit: int) -> JSONResponse:
+    """The 413 answer, in podium's error shape."""
+    error = f"the request body is over {limit} bytes; at most {limit} are accepted"
+    fix = "a source is at most the season's max_source_bytes; send it as plain JSON"
+    return JSONResponse({"error": error, "fix": fix}, status_code=413)
+
+
+def limited_route(max_body_bytes: Callable[[], int]) -> type[APIRoute]:
+    """An ``APIRoute`` whose requests carry at most ``max_body_bytes()`` bytes of body.
+
+    A declared ``Content-Length`` over the limit is answered 413 before anything is read; a body without one
+    (chunked) is counted as it arrives and refused once it passes the limit, so the server never holds more.
+    A body that fails its model is answered 422 as FastAPI would, even when it holds a lone surrogate.
+    """
+
+    class LimitedRoute(APIRoute):
+        def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+            handle = super().get_route_handler()
+
+            async def limited(request: Request) -> Response:
+                if request.method in ("GET", "HEAD"):
+                    return await handle(request)
+                limit = await run_in_threadpool(max_body_bytes)  # a database read: not on the event loop
+                declared = request.headers.get("content-length")
+                if declared is not None and (not declared.isdigit() or int(declared) > limit):
+                    return too_large(limit)
+                receive, received = request.receive, 0
+
+                async def capped() -> Message:
+                    nonlocal received
+                    message = await receive()
+                    if message["type"] == "http.request":
+                        received += len(message.get("body", b""))
+                        if received > limit:
+                            raise BodyTooLarge(limit)
+                    return message
+
+                try:
+                    return await handle(Request(request.scope, capped))
+                except BodyTooLarge as error:
+                    return too_large(error.limit)
+                except RequestValidationError as error:
+                    # FastAPI's own 422 echoes the input, and a lone surrogate in it cannot be encoded (a 500):
+                    # the same answer with every non-ASCII character escaped, as JSON allows
+                    detail = json.dumps({"detail": error.errors()}, ensure_ascii=True, default=str)
+                    return Response(detail, status_code=422, media_type="application/json")
+
+            return limited
+
+    return LimitedRoute
 
 
 def problem_json(problem: Problem) -> dict[str, Any]:
@@ -110,7 +204,11 @@ def submission_json(submission: Submission, problem: Problem) -> dict[str, Any]:
 def dojo_router(settings: Mapping[str, str]) -> APIRouter:
     """The router over the database ``settings["db"]``."""
     platform = Dojo(open_store(settings["db"]), SystemClock(), lambda: open_sandbox("bubblewrap"))
-    router = APIRouter()
+
+    def max_body_bytes() -> int:
+        return 2 * platform.max_source_bytes() + BODY_MARGIN_BYTES
+
+    router = APIRouter(route_class=limited_route(max_body_bytes))
     auth = TokenAuth(platform.authenticate, TOKEN_COOKIE)
     caller = Depends(auth.api_user)
 

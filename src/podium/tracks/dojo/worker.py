@@ -89,6 +89,8 @@ def record(dojo: Dojo, job: Job, judgment: Judgment, *, max_attempts: int = MAX_
         "stage_pass": judgment.stage_pass,
         "reward_correct": judgment.reward_correct,
         "isolated": judgment.isolated,
+        "length": judgment.length,
+        "solver_hash": judgment.solver_hash,
     } | ({"tag_override": judgment.tag_override} if judgment.tag_override else {})
 
     def audit(db: Connection) -> str:
@@ -105,6 +107,9 @@ def record(dojo: Dojo, job: Job, judgment: Judgment, *, max_attempts: int = MAX_
             "isolated": judgment.isolated,
             "judged_at": now,
             "tag_override": judgment.tag_override,
+            # the length and hash the judge measured: a row on a leaderboard never has an L nobody judged
+            "length": judgment.length,
+            "solver_hash": judgment.solver_hash,
         },
         retry=judgment.verdict is RunVerdict.INTERNAL_ERROR,
         then=audit,

@@ -29,6 +29,7 @@ from pathlib import Path, PurePosixPath
 from podium.core.errors import DependencyError
 from podium.core.execution.sandbox.cgroups import MemoryUsage
 from podium.core.execution.sandbox.records import Limits, RunRequest, RunResult, RunStatus
+from podium.core.execution.sandbox.registry import RegisteredRun, RunRegistry, start_sweeper
 from podium.core.execution.sandbox.supervise import (
     SYSTEM_PATH,
     RlimitValues,
@@ -42,6 +43,7 @@ from podium.core.execution.sandbox.supervise import (
     internal_result,
     judge_peak_kib,
     kill_pidfd,
+    new_box_path,
     program_peak_kib,
     reap_orphan,
     rlimit_args,
@@ -73,6 +75,8 @@ class BubblewrapSandbox:
         self._pool = slot_pool(cgroups)
         self._layout = _host_layout()
         become_subreaper()
+        self._registry = RunRegistry()
+        start_sweeper(self._registry)  # the runs of workers that died on this host, now and every few seconds
 
     @property
     def cgroups(self) -> str:
@@ -86,8 +90,12 @@ class BubblewrapSandbox:
                 self.name, self.isolated, f"program {request.argv[0]!r} does not exist inside the sandbox"
             )
         try:
-            with self._pool.slot() as slot, box_directory(request.files) as box:
-                return _Run(self, slot, box, request).execute()
+            with self._pool.slot() as slot:
+                # registered before anything exists, so that a sweeper finds all of it if this process dies
+                uid, path = (slot.uid if can_switch_uid() else None), new_box_path()
+                cgroups = slot.cgroup.folders() if slot.cgroup is not None else ()
+                with self._registry.run(uid, path, cgroups) as registered, box_directory(request.files, path) as box:
+                    return _Run(self, slot, box, request, registered).execute()
         except OSError as error:
             return internal_result(self.name, self.isolated, f"sandbox failure: {error}")
 
@@ -173,8 +181,10 @@ def _program_exists(request: RunRequest) -> bool:
 class _Run:
     """One run's processes and descriptors, from spawn to reaping."""
 
-    def __init__(self, sandbox: BubblewrapSandbox, slot: Slot, box: Path, request: RunRequest) -> None:
-        self.sandbox, self.slot, self.box, self.request = sandbox, slot, box, request
+    def __init__(
+        self, sandbox: BubblewrapSandbox, slot: Slot, box: Path, request: RunRequest, registered: RegisteredRun
+    ) -> None:
+        self.sandbox, self.slot, self.box, self.request, self.registered = sandbox, slot, box, request, registered
 
     def execute(self) -> RunResult:
         info_read, info_write = os.pipe()
@@ -196,6 +206,8 @@ class _Run:
             pidfd1 = os.pidfd_open(pid1)
             fds.callback(os.close, pidfd1)
             try:
+                self.registered.add_pid(proc.pid)
+                self.registered.add_pid(pid1)  # before the program is released
                 self._confine(pid1)
                 os.write(block_write, b"go")
             except OSError as error:

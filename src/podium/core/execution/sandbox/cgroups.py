@@ -56,6 +56,10 @@ class Cgroup(Protocol):
         """Remove the cgroup (it must be empty)."""
         ...
 
+    def folders(self) -> tuple[Path, ...]:
+        """Its folders in the cgroup filesystem (two for v1: memory and pids), for the run registry."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class CgroupSupport:
@@ -161,6 +165,9 @@ class _V1Cgroup:
             with contextlib.suppress(OSError):
                 path.rmdir()
 
+    def folders(self) -> tuple[Path, ...]:
+        return (self.memory, self.pids)
+
 
 class _V2Cgroup:
     """One v2 cgroup with the ``memory`` and ``pids`` controllers."""
@@ -201,6 +208,9 @@ class _V2Cgroup:
     def remove(self) -> None:
         with contextlib.suppress(OSError):
             self.path.rmdir()
+
+    def folders(self) -> tuple[Path, ...]:
+        return (self.path,)
 
 
 class _V1Factory:

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 from podium.core.execution.sandbox.records import RunRequest, RunResult
+from podium.core.execution.sandbox.registry import RegisteredRun, RunRegistry, start_sweeper
 from podium.core.execution.sandbox.supervise import (
     RlimitValues,
     Slot,
@@ -27,6 +28,7 @@ from podium.core.execution.sandbox.supervise import (
     conclude,
     internal_result,
     judge_peak_kib,
+    new_box_path,
     program_peak_kib,
     rlimit_args,
     slot_pool,
@@ -47,16 +49,20 @@ class RlimitsSandbox:
         self._setpriv, self._prlimit = util_linux_tools()
         self._pool = slot_pool(False)
         become_subreaper()
+        self._registry = RunRegistry()
+        start_sweeper(self._registry)  # the runs of workers that died on this host, now and every few seconds
 
     def run(self, request: RunRequest) -> RunResult:
         """Run one program as a child process under rlimits."""
         try:
-            with self._pool.slot() as slot, box_directory(request.files) as box:
-                return self._run(slot, box, request)
+            with self._pool.slot() as slot:
+                uid, path = (slot.uid if can_switch_uid() else None), new_box_path()
+                with self._registry.run(uid, path, ()) as registered, box_directory(request.files, path) as box:
+                    return self._run(slot, box, request, registered)
         except OSError as error:
             return internal_result(self.name, self.isolated, f"sandbox failure: {error}")
 
-    def _run(self, slot: Slot, box: Path, request: RunRequest) -> RunResult:
+    def _run(self, slot: Slot, box: Path, request: RunRequest, registered: RegisteredRun) -> RunResult:
         limits, switch = request.limits, can_switch_uid()
         # without a uid of its own, our uid runs other processes too: no NPROC rather than a wrong one
         processes = limits.processes if switch else 1 << 20
@@ -76,6 +82,7 @@ class RlimitsSandbox:
             start_new_session=True,  # its own process group, so one killpg reaches the tree (unless it setsids)
         ) as proc:
             assert proc.stdout is not None and proc.stderr is not None
+            registered.add_pid(proc.pid)  # the uid and the folder were registered before it started
             captured = capture_run(proc.stdout.fileno(), proc.stderr.fileno(), request)
             if captured.stop is not Stop.EXITED:
                 _kill_group(proc.pid)

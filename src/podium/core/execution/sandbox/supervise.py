@@ -25,6 +25,7 @@ import signal
 import tempfile
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -175,10 +176,19 @@ def can_switch_uid() -> bool:
     return os.geteuid() == 0
 
 
+def new_box_path() -> Path:
+    """A path for a run's scratch folder that nothing uses yet (``box_directory`` creates it)."""
+    return Path(_BOX_PARENT or tempfile.gettempdir(), f"podium-box-{uuid.uuid4().hex}")
+
+
 @contextlib.contextmanager
-def box_directory(files: Mapping[str, bytes]) -> Iterator[Path]:
-    """A fresh host folder holding only ``files`` (read-only), removed afterwards."""
-    root = Path(tempfile.mkdtemp(prefix="podium-box-", dir=_BOX_PARENT))
+def box_directory(files: Mapping[str, bytes], root: Path | None = None) -> Iterator[Path]:
+    """A fresh host folder (``root``, which must not exist, else a new one) holding only ``files`` (read-only).
+
+    The folder is removed afterwards. Naming it first lets the run registry record it before it exists.
+    """
+    root = root or new_box_path()
+    root.mkdir(mode=0o700)
     try:
         for name, data in files.items():
             target = root / _relative(name)

@@ -1,0 +1,88 @@
+"""Crash safety of the sandbox: a run registered before its program starts is found and cleaned up after its
+worker dies (SIGKILL), by any other process of the host; a live worker's runs are never touched."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from podium.core.execution.sandbox.registry import REGISTRY_ENV, RunEntry, RunRegistry, processes_of_uid
+
+SLEEPER = """
+from podium.core.execution.sandbox import Limits, RunRequest, open_sandbox
+sandbox = open_sandbox("bubblewrap")
+sandbox.run(RunRequest(("python3", "-c", "import time; time.sleep(120)"), {"keep.txt": b"x"},
+                       limits=Limits(wall_time_s=60.0)))
+"""
+
+
+def _required() -> bool:
+    return os.environ.get("PODIUM_REQUIRE_SANDBOX") == "1" or bool(os.environ.get("CI"))
+
+
+def wait_for_running_entry(registry: RunRegistry, worker: subprocess.Popen[bytes]) -> RunEntry:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        assert worker.poll() is None, "the worker died before its sandbox started"
+        ours = [  # the sleeper's run, not the sandbox's start-up probe
+            e
+            for e in registry.entries()
+            if e.owner_pid == worker.pid and len(e.pids) == 2 and (Path(e.box) / "keep.txt").exists()
+        ]
+        if ours and ours[0].uid is not None and processes_of_uid(ours[0].uid):
+            time.sleep(0.5)  # the program itself is running now
+            return ours[0]
+        time.sleep(0.05)
+    raise TimeoutError(f"no registered run appeared in {registry.root}")
+
+
+def our_zombies(uid: int) -> list[int]:
+    found = []
+    for pid in (int(name) for name in os.listdir("/proc") if name.isdigit()):
+        try:
+            if Path(f"/proc/{pid}").stat().st_uid == uid:
+                parent = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+                found += [pid] if parent == os.getpid() else []
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
+
+
+def test_a_killed_workers_sandbox_is_swept_and_a_live_ones_is_not(tmp_path: Path) -> None:
+    if shutil.which("bwrap") is None and not _required():
+        pytest.skip("bubblewrap is not installed")
+    if os.geteuid() != 0:
+        pytest.skip("runs as a slot's own uid only as root")
+    root = tmp_path / "registry"
+    registry = RunRegistry(root)
+    worker = subprocess.Popen([sys.executable, "-c", SLEEPER], env={**os.environ, REGISTRY_ENV: str(root)})
+    try:
+        entry = wait_for_running_entry(registry, worker)
+        data = json.loads(registry.path(entry.name).read_text())
+        assert set(data) == {"owner_pid", "owner_start", "pid_namespace", "uid", "box", "cgroups", "pids"}
+        assert Path(entry.box).is_dir() and entry.owner_alive()
+        assert registry.sweep() == [] and processes_of_uid(entry.uid or 0)  # its owner lives: left alone
+
+        worker.send_signal(signal.SIGKILL)
+        worker.wait()
+        started = time.monotonic()
+        swept = registry.sweep()  # this process is the subreaper of the worker's sandbox: the sweep reaps it too
+        assert [e.name for e in swept] == [entry.name]
+        assert processes_of_uid(entry.uid or 0) == [] and our_zombies(entry.uid or 0) == []
+        assert not Path(entry.box).exists()
+        assert not any(Path(c).exists() for c in entry.cgroups)
+        assert registry.entries() == []
+        assert time.monotonic() - started < 5
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+            worker.wait()
+        registry.sweep()
