@@ -7,6 +7,7 @@ environment, and given the test environment's dependencies through a path file (
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -17,6 +18,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+# the installed wheel must be what runs: no source tree put first on the path by the caller
+CLEAN_ENV = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
 EXAMPLE = REPO / "examples" / "pcg-2023-unity"
 
 # Runtime files that are not Python modules; a wheel without them installs but fails at run time.
@@ -57,17 +60,18 @@ def test_podium_evaluates_the_example_from_an_installed_wheel(wheel: Path, tmp_p
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
     python = venv / "bin" / "python"
     install = [str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)]
-    subprocess.run(install, check=True, capture_output=True, timeout=300)
+    subprocess.run(install, check=True, capture_output=True, timeout=300, env=CLEAN_ENV)
     site = subprocess.run(
         [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        check=True, capture_output=True, text=True,
+        check=True, capture_output=True, text=True, env=CLEAN_ENV,
     ).stdout.strip()  # fmt: skip
     # the dependencies (NumPy, Box2D, ...) from the test environment; its editable podium is not on that path
     (Path(site) / "podium-test-deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
 
     where = subprocess.run(
-        [str(python), "-c", "import podium; print(podium.__file__)"], check=True, capture_output=True, text=True
-    ).stdout.strip()
+        [str(python), "-c", "import podium; print(podium.__file__)"],
+        check=True, capture_output=True, text=True, env=CLEAN_ENV,
+    ).stdout.strip()  # fmt: skip
     assert Path(where).is_relative_to(venv), f"podium imported from {where}, not from the installed wheel"
 
     root = tmp_path / "competition"
@@ -76,7 +80,7 @@ def test_podium_evaluates_the_example_from_an_installed_wheel(wheel: Path, tmp_p
     elsewhere.mkdir()
     result = subprocess.run(
         [str(venv / "bin" / "podium"), "pcg", "evaluate", str(root), "--edition", "2023", "--workers", "2"],
-        cwd=elsewhere, capture_output=True, text=True, timeout=600, check=False,
+        cwd=elsewhere, capture_output=True, text=True, timeout=600, check=False, env=CLEAN_ENV,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr[-2000:]
     assert (root / "result" / "prompt_scores_ranks.csv").is_file()
