@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from fastapi import Depends, FastAPI, Form, Request
+from tests.needs import need_module
+
+need_module("fastapi", "web")
+from fastapi import Depends, FastAPI, Form, Request  # after the check above: the web extra is optional
 from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.testclient import TestClient
 

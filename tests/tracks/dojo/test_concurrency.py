@@ -26,6 +26,7 @@ from podium.tracks.dojo.problem import ProblemFiles
 from podium.tracks.dojo.records import Role
 from podium.tracks.dojo.schema import audit_log, submissions
 from podium.tracks.dojo.store import audit_entries, open_store
+from tests.needs import need_module
 
 from .serving import free_port, wait_until_up
 
@@ -53,6 +54,7 @@ def solver(user: int, attempt: int) -> str:
 
 
 def run_load(url: str, bubblewrap: Sandbox, tmp_path: Path) -> None:
+    need_module("fastapi", "web")  # podium serve
     tokens = season_with_open_problem(url, bubblewrap)
     env = {**os.environ, "PODIUM_DOJO_DB": url}
     port, log = free_port(), tmp_path / "processes.log"

@@ -17,7 +17,11 @@ from pathlib import Path
 
 import httpx
 import pytest
-from fastapi.testclient import TestClient
+
+from tests.needs import need_module
+
+need_module("fastapi", "web")
+from fastapi.testclient import TestClient  # after the check above: the web extra is optional
 
 from podium.core.clock import SystemClock
 from podium.core.execution.sandbox import Sandbox

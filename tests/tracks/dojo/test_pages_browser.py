@@ -45,6 +45,7 @@ from podium.tracks.dojo.problem import load_problem
 from podium.tracks.dojo.records import Role
 from podium.tracks.dojo.store import open_store
 from podium.tracks.dojo.worker import work
+from tests.needs import need_module
 
 from .serving import free_port, wait_until_up
 
@@ -137,6 +138,7 @@ class Tab:
 @pytest.fixture(scope="module")
 def site(bubblewrap: Sandbox, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     """A season with the open Fibonacci problem, solvers ann and bob, and `podium serve` on it."""
+    need_module("fastapi", "web")  # podium serve
     folder = tmp_path_factory.mktemp("dojo-pages")
     url = sqlite_url(folder / "dojo.sqlite3")
     dojo = Dojo(open_store(url), SystemClock(), lambda: bubblewrap)

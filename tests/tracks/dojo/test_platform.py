@@ -25,8 +25,8 @@ from podium.tracks.dojo.replay import replay_season
 from podium.tracks.dojo.results import problem_leaderboard_csv, problem_tags, season_leaderboard_text
 from podium.tracks.dojo.schema import audit_log, submissions
 from podium.tracks.dojo.store import audit_entries, open_store
-from podium.tracks.dojo.web import submission_json
 from podium.tracks.dojo.worker import MAX_ATTEMPTS, work
+from tests.needs import need_module
 
 T0 = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
 FIB_SETTER = b"a,b=0,1\nfor _ in range(300):print(a);a,b=b,a+b\n"
@@ -215,6 +215,9 @@ def test_a_conflicting_method_tag_is_ignored_recorded_and_shown(
     stored = dojo.submission(claimed.submission_id)
     assert stored.method_tag == "matrix_power" and stored.counted_tag == "unspecified"
     assert stored.tag_override == "matrix_power claimed, but no matrix product in the code"
+    need_module("fastapi", "web")
+    from podium.tracks.dojo.web import submission_json
+
     shown = submission_json(stored, dojo.problem("fib"))
     assert shown["tag_override"] == stored.tag_override and shown["counted_tag"] == "unspecified"
     with dojo.engine.connect() as db:
