@@ -1,0 +1,220 @@
+"""Video work through PyAV (its wheel bundles FFmpeg with libx264, so no system FFmpeg is needed).
+
+Three operations, each a pure function of files: ``probe`` reads what a file holds, ``transcode`` re-encodes one
+video as browser-playable H.264 (yuv420p, constant frame rate, ``moov`` atom first) and saves its last frame as a
+PNG, and ``compose_strip`` lays three camera views side by side at one height, the layout of the generated videos.
+Transcoding always decodes and re-encodes, even an H.264 file: that is the only way to be sure of the pixel format,
+a constant frame rate and faststart, and it costs little for clips of a few hundred small frames.
+
+``transcode_job`` wraps ``transcode`` for ``podium.core.execution.executor``: the job carries its paths, the result
+says whether the video plays, and a file FFmpeg cannot decode is a result, not an exception (an unplayable video
+is data: it scores 0, visibly).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+DEFAULT_FPS = 24  # the baseline's generated videos are written at 24 fps
+MAX_FPS = 120  # a container claiming more is lying about its rate; use the default instead
+X264_OPTIONS = {"preset": "veryfast", "crf": "23"}
+
+
+class MediaError(Exception):
+    """A video FFmpeg cannot open or decode (reported as an unplayable video, never raised to the user)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Probe:
+    """What a video file holds, as FFmpeg reads it."""
+
+    codec: str
+    width: int
+    height: int
+    fps: float
+    frames: int
+    duration_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class TranscodeJob:
+    """One video to make playable: its original, where the H.264 copy and the last frame go."""
+
+    source: Path
+    target: Path
+    last_frame: Path
+
+
+@dataclass(frozen=True, slots=True)
+class TranscodeResult:
+    """The probe of the original and of the copy, or why the video cannot be played."""
+
+    playable: bool
+    reason: str
+    original: Probe | None = None
+    output: Probe | None = None
+
+
+def _av() -> Any:
+    try:
+        import av
+    except ModuleNotFoundError as error:
+        from podium.core.errors import DependencyError
+
+        raise DependencyError("video work needs PyAV", fix="pip install 'podium[wmeval]'") from error
+    return av
+
+
+def probe(path: Path) -> Probe:
+    """Open ``path`` and count its decodable frames; ``MediaError`` if it has no decodable video."""
+    av = _av()
+    try:
+        with av.open(str(path)) as container:
+            if not container.streams.video:
+                raise MediaError("no video stream")
+            stream = container.streams.video[0]
+            frames = sum(1 for _ in container.decode(stream))
+            codec = stream.codec_context.name
+            width, height = stream.codec_context.width, stream.codec_context.height
+            rate = stream.average_rate or stream.guessed_rate
+    except (av.FFmpegError, OSError, ValueError) as error:
+        raise MediaError(f"FFmpeg cannot decode it: {error}") from error
+    if frames == 0:
+        raise MediaError("no decodable frame")
+    fps = float(rate) if rate else float(DEFAULT_FPS)
+    return Probe(codec, width, height, round(fps, 3), frames, round(frames / fps, 3))
+
+
+def _frames(path: Path) -> tuple[Fraction, list[Any]]:
+    """Every decoded frame of ``path`` as RGB arrays, with the frame rate to encode them at."""
+    av = _av()
+    try:
+        with av.open(str(path)) as container:
+            if not container.streams.video:
+                raise MediaError("no video stream")
+            stream = container.streams.video[0]
+            rate = stream.average_rate or stream.guessed_rate
+            images = [frame.to_ndarray(format="rgb24") for frame in container.decode(stream)]
+    except (av.FFmpegError, OSError, ValueError) as error:
+        raise MediaError(f"FFmpeg cannot decode it: {error}") from error
+    if not images:
+        raise MediaError("no decodable frame")
+    fps = Fraction(rate).limit_denominator(1001) if rate and 0 < float(rate) <= MAX_FPS else Fraction(DEFAULT_FPS)
+    return fps, images
+
+
+def _even(n: int) -> int:
+    return max(2, n - n % 2)  # yuv420p needs even dimensions
+
+
+def encode_h264(images: list[Any], fps: Fraction, target: Path) -> None:
+    """Write RGB ``images`` as H.264 yuv420p at the constant rate ``fps``, index first (faststart)."""
+    av = _av()
+    height, width = images[0].shape[:2]
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(target.name + ".part")
+    with av.open(str(partial), mode="w", format="mp4", options={"movflags": "+faststart"}) as container:
+        stream = container.add_stream("libx264", rate=fps, options=X264_OPTIONS)
+        stream.width, stream.height, stream.pix_fmt = _even(width), _even(height), "yuv420p"
+        for image in images:
+            frame = av.VideoFrame.from_ndarray(np.ascontiguousarray(image[: stream.height, : stream.width]), "rgb24")
+            container.mux(stream.encode(frame))
+        container.mux(stream.encode(None))
+    partial.replace(target)  # a killed run never leaves a half-written video under the final name
+
+
+def save_png(image: Any, target: Path) -> None:
+    """Save an RGB array as a PNG."""
+    from PIL import Image
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    Image.fromarray(image).save(target)
+
+
+def transcode(source: Path, target: Path, last_frame: Path) -> Probe:
+    """Re-encode ``source`` as playable H.264 at ``target``, save its last frame; the probe of the copy."""
+    fps, images = _frames(source)
+    encode_h264(images, fps, target)
+    save_png(images[-1], last_frame)
+    return probe(target)
+
+
+def transcode_job(job: TranscodeJob) -> TranscodeResult:
+    """``transcode`` as an executor job: an undecodable video is an unplayable result."""
+    try:
+        original = probe(job.source)
+        output = transcode(job.source, job.target, job.last_frame)
+    except MediaError as error:
+        return TranscodeResult(False, str(error))
+    return TranscodeResult(True, "", original, output)
+
+
+def _resize(image: Any, height: int) -> Any:
+    """``image`` scaled to ``height`` keeping its aspect ratio (nearest neighbour through Pillow's bilinear)."""
+    from PIL import Image
+
+    h, w = image.shape[:2]
+    width = max(1, round(w * height / h))
+    return np.asarray(Image.fromarray(image).resize((width, height), Image.Resampling.BILINEAR))
+
+
+@dataclass(frozen=True, slots=True)
+class StripJob:
+    """Three camera views of one GT episode to lay side by side."""
+
+    views: tuple[Path, ...]
+    target: Path
+    last_frame: Path
+    height: int
+
+
+def compose_strip(job: StripJob) -> TranscodeResult:
+    """The views side by side at ``job.height`` (a shorter view holds its last frame), as playable H.264."""
+    try:
+        decoded = [_frames(view) for view in job.views]
+    except MediaError as error:
+        return TranscodeResult(False, str(error))
+    fps = decoded[0][0]
+    length = max(len(images) for _, images in decoded)
+    strip = []
+    for index in range(length):
+        parts = [_resize(images[min(index, len(images) - 1)], job.height) for _, images in decoded]
+        strip.append(np.concatenate(parts, axis=1))
+    encode_h264(strip, fps, job.target)
+    save_png(strip[-1], job.last_frame)
+    out = probe(job.target)
+    return TranscodeResult(True, "", out, out)
+
+
+def synthetic_frames(count: int, width: int, height: int, seed: int = 0) -> list[Any]:
+    """Moving test-card frames (for tests and benchmarks: real video made at run time, nothing committed)."""
+    rng = np.random.default_rng(seed)
+    base = rng.integers(0, 255, size=(3,), dtype=np.uint8)
+    frames = []
+    for index in range(count):
+        image = np.zeros((height, width, 3), dtype=np.uint8)
+        image[:] = base
+        x = int((index / max(1, count - 1)) * (width - width // 8))
+        image[:, x : x + width // 8] = (255, 255 - (index * 7) % 255, 40)
+        image[height // 3 : height // 3 + 4, :] = int(128 + 127 * math.sin(index / 3))
+        frames.append(image)
+    return frames
+
+
+def write_video(path: Path, frames: list[Any], fps: int = DEFAULT_FPS, codec: str = "libx264") -> None:
+    """Write ``frames`` with ``codec`` (``libx264``, or ``mpeg4`` for what OpenCV's ``mp4v`` makes)."""
+    av = _av()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with av.open(str(path), mode="w", format="mp4") as container:
+        stream = container.add_stream(codec, rate=fps)
+        height, width = frames[0].shape[:2]
+        stream.width, stream.height, stream.pix_fmt = width, height, "yuv420p"
+        for image in frames:
+            container.mux(stream.encode(av.VideoFrame.from_ndarray(image, "rgb24")))
+        container.mux(stream.encode(None))
