@@ -12,11 +12,13 @@ from pathlib import Path
 import click
 from sqlalchemy import Engine
 
-from podium.cli.options import db_option, workers_option
+from podium.cli.options import db_option, format_option, workers_option
 from podium.core.clock import SystemClock
 from podium.core.execution.executor import make_executor
+from podium.core.reporting.tables import render_table
+from podium.tracks.wmeval.assign import AssignOptions, assign, assignments, reassign
 from podium.tracks.wmeval.ingest import STRIP_HEIGHT, IngestReport, ingest_gt, ingest_team, media_root
-from podium.tracks.wmeval.store import open_store
+from podium.tracks.wmeval.store import ROLES, add_account, open_store
 
 DB = db_option("PODIUM_WMEVAL_DB")
 MEDIA = click.option(
@@ -72,3 +74,59 @@ def ingest_team_command(team: str, folder: Path, media: Path | None, workers: in
     """Match and transcode TEAM's FOLDER/evaluator_test/task<N>/episode_<i>.mp4."""
     engine = connect(db)
     _echo_report(ingest_team(engine, media_root(engine, media), team, folder, make_executor(workers), SystemClock()))
+
+
+@wmeval.group("annotator")
+def annotator() -> None:
+    """Annotator and operator accounts."""
+
+
+@annotator.command("add")
+@click.argument("name")
+@click.option("--role", type=click.Choice(ROLES), default="annotator", show_default=True)
+@DB
+def annotator_add(name: str, role: str, db: str) -> None:
+    """Add an annotator (or an operator); prints their token once."""
+    account, token = add_account(connect(db), SystemClock(), name, role)
+    click.echo(f"{account.name} ({account.role}) token: {token}")
+
+
+@wmeval.command("assign")
+@click.option("--annotators-per-task", default=3, show_default=True, type=click.IntRange(min=1))
+@click.option("--cap", default=10, show_default=True, type=click.IntRange(min=1), help="videos per team-task each")
+@click.option("--overlap", default=0, show_default=True, type=click.IntRange(min=0),
+              help="episodes per task also scored by every annotator of the task (agreement only)")  # fmt: skip
+@click.option("--gold", default=1, show_default=True, type=click.IntRange(min=0), help="gold items per annotator")
+@click.option("--seed", type=int, help="random seed (default: drawn and printed)")
+@DB
+def assign_command(annotators_per_task: int, cap: int, overlap: int, gold: int, seed: int | None, db: str) -> None:
+    """Map episodes to annotators (same for every team) and fill each annotator's shuffled queue."""
+    import secrets
+
+    chosen = secrets.randbits(31) if seed is None else seed
+    summary = assign(connect(db), SystemClock(), AssignOptions(annotators_per_task, cap, overlap, gold, chosen))
+    click.echo(
+        f"seed {summary.seed}: {summary.episodes_mapped} episode(s) mapped, {summary.episodes_left_out} left out "
+        f"by the cap, {summary.items_added} item(s) added"
+    )
+
+
+@wmeval.command("assignments")
+@format_option(("table", "csv", "json"))
+@DB
+def assignments_command(fmt: str, db: str) -> None:
+    """Every item with its annotator, team, task and episode (the operator's view)."""
+    header = ("annotator", "item", "team", "task", "episode", "kind", "score")
+    rows = [[r.annotator, r.item, r.team, r.task, r.episode, r.kind, r.score] for r in assignments(connect(db))]
+    click.echo(render_table(header, rows, fmt))
+
+
+@wmeval.command("reassign")
+@click.argument("task")
+@click.argument("episode")
+@click.argument("annotator_name", metavar="ANNOTATOR")
+@DB
+def reassign_command(task: str, episode: str, annotator_name: str, db: str) -> None:
+    """Give TASK's EPISODE, with its unscored items for every team, to ANNOTATOR."""
+    moved = reassign(connect(db), SystemClock(), task, episode, annotator_name)
+    click.echo(f"{task}/{episode} -> {annotator_name}: {moved} item(s) moved")
