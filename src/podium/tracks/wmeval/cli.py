@@ -14,10 +14,14 @@ from sqlalchemy import Engine
 
 from podium.cli.options import db_option, format_option, workers_option
 from podium.core.clock import SystemClock
+from podium.core.errors import InputError
 from podium.core.execution.executor import make_executor
 from podium.core.reporting.tables import render_table
+from podium.core.storage.files import read_bytes
+from podium.tracks.wmeval.annotate import import_scores
 from podium.tracks.wmeval.assign import AssignOptions, assign, assignments, reassign
 from podium.tracks.wmeval.ingest import STRIP_HEIGHT, IngestReport, ingest_gt, ingest_team, media_root
+from podium.tracks.wmeval.report import report_html, scores_text
 from podium.tracks.wmeval.store import ROLES, add_account, open_store
 
 DB = db_option("PODIUM_WMEVAL_DB")
@@ -130,3 +134,34 @@ def reassign_command(task: str, episode: str, annotator_name: str, db: str) -> N
     """Give TASK's EPISODE, with its unscored items for every team, to ANNOTATOR."""
     moved = reassign(connect(db), SystemClock(), task, episode, annotator_name)
     click.echo(f"{task}/{episode} -> {annotator_name}: {moved} item(s) moved")
+
+
+@wmeval.command("import-scores")
+@click.argument("file", type=click.Path(path_type=Path, dir_okay=False))
+@DB
+def import_scores_command(file: Path, db: str) -> None:
+    """Apply FILE.csv (annotator,item,score[,note]); one bad row and nothing is applied."""
+    try:
+        text = read_bytes(file).decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise InputError(f"not UTF-8 text ({error})", path=file, fix="save the CSV as UTF-8") from error
+    click.echo(f"{import_scores(connect(db), SystemClock(), text)} score(s) applied")
+
+
+@wmeval.command("scores")
+@format_option()
+@click.option("--seed", default=0, show_default=True, help="bootstrap seed")
+@DB
+def scores_command(fmt: str, seed: int, db: str) -> None:
+    """The leaderboard: exact per-task and final scores (JSON and CSV as fractions), with 95% intervals."""
+    click.echo(scores_text(connect(db), fmt, seed))
+
+
+@wmeval.command("report")
+@click.argument("output", type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--seed", default=0, show_default=True, help="bootstrap seed")
+@DB
+def report_command(output: Path, seed: int, db: str) -> None:
+    """Write the HTML report: leaderboard, intervals, agreement, annotator severity and gold accuracy."""
+    output.write_text(report_html(connect(db), seed), encoding="utf-8")
+    click.echo(f"report written: {output}")
