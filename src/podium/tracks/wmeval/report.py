@@ -143,6 +143,7 @@ def report_html(engine: Engine, seed: int = 0) -> str:
     style = "body{font:15px system-ui;margin:2rem auto;max-width:70rem}td,th{padding:.2rem .6rem;text-align:left}"
     return (
         "<!doctype html><html lang='en'><head><meta charset='utf-8'><title>wmeval report</title>"
+        "<link rel='icon' href='data:,'>"
         f"<style>{style}</style></head><body><h1>World Model track: human evaluation report</h1>"
         "<p>Per task (3·N3 + 2·N2 + 1·N1) / N_GT; missing, unplayable and unscored videos count 0; final = mean "
         f"over {len(collected.tasks)} task(s). Intervals: {spread.resamples} paired bootstrap resamples of "

@@ -11,8 +11,15 @@ def _cli_group() -> object:
     return wmeval
 
 
+def _web_router(settings: object) -> object:
+    from podium.tracks.wmeval.web import wmeval_router  # FastAPI is an extra: import only when serving
+
+    return wmeval_router(settings)  # type: ignore[arg-type]
+
+
 TRACK = Track(
     name="wmeval",
     summary="GigaBrain Challenge 2026 World Model track: human 0-3 scoring of generated robot videos",
     cli_group=_cli_group,
+    web_router=_web_router,
 )
