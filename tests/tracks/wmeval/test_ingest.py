@@ -70,6 +70,10 @@ def test_a_team_is_matched_by_task_and_episode_and_every_odd_file_reported(env: 
     mp4v = rows["episode_1"]
     assert json.loads(mp4v.probe_json)["original"]["codec"] == "mpeg4"
     assert probe(root / mp4v.video_path).codec == "h264"  # the OpenCV file plays after ingest
+    copy = json.loads(mp4v.probe_json)["output"]
+    assert (copy["frames"], copy["fps"]) == (12, 16.0)  # every frame, at the source's constant rate
+    head = (root / mp4v.video_path).read_bytes()
+    assert head.index(b"moov") < head.index(b"mdat")  # faststart: playable before the whole file arrives
     assert (root / mp4v.original_path).exists()
     assert "alpha" not in mp4v.video_path  # media paths name the team's id, never its name
     corrupt = rows["episode_2"]
