@@ -14,6 +14,7 @@ is data: it scores 0, visibly).
 from __future__ import annotations
 
 import math
+from contextlib import ExitStack
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -91,42 +92,8 @@ def probe(path: Path) -> Probe:
     return Probe(codec, width, height, round(fps, 3), frames, round(frames / fps, 3))
 
 
-def _frames(path: Path) -> tuple[Fraction, list[Any]]:
-    """Every decoded frame of ``path`` as RGB arrays, with the frame rate to encode them at."""
-    av = _av()
-    try:
-        with av.open(str(path)) as container:
-            if not container.streams.video:
-                raise MediaError("no video stream")
-            stream = container.streams.video[0]
-            rate = stream.average_rate or stream.guessed_rate
-            images = [frame.to_ndarray(format="rgb24") for frame in container.decode(stream)]
-    except (av.FFmpegError, OSError, ValueError) as error:
-        raise MediaError(f"FFmpeg cannot decode it: {error}") from error
-    if not images:
-        raise MediaError("no decodable frame")
-    fps = Fraction(rate).limit_denominator(1001) if rate and 0 < float(rate) <= MAX_FPS else Fraction(DEFAULT_FPS)
-    return fps, images
-
-
 def _even(n: int) -> int:
     return max(2, n - n % 2)  # yuv420p needs even dimensions
-
-
-def encode_h264(images: list[Any], fps: Fraction, target: Path) -> None:
-    """Write RGB ``images`` as H.264 yuv420p at the constant rate ``fps``, index first (faststart)."""
-    av = _av()
-    height, width = images[0].shape[:2]
-    target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_name(target.name + ".part")
-    with av.open(str(partial), mode="w", format="mp4", options={"movflags": "+faststart"}) as container:
-        stream = container.add_stream("libx264", rate=fps, options=X264_OPTIONS)
-        stream.width, stream.height, stream.pix_fmt = _even(width), _even(height), "yuv420p"
-        for image in images:
-            frame = av.VideoFrame.from_ndarray(np.ascontiguousarray(image[: stream.height, : stream.width]), "rgb24")
-            container.mux(stream.encode(frame))
-        container.mux(stream.encode(None))
-    partial.replace(target)  # a killed run never leaves a half-written video under the final name
 
 
 def save_png(image: Any, target: Path) -> None:
@@ -196,15 +163,6 @@ def transcode_job(job: TranscodeJob) -> TranscodeResult:
     return TranscodeResult(True, "", original, output)
 
 
-def _resize(image: Any, height: int) -> Any:
-    """``image`` scaled to ``height`` keeping its aspect ratio (nearest neighbour through Pillow's bilinear)."""
-    from PIL import Image
-
-    h, w = image.shape[:2]
-    width = max(1, round(w * height / h))
-    return np.asarray(Image.fromarray(image).resize((width, height), Image.Resampling.BILINEAR))
-
-
 @dataclass(frozen=True, slots=True)
 class StripJob:
     """Three camera views of one GT episode to lay side by side."""
@@ -216,20 +174,56 @@ class StripJob:
 
 
 def compose_strip(job: StripJob) -> TranscodeResult:
-    """The views side by side at ``job.height`` (a shorter view holds its last frame), as playable H.264."""
+    """The views side by side at ``job.height`` (a shorter view holds its last frame), as playable H.264.
+
+    The three files are decoded in lockstep, one frame of each at a time, so memory stays flat however long the
+    recordings are; the strip runs at the first view's (cam_high's) frame rate.
+    """
+    av = _av()
     try:
-        decoded = [_frames(view) for view in job.views]
-    except MediaError as error:
-        return TranscodeResult(False, str(error))
-    fps = decoded[0][0]
-    length = max(len(images) for _, images in decoded)
-    strip = []
-    for index in range(length):
-        parts = [_resize(images[min(index, len(images) - 1)], job.height) for _, images in decoded]
-        strip.append(np.concatenate(parts, axis=1))
-    encode_h264(strip, fps, job.target)
-    save_png(strip[-1], job.last_frame)
-    out = probe(job.target)
+        with ExitStack() as stack:
+            containers = [stack.enter_context(av.open(str(view))) for view in job.views]
+            if not all(c.streams.video for c in containers):
+                raise MediaError("a view has no video stream")
+            streams = [c.streams.video[0] for c in containers]
+            rate = streams[0].average_rate or streams[0].guessed_rate
+            fps = (
+                Fraction(rate).limit_denominator(1001) if rate and 0 < float(rate) <= MAX_FPS else Fraction(DEFAULT_FPS)
+            )
+            widths = [max(1, round(s.codec_context.width * job.height / s.codec_context.height)) for s in streams]
+            decoders = [c.decode(s) for c, s in zip(containers, streams, strict=True)]
+            held: list[Any] = [None, None, None]
+            target = job.target.with_name(job.target.name + ".part")
+            job.target.parent.mkdir(parents=True, exist_ok=True)
+            frames = 0
+            with av.open(str(target), mode="w", format="mp4", options={"movflags": "+faststart"}) as output:
+                encoder = output.add_stream("libx264", rate=fps, options=X264_OPTIONS)
+                encoder.width, encoder.height, encoder.pix_fmt = _even(sum(widths)), _even(job.height), "yuv420p"
+                while True:
+                    fresh = False
+                    for i, decoder in enumerate(decoders):
+                        frame = next(decoder, None)
+                        if frame is not None:
+                            held[i] = frame.reformat(width=widths[i], height=job.height, format="rgb24").to_ndarray()
+                            fresh = True
+                    if not fresh:
+                        break
+                    if any(h is None for h in held):
+                        raise MediaError("a view has no decodable frame")
+                    strip = np.concatenate(held, axis=1)[: encoder.height, : encoder.width]
+                    output.mux(encoder.encode(av.VideoFrame.from_ndarray(np.ascontiguousarray(strip), "rgb24")))
+                    frames += 1
+                if frames == 0:
+                    raise MediaError("no decodable frame")
+                output.mux(encoder.encode(None))
+    except (av.FFmpegError, OSError, ValueError, MediaError) as error:
+        job.target.with_name(job.target.name + ".part").unlink(missing_ok=True)
+        reason = str(error) if isinstance(error, MediaError) else f"FFmpeg cannot decode it: {error}"
+        return TranscodeResult(False, reason)
+    target.replace(job.target)
+    save_png(strip, job.last_frame)
+    seconds = round(frames / float(fps), 3)
+    out = Probe("h264", encoder.width, encoder.height, round(float(fps), 3), frames, seconds)
     return TranscodeResult(True, "", out, out)
 
 
