@@ -7,6 +7,7 @@ accounts and their assignment. ``score_concurrently`` starts one thread per anno
 
 from __future__ import annotations
 
+import random
 import threading
 import time
 from dataclasses import dataclass, field
@@ -59,8 +60,13 @@ class LoadResult:
         return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
-def score_concurrently(base: str, tokens: dict[str, str], timeout_s: float = 120) -> LoadResult:
-    """Every annotator scores their whole queue at once (one thread each); bounded by ``timeout_s``."""
+def score_concurrently(base: str, tokens: dict[str, str], timeout_s: float = 120, think_s: float = 0.0) -> LoadResult:
+    """Every annotator scores their whole queue at once (one thread each); bounded by ``timeout_s``.
+
+    ``think_s`` > 0 makes each annotator pause a random 0 to 2·think_s seconds before each score (watching the
+    videos), so submissions arrive as they would from fifty people at work; 0 is the stress case, every annotator
+    posting again the moment the last answer came.
+    """
     result = LoadResult()
     lock = threading.Lock()
     start = threading.Barrier(len(tokens))
@@ -70,8 +76,11 @@ def score_concurrently(base: str, tokens: dict[str, str], timeout_s: float = 120
         with httpx.Client(base_url=f"{base}/wmeval", headers=headers, timeout=30) as client:
             try:
                 mine = client.get("/api/queue").json()
+                pause = random.Random(name)
                 start.wait(timeout=60)
                 for n, item in enumerate(mine):
+                    if think_s:
+                        time.sleep(pause.uniform(0, 2 * think_s))
                     began = time.perf_counter()
                     answer = client.post(f"/api/items/{item['item']}/score", json={"score": n % 4, "note": name})
                     took = time.perf_counter() - began
