@@ -144,6 +144,12 @@ def test_operator_pages_do_not_exist_for_annotators(world: World) -> None:
     c.cookies.set("podium_wmeval_token", world.tokens["ops"])
     dashboard = c.get("/wmeval/operator")
     assert dashboard.status_code == 200 and "Progress per team" in dashboard.text
+    moved = c.post("/wmeval/operator/reassign", data={"task": "task1", "episode": "episode_0", "annotator": "eve"},
+                   follow_redirects=False)  # fmt: skip
+    assert moved.status_code == 303
+    holders = {r.annotator for r in assignments(world.env.engine) if r.episode == "episode_0" and r.kind == "primary"}
+    assert holders == {"eve"}
+    assert "reassigned" in c.get("/wmeval/operator").text
 
 
 def test_the_token_cookie_is_http_only_and_same_site(world: World) -> None:
