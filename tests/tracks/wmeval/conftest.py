@@ -21,12 +21,15 @@ from podium.tracks.wmeval.media import synthetic_frames, write_video  # noqa: E4
 from podium.tracks.wmeval.store import open_store  # noqa: E402
 
 FRAMES = 12  # half a second at 24 fps: enough to play and end quickly in a browser
-SIZE = (64, 48)
+SIZE = (64, 48)  # one GT camera view
+STRIP = (192, 48)  # a generated video
 
 
-def write_clip(path: Path, seed: int = 0, codec: str = "libx264", frames: int = FRAMES) -> Path:
+def write_clip(
+    path: Path, seed: int = 0, codec: str = "libx264", frames: int = FRAMES, size: tuple[int, int] = SIZE
+) -> Path:
     """A small real video: H.264, or MPEG-4 Part 2 (``mpeg4``, what OpenCV's ``mp4v`` writes)."""
-    write_video(path, synthetic_frames(frames, *SIZE, seed=seed), fps=24 if codec == "libx264" else 16, codec=codec)
+    write_video(path, synthetic_frames(frames, *size, seed=seed), fps=24 if codec == "libx264" else 16, codec=codec)
     return path
 
 
@@ -44,10 +47,10 @@ def make_team(root: Path, files: Mapping[str, str]) -> Path:
     for name, kind in files.items():
         path = root / "evaluator_test" / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        if kind == "h264":
-            write_clip(path, seed=hash(name) % 1000)
+        if kind == "h264":  # three views wide, like the baseline's 672x224
+            write_clip(path, seed=sum(map(ord, name)), size=STRIP)
         elif kind == "mp4v":
-            write_clip(path, codec="mpeg4")
+            write_clip(path, codec="mpeg4", size=STRIP)
         elif kind == "corrupt":
             path.write_bytes(b"\x00\x00\x00\x18ftypmp42" + b"not a video at all" * 50)
         else:

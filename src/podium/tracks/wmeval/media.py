@@ -159,7 +159,9 @@ def transcode_job(job: TranscodeJob) -> TranscodeResult:
     try:
         original, output = transcode(job.source, job.target, job.last_frame)
     except MediaError as error:
-        return TranscodeResult(False, str(error))
+        return TranscodeResult(
+            False, str(error).replace(f"'{job.source}'", "the file")
+        )  # the store's path says nothing
     return TranscodeResult(True, "", original, output)
 
 

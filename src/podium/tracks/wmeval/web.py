@@ -43,7 +43,8 @@ TOKEN_COOKIE = "podium_wmeval_token"
 HERE = Path(__file__).parent
 STYLE = (
     "<style>.pair{display:grid;grid-template-columns:1fr 1fr;gap:1rem}.pair video,.pair img{width:100%;"
-    "background:#000}figure{margin:0}figcaption{font-weight:600}.controls{margin:.6rem 0}.scores button"
+    "max-height:40vh;object-fit:contain;background:#000}figure{margin:0}figcaption{font-weight:600}"
+    ".controls{margin:.6rem 0}.scores button"
     "{font-size:1.1rem;margin:.2rem;padding:.4rem .9rem}.rubric dt{font-weight:600}body{max-width:80rem}"
     "#watch-status{color:#555}</style>"
 )
