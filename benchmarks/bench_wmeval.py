@@ -27,6 +27,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -117,30 +118,43 @@ def make_inputs(folder: Path, videos: int, gt_episodes: int) -> tuple[Path, Path
     return gt_dir, team
 
 
-def ingest_rates(videos: int, gt_episodes: int, workers: int) -> tuple[float, float]:
+@dataclass(frozen=True)
+class IngestRates:
+    videos_s: float  # wall, with the workers
+    strips_s: float
+    video_cpu_s: float  # CPU seconds per video, serial in this process (x264's own threads included)
+    strip_cpu_s: float
+
+
+def ingest_rates(videos: int, gt_episodes: int, workers: int) -> IngestRates:
+    """Wall rates with ``workers`` processes, then CPU seconds per item in one process (load on a shared machine
+    stretches the wall time, not the CPU time, so the extrapolation uses the latter)."""
     with tempfile.TemporaryDirectory() as name:
         folder = Path(name)
         gt_dir, team = make_inputs(folder, videos, gt_episodes)
-        engine = open_store(sqlite_url(folder / "w.sqlite3"))
-        root = media_root(engine, folder / "media")
-        executor = make_executor(workers)
-        # the real-size GT strips first: only their time is taken for strips/s
-        only_real = folder / "gt-real"
+        only_real = folder / "gt-real"  # the real-size GT episodes alone: only their strips are timed
         for e in range(gt_episodes):
             task, episode = f"task{e % 8 + 1}", f"episode_{e // 8}"
             for cam in CAMERAS:
-                source = gt_dir / task / "videos" / cam / f"{episode}.mp4"
                 (only_real / task / "videos" / cam).mkdir(parents=True, exist_ok=True)
-                shutil.copy(source, only_real / task / "videos" / cam / f"{episode}.mp4")
-        began = time.perf_counter()
-        ingest_gt(engine, root, only_real, executor, SystemClock())
-        strips_s = gt_episodes / (time.perf_counter() - began)
-        ingest_gt(engine, root, gt_dir, executor, SystemClock())  # the rest, untimed
-        began = time.perf_counter()
-        report = ingest_team(engine, root, "bench", team, executor, SystemClock())
-        videos_s = videos / (time.perf_counter() - began)
-        assert report.playable == videos, report.lines()[:5]
-        return videos_s, strips_s
+                shutil.copy(gt_dir / task / "videos" / cam / f"{episode}.mp4", only_real / task / "videos" / cam)
+        rates = []
+        for label, executor in (("pool", make_executor(workers)), ("serial", make_executor(1))):
+            engine = open_store(sqlite_url(folder / f"{label}.sqlite3"))
+            root = media_root(engine, folder / f"media-{label}")
+            wall, cpu = time.perf_counter(), time.process_time()
+            ingest_gt(engine, root, only_real, executor, SystemClock())
+            strip = (time.perf_counter() - wall, time.process_time() - cpu)
+            ingest_gt(engine, root, gt_dir, executor, SystemClock())  # the tiny rest, untimed
+            wall, cpu = time.perf_counter(), time.process_time()
+            report = ingest_team(engine, root, "bench", team, executor, SystemClock())
+            video = (time.perf_counter() - wall, time.process_time() - cpu)
+            assert report.playable == videos, report.lines()[:5]
+            rates.append((strip, video))
+        (pool_strip, pool_video), (serial_strip, serial_video) = rates
+        return IngestRates(
+            videos / pool_video[0], gt_episodes / pool_strip[0], serial_video[1] / videos, serial_strip[1] / gt_episodes
+        )
 
 
 def main() -> None:
@@ -172,11 +186,18 @@ def main() -> None:
                           f"({min(p99s):.1f}-{max(p99s):.1f}) | {max(r[2] for r in runs) * 1000:.1f} |")  # fmt: skip
     if args.skip_ingest:
         return
-    videos_s, strips_s = ingest_rates(args.videos, args.gt_episodes, args.workers)
-    full_s = FULL_VIDEOS / videos_s + FULL_STRIPS / strips_s
-    print(f"ingest with {args.workers} workers: {videos_s:.2f} team videos/s ({args.videos} videos), "
-          f"{strips_s:.2f} GT strips/s ({args.gt_episodes} episodes); "
-          f"8x30x15 = {FULL_VIDEOS} videos + {FULL_STRIPS} strips: {full_s / 60:.1f} min")  # fmt: skip
+    r = ingest_rates(args.videos, args.gt_episodes, args.workers)
+    wall_min = (FULL_VIDEOS / r.videos_s + FULL_STRIPS / r.strips_s) / 60
+    cpu_min = (FULL_VIDEOS * r.video_cpu_s + FULL_STRIPS * r.strip_cpu_s) / args.workers / 60
+    print(
+        f"ingest with {args.workers} workers (wall): {r.videos_s:.2f} team videos/s ({args.videos} videos), "
+        f"{r.strips_s:.2f} GT strips/s ({args.gt_episodes} episodes) -> 8x30x15 at these rates: {wall_min:.1f} min"
+    )
+    print(
+        f"CPU per item (serial): {r.video_cpu_s:.3f} s per team video, {r.strip_cpu_s:.3f} s per GT strip -> "
+        f"{FULL_VIDEOS} videos + {FULL_STRIPS} strips on {args.workers} otherwise idle cores: {cpu_min:.1f} min"
+    )
+    print(f"load average now: {os.getloadavg()}")
 
 
 if __name__ == "__main__":
