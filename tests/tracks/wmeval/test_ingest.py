@@ -75,7 +75,7 @@ def test_a_team_is_matched_by_task_and_episode_and_every_odd_file_reported(env: 
     head = (root / mp4v.video_path).read_bytes()
     assert head.index(b"moov") < head.index(b"mdat")  # faststart: playable before the whole file arrives
     assert (root / mp4v.original_path).exists()
-    assert "alpha" not in mp4v.video_path  # media paths name the team's id, never its name
+    assert "alpha" not in mp4v.video_path  # media folders are random, never the team's name
     corrupt = rows["episode_2"]
     assert (corrupt.playable, corrupt.video_path) == (False, None)
     assert "cannot decode" in corrupt.reason
@@ -93,3 +93,17 @@ def test_a_folder_without_evaluator_test_is_refused(env: Env) -> None:
     (env.tmp / "empty").mkdir()
     with pytest.raises(InputError, match="evaluator_test"):
         scan_team(env.tmp / "empty", [("task1", "episode_0")])
+
+
+def test_an_ingest_killed_while_transcoding_leaves_no_team_and_runs_again(env: Env) -> None:
+    root = media_root(env.engine, env.media)
+    ingest_gt(env.engine, root, make_gt(env.tmp / "gt", {"task1": 1}), SerialExecutor(), env.clock, 48)
+    team = make_team(env.tmp / "team", {"task1/episode_0.mp4": "h264"})
+
+    class Killed(SerialExecutor):
+        def map_unordered(self, function, jobs):  # type: ignore[no-untyped-def]
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        ingest_team(env.engine, root, "alpha", team, Killed(), env.clock)
+    assert ingest_team(env.engine, root, "alpha", team, SerialExecutor(), env.clock).playable == 1

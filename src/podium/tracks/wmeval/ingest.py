@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+import secrets
 import shutil
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
@@ -252,18 +253,22 @@ def ingest_team(engine: Engine, root: Path, team: str, folder: Path, executor: E
     if not known:
         raise ConflictError("no GT ingested yet", fix="run `podium wmeval ingest-gt GT_DIR` first")
     matched, problems = scan_team(folder, known)
-    at = utc_text(clock.now())
-    with transaction(engine) as db:  # the team's row first: its id names its media folder, never its name
-        team_id = inserted_id(db, insert(teams).values(name=team, created_at=at))
+    # a random folder, never the team's name; the team's row is written with its videos in one transaction, so an
+    # ingest killed while transcoding leaves no team behind and can simply be run again
+    where = root / "teams" / secrets.token_hex(8)
     jobs = []
     for (task, episode), source in matched.items():
-        target = root / "teams" / str(team_id) / task / episode
+        target = where / task / episode
         target.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source, target / "original.mp4")
         jobs.append(TranscodeJob(target / "original.mp4", target / "video.mp4", target / "last.png"))
     results = list(executor.map_unordered(transcode_job, jobs))
     playable = 0
+    at = utc_text(clock.now())
     with transaction(engine) as db:
+        if db.execute(select(teams.c.id).where(teams.c.name == team)).first():  # ingested meanwhile by another run
+            raise ConflictError(f"team {team!r} is ingested already")
+        team_id = inserted_id(db, insert(teams).values(name=team, created_at=at))
         for job, result in sorted(results, key=lambda r: str(r[0].source)):
             task, episode = job.source.parent.parent.name, job.source.parent.name
             if result.playable:
