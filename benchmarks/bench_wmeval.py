@@ -140,6 +140,8 @@ def ingest_rates(videos: int, gt_episodes: int, workers: int) -> IngestRates:
                 shutil.copy(gt_dir / task / "videos" / cam / f"{episode}.mp4", only_real / task / "videos" / cam)
         rates = []
         for label, executor in (("pool", make_executor(workers)), ("serial", make_executor(1))):
+            if label == "serial":
+                os.environ["OMP_NUM_THREADS"] = "1"  # encode as a pool worker does (media._x264_options)
             engine = open_store(sqlite_url(folder / f"{label}.sqlite3"))
             root = media_root(engine, folder / f"media-{label}")
             wall, cpu = time.perf_counter(), time.process_time()

@@ -14,6 +14,7 @@ is data: it scores 0, visibly).
 from __future__ import annotations
 
 import math
+import os
 from contextlib import ExitStack
 from dataclasses import dataclass
 from fractions import Fraction
@@ -25,6 +26,13 @@ import numpy as np
 DEFAULT_FPS = 24  # the baseline's generated videos are written at 24 fps
 MAX_FPS = 120  # a container claiming more is lying about its rate; use the default instead
 X264_OPTIONS = {"preset": "ultrafast", "crf": "23"}  # 2.2x veryfast at 672x224; see docs/design/wmeval.md
+
+
+def _x264_options() -> dict[str, str]:
+    # In a pool worker (the core executor sets OMP_NUM_THREADS=1 there: one worker per core) x264 runs on one
+    # thread: its frame threads cost 11% more CPU per video, and the pool already fills every core.
+    single = os.environ.get("OMP_NUM_THREADS") == "1"
+    return X264_OPTIONS | ({"threads": "1"} if single else {})
 
 
 class MediaError(Exception):
@@ -127,7 +135,7 @@ def transcode(source: Path, target: Path, last_frame: Path) -> tuple[Probe, Prob
             codec = stream.codec_context.name
             width, height = stream.codec_context.width, stream.codec_context.height
             with av.open(str(partial), mode="w", format="mp4", options={"movflags": "+faststart"}) as output:
-                encoder = output.add_stream("libx264", rate=fps, options=X264_OPTIONS)
+                encoder = output.add_stream("libx264", rate=fps, options=_x264_options())
                 encoder.width, encoder.height, encoder.pix_fmt = _even(width), _even(height), "yuv420p"
                 for frame in container.decode(stream):
                     converted = frame.reformat(width=encoder.width, height=encoder.height, format="yuv420p")
@@ -200,7 +208,7 @@ def compose_strip(job: StripJob) -> TranscodeResult:
             job.target.parent.mkdir(parents=True, exist_ok=True)
             frames, width = 0, sum(widths)
             with av.open(str(target), mode="w", format="mp4", options={"movflags": "+faststart"}) as output:
-                encoder = output.add_stream("libx264", rate=fps, options=X264_OPTIONS)
+                encoder = output.add_stream("libx264", rate=fps, options=_x264_options())
                 encoder.width, encoder.height, encoder.pix_fmt = width, height, "yuv420p"
                 while True:
                     fresh = False
