@@ -10,10 +10,10 @@ from sqlalchemy import select
 from podium.core.errors import ConflictError, InputError
 from podium.core.execution.executor import SerialExecutor
 from podium.tracks.wmeval.ingest import ingest_gt, ingest_team, media_root, scan_team
-from podium.tracks.wmeval.media import probe
+from podium.tracks.wmeval.media import StripJob, compose_strip, probe
 from podium.tracks.wmeval.schema import gt, videos
 
-from .conftest import SIZE, Env, make_gt, make_team
+from .conftest import SIZE, Env, make_gt, make_team, write_clip
 
 
 def test_gt_views_become_one_strip_of_three_equal_height_views(env: Env) -> None:
@@ -107,3 +107,24 @@ def test_an_ingest_killed_while_transcoding_leaves_no_team_and_runs_again(env: E
     with pytest.raises(KeyboardInterrupt):
         ingest_team(env.engine, root, "alpha", team, Killed(), env.clock)
     assert ingest_team(env.engine, root, "alpha", team, SerialExecutor(), env.clock).playable == 1
+
+
+def test_views_of_different_lengths_and_rates_are_aligned_by_time(env: Env) -> None:
+    views = env.tmp / "views"
+    write_clip(views / "high.mp4", frames=24)  # 1 s at 24 fps: the strip's rate and clock
+    write_clip(views / "left.mp4", codec="mpeg4", frames=8)  # 0.5 s at 16 fps: holds its last frame afterwards
+    write_clip(views / "right.mp4", frames=12)
+    job = StripJob(
+        (views / "high.mp4", views / "left.mp4", views / "right.mp4"), env.tmp / "s.mp4", env.tmp / "s.png", 48
+    )
+    result = compose_strip(job)
+    assert result.playable and result.output is not None
+    made = probe(env.tmp / "s.mp4")
+    assert (made.width, made.height, made.fps) == (192, 48, 24.0)
+    assert abs(made.frames - 24) <= 1  # the longest view's second, at cam_high's rate
+    broken = env.tmp / "broken.mp4"
+    broken.write_bytes(b"not a video")
+    bad = compose_strip(
+        StripJob((views / "high.mp4", broken, views / "right.mp4"), env.tmp / "b.mp4", env.tmp / "b.png", 48)
+    )
+    assert not bad.playable and not (env.tmp / "b.mp4").exists() and not (env.tmp / "b.mp4.part").exists()
