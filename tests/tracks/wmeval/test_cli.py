@@ -37,3 +37,4 @@ def test_ingest_accounts_assign_and_the_operator_view(tmp_path: Path) -> None:
     assert kinds == [("ann", "(gold)", "task1", "gold"), ("ann", "red", "task1", "primary")]
     assert next(r["episode"] for r in rows if r["kind"] == "primary") == "episode_0"
     assert len(json.loads(run("assignments", "--format", "json", "--db", db))) == 2
+    assert run("verify-audit", "--db", db).startswith("audit log intact: 4 entries, head ")

@@ -17,12 +17,13 @@ from podium.core.clock import SystemClock
 from podium.core.errors import InputError
 from podium.core.execution.executor import make_executor
 from podium.core.reporting.tables import render_table
+from podium.core.storage.audit import verify_chain
 from podium.core.storage.files import read_bytes
 from podium.tracks.wmeval.annotate import import_scores
 from podium.tracks.wmeval.assign import AssignOptions, assign, assignments, reassign
 from podium.tracks.wmeval.ingest import STRIP_HEIGHT, IngestReport, ingest_gt, ingest_team, media_root
 from podium.tracks.wmeval.report import report_html, scores_text
-from podium.tracks.wmeval.store import ROLES, add_account, open_store
+from podium.tracks.wmeval.store import ROLES, add_account, audit_entries, open_store
 
 DB = db_option("PODIUM_WMEVAL_DB")
 MEDIA = click.option(
@@ -165,3 +166,14 @@ def report_command(output: Path, seed: int, db: str) -> None:
     """Write the HTML report: leaderboard, intervals, agreement, annotator severity and gold accuracy."""
     output.write_text(report_html(connect(db), seed), encoding="utf-8")
     click.echo(f"report written: {output}")
+
+
+@wmeval.command("verify-audit")
+@DB
+def verify_audit_command(db: str) -> None:
+    """Check the audit log's hash chain (every ingest, assignment, account and score change); prints its head."""
+    with connect(db).connect() as connection:
+        check = verify_chain(audit_entries(connection))
+    if not check.ok:
+        raise click.ClickException(f"audit log broken at entry {check.broken_at}: {check.problem}")
+    click.echo(f"audit log intact: {check.entries} entries, head {check.head}")
