@@ -16,16 +16,10 @@ NEXT_TRACK = "wmeval (issue 13) is built on it; until it lands only the dojo use
 ONE_TRACK: dict[str, str] = {
     # the services of a web/SQL track (CONVENTIONS.md: accounts, the audit chain, a write-locked transaction, a DB
     # job queue), lifted out of the dojo for the next track
-    "podium.core.accounts": NEXT_TRACK,
     "podium.core.queue": NEXT_TRACK,
-    "podium.core.storage.store": NEXT_TRACK,
-    "podium.core.storage.audit": NEXT_TRACK,
-    "podium.core.storage.sql": NEXT_TRACK,
-    "podium.core.clock": "time as an argument (CONVENTIONS.md 1); the core's queue takes a Clock",
     # execution: every judged program and batch stage goes through these interfaces
     "podium.core.execution.sandbox": "untrusted code runs only behind it, subprocess only in core/execution "
     "(CONVENTIONS.md 8)",
-    "podium.core.execution.executor": "serial, process pool and Dask behind one interface (CONVENTIONS.md 9)",
     "podium.core.execution.dask": "the Executor's distributed backend (CONVENTIONS.md 9)",
     "podium.core.storage.state": "resumable runs for every batch track (CONVENTIONS.md 10)",
 }

@@ -28,6 +28,10 @@ RUNTIME_FILES = (
     "podium/tracks/pcg/classifiers/letter_cnn.npz",
     "podium/tracks/dojo/migrations/script.py.mako",
     "podium/tracks/dojo/migrations/versions/0001_initial.py",
+    "podium/tracks/wmeval/migrations/script.py.mako",
+    "podium/tracks/wmeval/migrations/versions/0001_initial.py",
+    "podium/tracks/wmeval/rubric.txt",
+    "podium/tracks/wmeval/annotate.js",
 )
 
 

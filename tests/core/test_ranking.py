@@ -41,3 +41,12 @@ def test_decimals_that_floats_would_merge_stay_apart() -> None:
     a, b = Decimal("0.10000000000000000001"), Decimal("0.1")
     assert float(a) == float(b)
     assert ranks([("b", b, None), ("a", a, None)]) == [(1, "a", None), (2, "b", None)]
+
+
+def test_exact_fractions_tie_exactly_and_differ_where_floats_would_not() -> None:
+    from fractions import Fraction
+
+    entries = [("a", Fraction(1, 3)), ("b", Fraction(2, 6)), ("c", Fraction(10**17 + 1, 3 * 10**17))]
+    assert float(entries[2][1]) == float(entries[0][1])
+    ranked = rank_entries(entries, lambda e: e[1])
+    assert [(r.rank, r.entry[0]) for r in ranked] == [(1, "c"), (2, "a"), (2, "b")]

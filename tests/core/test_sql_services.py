@@ -160,3 +160,31 @@ def test_a_heartbeat_keeps_a_long_job_claimed_and_stops_once_the_claim_is_lost(
     assert taken is not None and taken.id == claim.id
     assert not work.heartbeat(claim)  # the old claim cannot renew itself back
     assert work.heartbeat(taken)
+
+
+def test_many_threads_writing_at_once_all_commit_in_one_chain(engine: Engine) -> None:
+    import threading
+    import time
+
+    def write(n: int) -> None:
+        for i in range(10):
+            with STORE.transaction(engine) as db:
+                STORE.audit.append(db, utc_text(T0), "write", {"thread": n, "i": i})
+
+    threads = [threading.Thread(target=write, args=(n,)) for n in range(20)]
+    began = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    took = time.perf_counter() - began
+    with engine.connect() as db:
+        entries = STORE.audit.entries(db)
+    assert len(entries) == 200 and verify_chain(entries).ok
+    assert took < 20  # with SQLite's sleeping busy handler alone, 20 writers took seconds; the thread lock hands over
+
+    with pytest.raises(RuntimeError), STORE.transaction(engine) as db:  # a failed write releases the lock
+        STORE.audit.append(db, utc_text(T0), "lost", {})
+        raise RuntimeError("boom")
+    with STORE.transaction(engine) as db:
+        assert STORE.audit.entries(db)[-1].kind == "write"

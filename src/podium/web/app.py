@@ -11,12 +11,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from podium.core.errors import DependencyError, PodiumError
-from podium.core.registry import discover_tracks
+from podium.core.registry import Track, discover_tracks
 from podium.web.errors import http_status
 
 
-def create_app(settings: Mapping[str, str]) -> Any:
-    """The ASGI app with every track's router under ``/<track>``."""
+def create_app(settings: Mapping[str, str], tracks: Mapping[str, Track] | None = None) -> Any:
+    """The ASGI app with every track's router under ``/<track>``: the installed tracks, or ``tracks`` if given.
+
+    ``tracks`` serves a track that is not installed as an entry point yet (a test of a track in development, an
+    embedding application), with the same error handling as ``podium serve``.
+    """
     try:
         from fastapi import FastAPI, Request
         from fastapi.responses import JSONResponse
@@ -33,7 +37,7 @@ def create_app(settings: Mapping[str, str]) -> Any:
     def podium_error(_request: Request, error: PodiumError) -> JSONResponse:
         return JSONResponse({"error": error.message, "fix": error.fix}, status_code=http_status(error))
 
-    for track in discover_tracks().values():
+    for track in (discover_tracks() if tracks is None else tracks).values():
         if track.web_router is not None:
             app.include_router(track.web_router(settings), prefix=f"/{track.name}")
     return app

@@ -17,10 +17,11 @@ import enum
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from fractions import Fraction
 from typing import Generic, TypeVar
 
 E = TypeVar("E")
-SortValue = Decimal | float | int | str
+SortValue = Decimal | Fraction | float | int | str  # Fraction: exact means (human-eval scores) tie exactly
 
 
 class TieMethod(enum.StrEnum):

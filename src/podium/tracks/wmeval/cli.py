@@ -1,0 +1,179 @@
+"""``podium wmeval ...``: ingest, assignment, annotator accounts, score imports, scores and reports.
+
+The database is the server's one database: ``--db URL``, else ``PODIUM_DB``, else ``PODIUM_WMEVAL_DB``, else
+``podium.sqlite3`` here. The media store folder is fixed by the first ingest (``--media``, else
+``PODIUM_WMEVAL_MEDIA``, else ``./wmeval-media``) and kept in the database, so ``podium serve`` finds it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from sqlalchemy import Engine
+
+from podium.cli.options import db_option, format_option, workers_option
+from podium.core.clock import SystemClock
+from podium.core.errors import InputError
+from podium.core.execution.executor import make_executor
+from podium.core.reporting.tables import render_table
+from podium.core.storage.audit import verify_chain
+from podium.core.storage.files import read_bytes
+from podium.tracks.wmeval.annotate import import_scores
+from podium.tracks.wmeval.assign import AssignOptions, assign, assignments, reassign
+from podium.tracks.wmeval.ingest import STRIP_HEIGHT, IngestReport, ingest_gt, ingest_team, media_root
+from podium.tracks.wmeval.report import report_html, scores_text
+from podium.tracks.wmeval.store import ROLES, add_account, audit_entries, open_store
+
+DB = db_option("PODIUM_WMEVAL_DB")
+MEDIA = click.option(
+    "--media",
+    type=click.Path(path_type=Path, file_okay=False),
+    envvar="PODIUM_WMEVAL_MEDIA",
+    help="media store folder (fixed at the first ingest; default ./wmeval-media)",
+)
+
+
+def connect(db: str) -> Engine:
+    """The migrated database."""
+    return open_store(db)
+
+
+def _echo_report(report: IngestReport) -> None:
+    for line in report.lines():
+        click.echo(line)
+
+
+@click.group()
+def wmeval() -> None:
+    """World Model track: human 0-3 scoring of generated robot videos against the reference."""
+
+
+@wmeval.command("init")
+@DB
+def init(db: str) -> None:
+    """Create or upgrade the database."""
+    connect(db)
+    click.echo(f"database ready: {db}")
+
+
+@wmeval.command("ingest-gt")
+@click.argument("gt_dir", type=click.Path(path_type=Path, file_okay=False))
+@click.option("--height", default=STRIP_HEIGHT, show_default=True, help="height of each view in the strip (px)")
+@MEDIA
+@workers_option()
+@DB
+def ingest_gt_command(gt_dir: Path, height: int, media: Path | None, workers: int | None, db: str) -> None:
+    """Compose GT_DIR/task<N>/videos/<cam>/episode_<i>.mp4 into reference strips."""
+    engine = connect(db)
+    _echo_report(ingest_gt(engine, media_root(engine, media), gt_dir, make_executor(workers), SystemClock(), height))
+
+
+@wmeval.command("ingest-team")
+@click.argument("team")
+@click.argument("folder", type=click.Path(path_type=Path, file_okay=False))
+@MEDIA
+@workers_option()
+@DB
+def ingest_team_command(team: str, folder: Path, media: Path | None, workers: int | None, db: str) -> None:
+    """Match and transcode TEAM's FOLDER/evaluator_test/task<N>/episode_<i>.mp4."""
+    engine = connect(db)
+    _echo_report(ingest_team(engine, media_root(engine, media), team, folder, make_executor(workers), SystemClock()))
+
+
+@wmeval.group("annotator")
+def annotator() -> None:
+    """Annotator and operator accounts."""
+
+
+@annotator.command("add")
+@click.argument("name")
+@click.option("--role", type=click.Choice(ROLES), default="annotator", show_default=True)
+@DB
+def annotator_add(name: str, role: str, db: str) -> None:
+    """Add an annotator (or an operator); prints their token once."""
+    account, token = add_account(connect(db), SystemClock(), name, role)
+    click.echo(f"{account.name} ({account.role}) token: {token}")
+
+
+@wmeval.command("assign")
+@click.option("--annotators-per-task", default=3, show_default=True, type=click.IntRange(min=1))
+@click.option("--cap", default=10, show_default=True, type=click.IntRange(min=1), help="videos per team-task each")
+@click.option("--overlap", default=0, show_default=True, type=click.IntRange(min=0),
+              help="episodes per task also scored by every annotator of the task (agreement only)")  # fmt: skip
+@click.option("--gold", default=1, show_default=True, type=click.IntRange(min=0), help="gold items per annotator")
+@click.option("--seed", type=int, help="random seed (default: drawn and printed)")
+@DB
+def assign_command(annotators_per_task: int, cap: int, overlap: int, gold: int, seed: int | None, db: str) -> None:
+    """Map episodes to annotators (same for every team) and fill each annotator's shuffled queue."""
+    import secrets
+
+    chosen = secrets.randbits(31) if seed is None else seed
+    summary = assign(connect(db), SystemClock(), AssignOptions(annotators_per_task, cap, overlap, gold, chosen))
+    click.echo(
+        f"seed {summary.seed}: {summary.episodes_mapped} episode(s) mapped, {summary.episodes_left_out} left out "
+        f"by the cap, {summary.items_added} item(s) added"
+    )
+
+
+@wmeval.command("assignments")
+@format_option(("table", "csv", "json"))
+@DB
+def assignments_command(fmt: str, db: str) -> None:
+    """Every item with its annotator, team, task and episode (the operator's view)."""
+    header = ("annotator", "item", "team", "task", "episode", "kind", "score")
+    rows = [[r.annotator, r.item, r.team, r.task, r.episode, r.kind, r.score] for r in assignments(connect(db))]
+    click.echo(render_table(header, rows, fmt))
+
+
+@wmeval.command("reassign")
+@click.argument("task")
+@click.argument("episode")
+@click.argument("annotator_name", metavar="ANNOTATOR")
+@DB
+def reassign_command(task: str, episode: str, annotator_name: str, db: str) -> None:
+    """Give TASK's EPISODE, with its unscored items for every team, to ANNOTATOR."""
+    moved = reassign(connect(db), SystemClock(), task, episode, annotator_name)
+    click.echo(f"{task}/{episode} -> {annotator_name}: {moved} item(s) moved")
+
+
+@wmeval.command("import-scores")
+@click.argument("file", type=click.Path(path_type=Path, dir_okay=False))
+@DB
+def import_scores_command(file: Path, db: str) -> None:
+    """Apply FILE.csv (annotator,item,score[,note]); one bad row and nothing is applied."""
+    try:
+        text = read_bytes(file).decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise InputError(f"not UTF-8 text ({error})", path=file, fix="save the CSV as UTF-8") from error
+    click.echo(f"{import_scores(connect(db), SystemClock(), text)} score(s) applied")
+
+
+@wmeval.command("scores")
+@format_option()
+@click.option("--seed", default=0, show_default=True, help="bootstrap seed")
+@DB
+def scores_command(fmt: str, seed: int, db: str) -> None:
+    """The leaderboard: exact per-task and final scores (JSON and CSV as fractions), with 95% intervals."""
+    click.echo(scores_text(connect(db), fmt, seed))
+
+
+@wmeval.command("report")
+@click.argument("output", type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--seed", default=0, show_default=True, help="bootstrap seed")
+@DB
+def report_command(output: Path, seed: int, db: str) -> None:
+    """Write the HTML report: leaderboard, intervals, agreement, annotator severity and gold accuracy."""
+    output.write_text(report_html(connect(db), seed), encoding="utf-8")
+    click.echo(f"report written: {output}")
+
+
+@wmeval.command("verify-audit")
+@DB
+def verify_audit_command(db: str) -> None:
+    """Check the audit log's hash chain (every ingest, assignment, account and score change); prints its head."""
+    with connect(db).connect() as connection:
+        check = verify_chain(audit_entries(connection))
+    if not check.ok:
+        raise click.ClickException(f"audit log broken at entry {check.broken_at}: {check.problem}")
+    click.echo(f"audit log intact: {check.entries} entries, head {check.head}")

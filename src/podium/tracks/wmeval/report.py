@@ -1,0 +1,153 @@
+"""Report: the leaderboard as text, Markdown, CSV or JSON, and one HTML page with the statistics.
+
+JSON and CSV carry exact values as fraction strings (``"17/4"``); the table and Markdown round to 3 decimals for
+reading (spec A9) and add each team's 95% bootstrap interval. The HTML report adds which neighbours cannot be told
+apart, agreement on the overlap set, each annotator's severity and gold accuracy, and what was not scored and why.
+"""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+from sqlalchemy import Engine
+
+from podium.core.ranking.leaderboard import Ranked
+from podium.core.reporting.tables import Cell, render_table
+from podium.tracks.wmeval.score import Collected, TeamScore, collect, leaderboard
+from podium.tracks.wmeval.stats import (
+    Agreement,
+    AnnotatorQuality,
+    Uncertainty,
+    annotator_quality,
+    bootstrap,
+    collect_ratings,
+    overlap_agreement,
+)
+
+
+def exact(value: Fraction) -> str:
+    """A fraction as text: ``17/4``, ``3``."""
+    return str(value)
+
+
+def shown(value: Fraction) -> str:
+    """A fraction rounded to 3 decimals for reading."""
+    return f"{float(value):.3f}"
+
+
+def scores_json(collected: Collected, ranked: list[Ranked[TeamScore]]) -> dict[str, object]:
+    """``{"teams": [{"team", "rank", "final", "tasks": {...}}]}`` with exact fraction strings."""
+    return {
+        "teams": [
+            {
+                "team": r.entry.team,
+                "rank": r.rank,
+                "final": exact(r.entry.final),
+                "tasks": {task: exact(r.entry.tasks[task].value) for task in collected.tasks},
+            }
+            for r in ranked
+        ]
+    }
+
+
+def scores_text(engine: Engine, fmt: str, seed: int = 0) -> str:
+    """The leaderboard in ``fmt``: table, markdown, csv or json."""
+    collected = collect(engine)
+    ranked = leaderboard(collected)
+    if fmt == "json":
+        return json.dumps(scores_json(collected, ranked), indent=2)
+    if fmt == "csv":
+        header = ("rank", "team", "final", *collected.tasks)
+        exact_rows: list[list[Cell]] = [
+            [r.rank, r.entry.team, exact(r.entry.final), *(exact(r.entry.tasks[t].value) for t in collected.tasks)]
+            for r in ranked
+        ]
+        return render_table(header, exact_rows, "csv")
+    spread = bootstrap(collected, [r.entry for r in ranked], seed=seed)
+    header = ("rank", "team", "final", "95% CI", *collected.tasks, "not scored")
+    rows: list[list[Cell]] = []
+    for r in ranked:
+        ci = spread.intervals[r.entry.team]
+        rows.append(
+            [r.rank, r.entry.team, shown(r.entry.final), f"{ci.low:.3f}-{ci.high:.3f}",
+             *(shown(r.entry.tasks[t].value) for t in collected.tasks), _unscored(r.entry)]
+        )  # fmt: skip
+    table = render_table(header, rows, fmt)
+    ties = [f"{a} ~ {b}" for a, b, apart in spread.neighbours if not apart]
+    if ties:
+        table += "\ncannot be told apart (95% paired bootstrap): " + ", ".join(ties)
+    return table
+
+
+def _unscored(team: TeamScore) -> str:
+    totals: dict[str, int] = {}
+    for task in team.tasks.values():
+        for status, count in task.statuses.items():
+            if status != "scored" and count:
+                totals[status] = totals.get(status, 0) + count
+    return ", ".join(f"{n} {s}" for s, n in sorted(totals.items())) or "-"
+
+
+def _esc(text: str) -> str:
+    import html
+
+    return html.escape(text, quote=True)
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    head = "".join(f"<th>{_esc(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{_esc(c)}</td>" for c in row) + "</tr>" for row in rows)
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
+def _num(value: float | None) -> str:
+    return "-" if value is None else f"{value:+.3f}"
+
+
+def report_html(engine: Engine, seed: int = 0) -> str:
+    """A standalone HTML report: leaderboard with intervals, ties, agreement, annotators, unscored videos."""
+    collected = collect(engine)
+    ranked = leaderboard(collected)
+    spread: Uncertainty = bootstrap(collected, [r.entry for r in ranked], seed=seed)
+    ratings = collect_ratings(engine)
+    agree: Agreement = overlap_agreement(ratings)
+    quality: list[AnnotatorQuality] = annotator_quality(ratings)
+    board = _table(
+        ["rank", "team", "final", "exact", "95% CI", *collected.tasks, "not scored"],
+        [
+            [str(r.rank), r.entry.team, shown(r.entry.final), exact(r.entry.final),
+             f"{spread.intervals[r.entry.team].low:.3f}-{spread.intervals[r.entry.team].high:.3f}",
+             *(shown(r.entry.tasks[t].value) for t in collected.tasks), _unscored(r.entry)]
+            for r in ranked
+        ],
+    )  # fmt: skip
+    neighbours = _table(
+        ["team", "next", "distinguishable"], [[a, b, "yes" if apart else "no"] for a, b, apart in spread.neighbours]
+    )
+    alpha = "-" if agree.alpha is None else f"{agree.alpha:.3f}"
+    agreement_html = (
+        f"<p>{agree.units} video(s) scored by several annotators, {agree.pairs} pair(s) of ratings: "
+        f"Krippendorff's alpha (ordinal) {alpha}, exact agreement {_pct(agree.exact)}, "
+        f"within one point {_pct(agree.within_one)}.</p>"
+    )
+    annotators = _table(
+        ["annotator", "scored", "mean score", "severity (vs others)", "gold items", "gold accuracy"],
+        [[q.annotator, str(q.scored), "-" if q.mean is None else f"{q.mean:.2f}", _num(q.severity),
+          str(q.gold_items), _pct(q.gold_accuracy)] for q in quality],
+    )  # fmt: skip
+    style = "body{font:15px system-ui;margin:2rem auto;max-width:70rem}td,th{padding:.2rem .6rem;text-align:left}"
+    return (
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'><title>wmeval report</title>"
+        "<link rel='icon' href='data:,'>"
+        f"<style>{style}</style></head><body><h1>World Model track: human evaluation report</h1>"
+        "<p>Per task (3·N3 + 2·N2 + 1·N1) / N_GT; missing, unplayable and unscored videos count 0; final = mean "
+        f"over {len(collected.tasks)} task(s). Intervals: {spread.resamples} paired bootstrap resamples of "
+        f"episodes within tasks (seed {spread.seed}).</p>"
+        f"<h2>Leaderboard</h2>{board}<h2>Neighbours</h2>{neighbours}"
+        f"<h2>Agreement (overlap set)</h2>{agreement_html}<h2>Annotators</h2>{annotators}</body></html>"
+    )

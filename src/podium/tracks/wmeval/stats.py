@@ -1,0 +1,207 @@
+"""Statistics beside the official scores: how sure the ranking is and how well the annotators agree.
+
+- ``bootstrap``: per-team percentile intervals of the final score, resampling episodes within each task with the
+  GT denominator kept (spec 2.5). The same resampled episodes are used for every team in a replicate, because
+  every team is scored on the same episodes by the same annotators (A3): that pairing is what lets us say which
+  *neighbours* cannot be told apart — the interval of their difference contains 0.
+- ``krippendorff_alpha``: ordinal Krippendorff's alpha from the coincidence matrix (Krippendorff 2011, "Computing
+  Krippendorff's Alpha-Reliability"), any number of raters, missing ratings allowed; written with NumPy here
+  rather than adding a dependency for forty lines.
+- ``agreement``: exact and within-one agreement over all pairs of ratings of one video (the overlap set).
+- ``annotator_quality``: each annotator's severity (mean of their score minus the other annotators' mean on the
+  same overlap video; negative = harsher) and their accuracy on gold items.
+
+The numbers come from the primary and overlap items (agreement) and gold items (accuracy) of ``collect_ratings``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from sqlalchemy import Engine, select
+
+from podium.tracks.wmeval.schema import items, scores, users
+from podium.tracks.wmeval.score import Collected, TeamScore
+
+CONFIDENCE = 0.95
+RESAMPLES = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class Interval:
+    """A team's bootstrap interval of the final score."""
+
+    team: str
+    low: float
+    high: float
+
+
+@dataclass(frozen=True, slots=True)
+class Uncertainty:
+    """Per-team intervals and, for each pair of rank neighbours, whether their difference is distinguishable."""
+
+    intervals: dict[str, Interval]
+    neighbours: list[tuple[str, str, bool]]  # (better, next, distinguishable)
+    resamples: int
+    seed: int
+
+
+@dataclass(frozen=True, slots=True)
+class Agreement:
+    """Agreement on the videos scored by several annotators."""
+
+    units: int
+    pairs: int
+    alpha: float | None  # None: too few ratings, or no variation at all
+    exact: float | None
+    within_one: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class AnnotatorQuality:
+    """One annotator: items scored, mean score, severity on shared videos, accuracy on gold items."""
+
+    annotator: str
+    scored: int
+    mean: float | None
+    severity: float | None
+    gold_items: int
+    gold_accuracy: float | None
+
+
+def bootstrap(
+    collected: Collected, ranked: Sequence[TeamScore], resamples: int = RESAMPLES, seed: int = 0
+) -> Uncertainty:
+    """Percentile intervals of every team's final score; neighbours whose difference interval contains 0."""
+    rng = np.random.default_rng(seed)
+    names = [t.team for t in ranked]
+    finals = np.zeros((resamples, len(names)))
+    tasks = [t for t in collected.tasks if collected.episodes[t]]
+    for task in tasks:
+        episodes = collected.episodes[task]
+        values = np.array(
+            [[_value(collected, team, task, e) for e in episodes] for team in names], dtype=float
+        ).reshape(len(names), len(episodes))
+        picks = rng.integers(0, len(episodes), size=(resamples, len(episodes)))
+        finals += values[:, picks].mean(axis=2).T  # (resamples, teams): the task score of each replicate
+    finals /= max(1, len(collected.tasks))
+    alpha = (1 - CONFIDENCE) / 2
+    intervals = {
+        name: Interval(name, float(np.quantile(finals[:, i], alpha)), float(np.quantile(finals[:, i], 1 - alpha)))
+        for i, name in enumerate(names)
+    }
+    neighbours = []
+    for i in range(len(names) - 1):
+        diff = finals[:, i] - finals[:, i + 1]
+        low, high = np.quantile(diff, alpha), np.quantile(diff, 1 - alpha)
+        neighbours.append((names[i], names[i + 1], bool(low > 0 or high < 0)))
+    return Uncertainty(intervals, neighbours, resamples, seed)
+
+
+def _value(collected: Collected, team: str, task: str, episode: str) -> int:
+    result = collected.results.get(team, {}).get(task, {}).get(episode)
+    return result.value if result is not None and result.status == "scored" else 0
+
+
+def krippendorff_alpha(units: Sequence[Sequence[int]], values: Sequence[int] = (0, 1, 2, 3)) -> float | None:
+    """Ordinal alpha of ``units`` (each the ratings one video got); units with fewer than two ratings are unpaired."""
+    index = {v: i for i, v in enumerate(values)}
+    coincidence = np.zeros((len(values), len(values)))
+    for ratings in units:
+        m = len(ratings)
+        if m < 2:
+            continue
+        for a in range(m):
+            for b in range(m):
+                if a != b:
+                    coincidence[index[ratings[a]], index[ratings[b]]] += 1 / (m - 1)
+    marginals = coincidence.sum(axis=1)
+    n = marginals.sum()
+    if n <= 1:
+        return None
+    delta = np.zeros_like(coincidence)
+    for c in range(len(values)):
+        for k in range(len(values)):
+            lo, hi = min(c, k), max(c, k)
+            delta[c, k] = (marginals[lo : hi + 1].sum() - (marginals[c] + marginals[k]) / 2) ** 2
+    expected = (np.outer(marginals, marginals) * delta).sum()
+    if expected == 0:
+        return None  # every rating the same: agreement is perfect but alpha is undefined
+    return float(1 - (n - 1) * (coincidence * delta).sum() / expected)
+
+
+def agreement(units: Sequence[Sequence[int]]) -> Agreement:
+    """Alpha, exact and within-one agreement over every pair of ratings of one unit."""
+    pairs = [(r[a], r[b]) for r in units for a in range(len(r)) for b in range(a + 1, len(r))]
+    shared = [r for r in units if len(r) > 1]
+    if not pairs:
+        return Agreement(len(shared), 0, None, None, None)
+    exact = sum(a == b for a, b in pairs) / len(pairs)
+    within = sum(abs(a - b) <= 1 for a, b in pairs) / len(pairs)
+    return Agreement(len(shared), len(pairs), krippendorff_alpha(shared), exact, within)
+
+
+@dataclass(frozen=True, slots=True)
+class Ratings:
+    """Every stored score, by video (primary and overlap items) and by annotator (gold items apart)."""
+
+    by_video: dict[int, dict[str, int]]  # video id -> annotator -> score
+    gold: dict[str, list[tuple[int, int]]]  # annotator -> (score, expected)
+    scored: dict[str, list[int]]  # annotator -> every score they gave
+
+
+def collect_ratings(engine: Engine) -> Ratings:
+    """Every score with its annotator and item kind."""
+    query = (
+        select(users.c.name, items.c.kind, items.c.video_id, items.c.expected, scores.c.score)
+        .join(items, items.c.id == scores.c.item_id)
+        .join(users, users.c.id == items.c.annotator_id)
+    )
+    by_video: dict[int, dict[str, int]] = defaultdict(dict)
+    gold: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    scored: dict[str, list[int]] = defaultdict(list)
+    with engine.connect() as db:
+        for r in db.execute(query):
+            scored[r.name].append(r.score)
+            if r.kind == "gold":
+                gold[r.name].append((r.score, r.expected))
+            else:
+                by_video[r.video_id][r.name] = r.score
+        for name in db.execute(select(users.c.name).where(users.c.role == "annotator")).scalars():
+            scored.setdefault(name, [])
+    return Ratings(dict(by_video), dict(gold), dict(scored))
+
+
+def overlap_agreement(ratings: Ratings) -> Agreement:
+    """Agreement on the videos that several annotators scored."""
+    return agreement([list(r.values()) for r in ratings.by_video.values() if len(r) > 1])
+
+
+def annotator_quality(ratings: Ratings) -> list[AnnotatorQuality]:
+    """Severity and gold accuracy of every annotator."""
+    offsets: dict[str, list[float]] = defaultdict(list)
+    for by in ratings.by_video.values():
+        if len(by) < 2:
+            continue
+        for name, score in by.items():
+            others = [s for n, s in by.items() if n != name]
+            offsets[name].append(score - sum(others) / len(others))
+    result = []
+    for name in sorted(ratings.scored):
+        given = ratings.scored[name]
+        gold = ratings.gold.get(name, [])
+        shifts = offsets.get(name, [])
+        result.append(
+            AnnotatorQuality(
+                name,
+                len(given),
+                sum(given) / len(given) if given else None,
+                sum(shifts) / len(shifts) if shifts else None,
+                len(gold),
+                sum(s == e for s, e in gold) / len(gold) if gold else None,
+            )
+        )
+    return result

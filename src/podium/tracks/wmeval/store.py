@@ -1,0 +1,44 @@
+"""The wmeval database on the core store: its migrations, its PostgreSQL lock key and its audit log.
+
+Every write runs in ``transaction(engine)`` (the database's write lock, see ``podium.core.storage.store``); every
+ingest, assignment, account, score and re-assignment is appended to the audit log inside it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy import Engine
+
+from podium.core.accounts import Account, Accounts
+from podium.core.clock import Clock, utc_text
+from podium.core.storage.store import AuditLog, TrackStore
+from podium.tracks.wmeval.schema import VERSION_TABLE, audit_log, users
+
+ROLES = ("annotator", "operator")
+ACCOUNTS = Accounts(users, ROLES, add_fix="add them: podium wmeval annotator add NAME")
+
+STORE = TrackStore(Path(__file__).parent / "migrations", VERSION_TABLE, lock_key=0x776D6576, audit=AuditLog(audit_log))
+transaction = STORE.transaction
+append_audit = STORE.audit.append
+audit_entries = STORE.audit.entries
+
+
+def open_store(url: str) -> Engine:
+    """An engine for the wmeval database at ``url``, migrated to the newest schema."""
+    return STORE.open(url)
+
+
+def add_account(engine: Engine, clock: Clock, name: str, role: str) -> tuple[Account, str]:
+    """A new annotator or operator and their token (shown once, stored only as its hash), audited."""
+    at = utc_text(clock.now())
+    with transaction(engine) as db:
+        account, token = ACCOUNTS.add(db, name, role, at)
+        append_audit(db, at, "user_added", {"user": name, "role": role})
+    return account, token
+
+
+def authenticate(engine: Engine, token: str) -> Account:
+    """The account a token belongs to (``AuthError`` for none)."""
+    with engine.connect() as db:
+        return ACCOUNTS.authenticate(db, token)

@@ -1,0 +1,319 @@
+"""The wmeval pages and API (mounted under ``/wmeval`` by ``podium serve``).
+
+Pages: ``/`` (sign in with the token, kept in an HTTP-only cookie; then on to your queue, or the dashboard for an
+operator), ``/queue`` (your items in order, with progress), ``/items/{key}`` (the generated video beside the
+labelled reference, start-both / loop / speed, the final frames side by side, the rubric, scores 0-3 by click or
+key once both videos were watched to the end, a note and an "unplayable" flag; the next item opens at once),
+``/operator`` (progress per annotator, task and team, re-assignment, ingest issues, the audit trail, the report).
+
+API (``Authorization: Bearer TOKEN``, or the pages' cookie): ``GET /api/queue``, ``GET /api/items/{key}``,
+``POST /api/items/{key}/score`` with ``{"score": 0-3, "note": "", "unplayable": false}``, and
+``GET /media/{key}/{generated,reference}.{mp4,png}`` (Starlette's ``FileResponse`` answers Range requests with 206,
+which ``<video>`` needs to seek).
+
+An annotator reaches only their own items: anyone else's item, and the operator pages, are 404 worded like a
+missing one (spec: learn nothing of what exists). Nothing an annotator receives names a team.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, Form, Header, Request
+from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
+from pydantic import BaseModel, ConfigDict, StrictBool, StrictInt
+from sqlalchemy import select
+
+from podium.core.accounts import Account
+from podium.core.clock import SystemClock
+from podium.core.errors import AuthError, NotFoundError
+from podium.tracks.wmeval.annotate import item_for, media_file, next_key, progress, queue, record_score
+from podium.tracks.wmeval.assign import reassign
+from podium.tracks.wmeval.ingest import stored_media_root
+from podium.tracks.wmeval.report import report_html
+from podium.tracks.wmeval.schema import audit_log, issues, teams, users
+from podium.tracks.wmeval.store import authenticate, open_store
+from podium.web.auth import BEARER, TokenAuth
+from podium.web.layout import esc
+from podium.web.layout import page as layout_page
+
+TOKEN_COOKIE = "podium_wmeval_token"
+HERE = Path(__file__).parent
+STYLE = (
+    "<style>.pair{display:grid;grid-template-columns:1fr 1fr;gap:1rem}.pair video,.pair img{width:100%;"
+    "max-height:40vh;object-fit:contain;background:#000}figure{margin:0}figcaption{font-weight:600}"
+    ".controls{margin:.6rem 0}.scores button"
+    "{font-size:1.1rem;margin:.2rem;padding:.4rem .9rem}.rubric dt{font-weight:600}body{max-width:80rem}"
+    "#watch-status{color:#555}</style>"
+)
+
+
+class ScoreIn(BaseModel):
+    """A score as the API takes it: strict types, so "3" or 3.0 is refused rather than guessed at."""
+
+    model_config = ConfigDict(extra="forbid")
+    score: StrictInt
+    note: str = ""
+    unplayable: StrictBool = False
+
+
+def _rubric() -> list[tuple[str, str, str]]:
+    lines = (HERE / "rubric.txt").read_text("utf-8").splitlines()
+    return [tuple(line.split("|", 2)) for line in lines if line and not line.startswith("#")]  # type: ignore[misc]
+
+
+def page(title: str, body: str, operator: bool = False) -> str:
+    """A wmeval page in the shared layout."""
+    nav = (("Dashboard", "/wmeval/operator"),) if operator else (("My queue", "/wmeval/queue"),)
+    return layout_page(title, STYLE + body, site="podium wmeval", nav=(*nav, ("Sign out", "/wmeval/signout")))
+
+
+def wmeval_router(settings: Mapping[str, str]) -> APIRouter:
+    """The router over the database ``settings["db"]``."""
+    engine = open_store(settings["db"])
+    clock = SystemClock()
+    auth: TokenAuth[Account] = TokenAuth(lambda token: authenticate(engine, token), TOKEN_COOKIE)
+    rubric = _rubric()
+    script = (HERE / "annotate.js").read_text("utf-8")
+    router = APIRouter()
+
+    def caller(request: Request, authorization: str | None) -> Account:
+        if authorization and authorization.startswith(BEARER):
+            return auth.api_user(authorization)
+        return auth.user(auth.token_of(request))
+
+    def annotator(request: Request, authorization: str | None = None) -> Account:
+        return caller(request, authorization)
+
+    def operator(request: Request) -> Account:
+        who = auth.user(auth.token_of(request))
+        if who.role != "operator":
+            raise NotFoundError("no such page")  # an annotator learns nothing of the operator pages
+        return who
+
+    def signed_in(request: Request) -> Account | None:
+        try:
+            return auth.user(auth.token_of(request))
+        except AuthError:
+            return None
+
+    # -- API --------------------------------------------------------------------------------------------------
+
+    @router.get("/api/queue")
+    def api_queue(request: Request, authorization: str | None = Header(None)) -> list[dict[str, Any]]:
+        who = annotator(request, authorization)
+        return [
+            {"item": i.key, "task": i.task, "score": i.score, "unplayable": i.unplayable} for i in queue(engine, who.id)
+        ]
+
+    @router.get("/api/items/{key}")
+    def api_item(key: str, request: Request, authorization: str | None = Header(None)) -> dict[str, Any]:
+        view = item_for(engine, annotator(request, authorization).id, key)
+        return {
+            "item": view.key, "task": view.task, "score": view.score, "note": view.note, "unplayable": view.unplayable,
+            "media": {name: f"/wmeval/media/{view.key}/{name}" for name in view.media},
+        }  # fmt: skip
+
+    @router.post("/api/items/{key}/score")
+    def api_score(
+        key: str, body: ScoreIn, request: Request, authorization: str | None = Header(None)
+    ) -> dict[str, Any]:
+        who = annotator(request, authorization)
+        revision = record_score(engine, clock, who, key, body.score, body.note, body.unplayable)
+        following = next_key(engine, who.id)
+        return {
+            "item": key,
+            "revision": revision,
+            "next": f"/wmeval/items/{following}" if following else "/wmeval/queue",
+        }
+
+    @router.get("/media/{key}/{name}")
+    def media(key: str, name: str, request: Request, authorization: str | None = Header(None)) -> FileResponse:
+        who = annotator(request, authorization)
+        root = stored_media_root(engine)
+        if root is None:
+            raise NotFoundError(f"no item {key!r}", fix="open your queue")
+        path = media_file(engine, root, who.id, key, name)
+        kind = "video/mp4" if name.endswith(".mp4") else "image/png"
+        return FileResponse(path, media_type=kind, headers={"Cache-Control": "private, max-age=3600"})
+
+    # -- pages ------------------------------------------------------------------------------------------------
+
+    def signin_page(message: str = "", status: int = 200) -> HTMLResponse:
+        warning = f"<p role='alert'>{esc(message)}</p>" if message else ""
+        form = (
+            "<form method='post' action='/wmeval/signin'><label>Token <input name='token' type='password' "
+            "autocomplete='off' required></label> <button type='submit'>Sign in</button></form>"
+        )
+        return HTMLResponse(layout_page("Sign in", warning + form, site="podium wmeval"), status_code=status)
+
+    @router.get("/", response_class=HTMLResponse)
+    def index(request: Request) -> Response:
+        who = signed_in(request)
+        if who is None:
+            return signin_page()
+        return RedirectResponse("/wmeval/operator" if who.role == "operator" else "/wmeval/queue", status_code=303)
+
+    @router.post("/signin")
+    def signin(token: str = Form("")) -> Response:
+        try:
+            auth.user(token)
+        except AuthError:
+            return signin_page("Unknown token.", status=401)
+        response = RedirectResponse("/wmeval/", status_code=303)
+        auth.remember(response, token)
+        return response
+
+    @router.get("/signout")
+    def signout() -> Response:
+        response = RedirectResponse("/wmeval/", status_code=303)
+        response.delete_cookie(TOKEN_COOKIE)
+        return response
+
+    @router.get("/queue", response_class=HTMLResponse)
+    def queue_page(request: Request) -> Response:
+        who = signed_in(request)
+        if who is None:
+            return RedirectResponse("/wmeval/", status_code=303)
+        mine = queue(engine, who.id)
+        done = sum(1 for i in mine if i.score is not None)
+        rows = "".join(
+            f"<tr><td>{n}</td><td><a href='/wmeval/items/{esc(i.key)}'>{esc(i.key)}</a></td><td>{esc(i.task)}</td>"
+            f"<td>{'-' if i.score is None else ('unplayable' if i.unplayable else i.score)}</td></tr>"
+            for n, i in enumerate(mine, start=1)
+        )
+        following = next_key(engine, who.id)
+        start = (
+            f"<p><a id='next' href='/wmeval/items/{esc(following)}'>Score the next item</a></p>" if following else ""
+        )
+        body = (
+            f"<p id='progress'>{done} of {len(mine)} scored</p>{start}"
+            f"<table><tr><th>#</th><th>item</th><th>task</th><th>score</th></tr>{rows}</table>"
+        )
+        return HTMLResponse(page(f"Queue of {who.name}", body, who.role == "operator"))
+
+    @router.get("/items/{key}", response_class=HTMLResponse)
+    def item_page(key: str, request: Request) -> Response:
+        who = signed_in(request)
+        if who is None:
+            return RedirectResponse("/wmeval/", status_code=303)
+        view = item_for(engine, who.id, key)
+        mine = queue(engine, who.id)
+        position = next(n for n, i in enumerate(mine, start=1) if i.key == key)
+        done = sum(1 for i in mine if i.score is not None)
+        media = f"/wmeval/media/{esc(view.key)}"
+        players = (
+            "<div class='pair'>"
+            f"<figure><figcaption>Generated (to score)</figcaption><video id='generated' src='{media}/generated.mp4' "
+            "muted playsinline preload='auto' controls></video></figure>"
+            f"<figure><figcaption>Reference (real robot)</figcaption><video id='reference' "
+            f"src='{media}/reference.mp4' muted playsinline preload='auto' controls></video></figure></div>"
+        )
+        controls = (
+            "<div class='controls'><button id='start-both' type='button'>Start both</button> "
+            "<label><input id='loop' type='checkbox'> Loop</label> <label>Speed <select id='speed'>"
+            + "".join(f"<option value='{s}'{' selected' if s == '1' else ''}>{s}x</option>" for s in
+                      ("0.25", "0.5", "1", "1.5", "2"))
+            + "</select></label></div>"
+        )  # fmt: skip
+        frames = (
+            "<h2>Final frames</h2><div class='pair'>"
+            f"<figure><figcaption>Generated, last frame</figcaption><img id='generated-last' "
+            f"src='{media}/generated.png' alt='last frame of the generated video'></figure>"
+            f"<figure><figcaption>Reference, last frame</figcaption><img id='reference-last' "
+            f"src='{media}/reference.png' alt='last frame of the reference video'></figure></div>"
+        )
+        definitions = "".join(f"<dt>{esc(s)} — {esc(t)}</dt><dd>{esc(d)}</dd>" for s, t, d in rubric)
+        choice = "".join(
+            f"<button type='button' class='score' data-score='{esc(s)}' disabled title='{esc(t)}'>{esc(s)}</button>"
+            for s, t, _ in sorted(rubric)
+        )
+        current = "" if view.score is None else f"<p>Scored {'unplayable' if view.unplayable else view.score}.</p>"
+        scoring = (
+            "<h2>Score</h2><p>Compare the generated video with the reference: is the outcome the same (both "
+            "success or both failure), and how faithful is the way there?</p>"
+            f"<dl class='rubric'>{definitions}</dl>{current}<p id='watch-status' aria-live='polite'></p>"
+            f"<div class='scores'>{choice}</div>"
+            f"<p><label>Note<br><textarea id='note' rows='2' cols='60' maxlength='2000'>{esc(view.note)}</textarea>"
+            "</label></p><p><label><input id='unplayable' type='checkbox'> The generated video does not play</label> "
+            "<button id='submit-unplayable' type='button' disabled>Submit as unplayable (scores 0)</button></p>"
+        )
+        body = (
+            f"<div id='item' data-score-url='/wmeval/api/items/{esc(view.key)}/score' data-ready='no'>"
+            f"<p id='progress'>Item {position} of {len(mine)} · {done} scored · {esc(view.task)}</p>"
+            f"{players}{controls}{frames}{scoring}</div><script>{script}</script>"
+        )
+        return HTMLResponse(page(f"Item {view.key}", body, who.role == "operator"))
+
+    # -- operator ---------------------------------------------------------------------------------------------
+
+    @router.get("/operator", response_class=HTMLResponse)
+    def dashboard(request: Request) -> Response:
+        if signed_in(request) is None:
+            return RedirectResponse("/wmeval/", status_code=303)
+        operator(request)
+        done = progress(engine)
+
+        def table(title: str, counts: dict[str, tuple[int, int]]) -> str:
+            rows = "".join(
+                f"<tr><td>{esc(name)}</td><td>{d}</td><td>{t}</td><td>{(100 * d / t if t else 0):.0f}%</td></tr>"
+                for name, (d, t) in counts.items()
+            )
+            return f"<h2>{title}</h2><table><tr><th></th><th>scored</th><th>items</th><th>done</th></tr>{rows}</table>"
+
+        with engine.connect() as db:
+            names = list(db.execute(select(users.c.name).where(users.c.role == "annotator")).scalars())
+            found = db.execute(
+                select(teams.c.name, issues.c.kind, issues.c.path, issues.c.detail)
+                .outerjoin(teams, teams.c.id == issues.c.team_id)
+                .order_by(issues.c.id)
+            ).all()
+            recent = db.execute(select(audit_log).order_by(audit_log.c.id.desc()).limit(50)).all()
+        options = "".join(f"<option>{esc(n)}</option>" for n in names)
+        form = (
+            "<h2>Re-assign an episode</h2><form method='post' action='/wmeval/operator/reassign'>"
+            "<label>Task <input name='task' required size='8'></label> <label>Episode <input name='episode' "
+            f"required size='12'></label> <label>to <select name='annotator'>{options}</select></label> "
+            "<button type='submit'>Re-assign unscored items</button></form>"
+        )
+        issue_rows = "".join(
+            "<tr>" + "".join(f"<td>{esc(c)}</td>" for c in (r.name or "GT", r.kind, r.path, r.detail)) + "</tr>"
+            for r in found
+        )
+        audit_rows = "".join(
+            f"<tr><td>{esc(r.at)}</td><td>{esc(r.kind)}</td><td><code>{esc(r.payload)}</code></td></tr>" for r in recent
+        )
+        body = (
+            "<p><a href='/wmeval/operator/report'>Scores and statistics report</a></p>"
+            + table("Progress per annotator", done.annotators) + table("Progress per task", done.tasks)
+            + table("Progress per team", done.teams) + form
+            + f"<h2>Ingest issues</h2><table><tr><th>team</th><th>kind</th><th>file</th><th>detail</th></tr>"
+            f"{issue_rows}</table><h2>Audit trail (newest first)</h2>"
+            f"<table><tr><th>at</th><th>kind</th><th>entry</th></tr>{audit_rows}</table>"
+        )  # fmt: skip
+        return HTMLResponse(page("Operator dashboard", body, operator=True))
+
+    @router.post("/operator/reassign")
+    def reassign_form(request: Request, task: str = Form(...), episode: str = Form(...),
+                      annotator: str = Form(...)) -> Response:  # fmt: skip
+        operator(request)
+        reassign(engine, clock, task.strip(), episode.strip(), annotator)
+        return RedirectResponse("/wmeval/operator", status_code=303)
+
+    @router.get("/operator/report", response_class=HTMLResponse)
+    def report(request: Request) -> str:
+        operator(request)
+        return report_html(engine)
+
+    @router.get("/api/operator/progress")
+    def api_progress(request: Request, authorization: str | None = Header(None)) -> dict[str, Any]:
+        who = caller(request, authorization)
+        if who.role != "operator":
+            raise NotFoundError("no such page")
+        done = progress(engine)
+        as_lists = {"annotators": done.annotators, "tasks": done.tasks, "teams": done.teams}
+        return {part: {name: list(pair) for name, pair in counts.items()} for part, counts in as_lists.items()}
+
+    return router

@@ -1,0 +1,90 @@
+"""Scores from the API and CSV imports: checked, audited, all-or-nothing; items seen only by their annotator."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import select
+
+from podium.core.errors import InputError, NotFoundError
+from podium.core.storage.audit import verify_chain
+from podium.tracks.wmeval.annotate import import_scores, item_for, media_file, next_key, progress, queue, record_score
+from podium.tracks.wmeval.assign import AssignOptions, assign, assignments
+from podium.tracks.wmeval.schema import scores
+from podium.tracks.wmeval.store import ACCOUNTS, audit_entries
+
+from .conftest import Env
+from .test_assign import annotators, seed_rows
+
+
+@pytest.fixture
+def assigned(env: Env) -> Env:
+    seed_rows(env.engine, {"task1": 4}, ["red", "blue"])
+    annotators(env, 2)
+    assign(env.engine, env.clock, AssignOptions(annotators_per_task=2, gold=1, seed=3))
+    return env
+
+
+def account(env: Env, name: str):  # type: ignore[no-untyped-def]
+    with env.engine.connect() as db:
+        return ACCOUNTS.by_name(db, name)
+
+
+def test_scores_are_revised_and_every_change_audited(assigned: Env) -> None:
+    ann = account(assigned, "ann0")
+    key = queue(assigned.engine, ann.id)[0].key
+    assert record_score(assigned.engine, assigned.clock, ann, key, 2, "ok") == 1
+    assert record_score(assigned.engine, assigned.clock, ann, key, 3) == 2
+    assert record_score(assigned.engine, assigned.clock, ann, key, 2, unplayable=True) == 3
+    view = item_for(assigned.engine, ann.id, key)
+    assert (view.score, view.unplayable) == (0, True)
+    with assigned.engine.connect() as db:
+        entries = audit_entries(db)
+    kinds = [e.kind for e in entries if e.kind.startswith("score")]
+    assert kinds == ["score_set", "score_changed", "score_changed"]
+    assert '"previous":3' in entries[-1].payload
+    assert verify_chain(entries).ok
+    assert next_key(assigned.engine, ann.id) != key
+    for bad in (4, -1, "3", 2.0, True, None):
+        with pytest.raises(InputError):
+            record_score(assigned.engine, assigned.clock, ann, key, bad)
+
+
+def test_another_annotators_item_is_no_item(assigned: Env) -> None:
+    ann0, ann1 = account(assigned, "ann0"), account(assigned, "ann1")
+    theirs = queue(assigned.engine, ann1.id)[0].key
+    for call in (
+        lambda: item_for(assigned.engine, ann0.id, theirs),
+        lambda: record_score(assigned.engine, assigned.clock, ann0, theirs, 3),
+        lambda: media_file(assigned.engine, assigned.media, ann0.id, theirs, "generated.mp4"),
+    ):
+        with pytest.raises(NotFoundError, match=f"no item '{theirs}'"):
+            call()
+    mine = queue(assigned.engine, ann0.id)[0].key
+    for name in ("../../etc/passwd", "generated.mp4/../../x", "reference.mp4"):
+        with pytest.raises(NotFoundError):  # unknown names, and files that are not there (no media in this test)
+            media_file(assigned.engine, assigned.media, ann0.id, mine, name)
+
+
+def test_a_csv_import_is_applied_whole_or_not_at_all(assigned: Env) -> None:
+    rows = assignments(assigned.engine)
+    mine = [r for r in rows if r.annotator == "ann0"]
+    theirs = next(r for r in rows if r.annotator == "ann1")
+    good = "annotator,item,score,note\n" + "".join(f"ann0,{r.item},2,fine\n" for r in mine)
+    bad = good + f"ann0,{theirs.item},3,\nann0,{mine[0].item},7,\nann0,nonexistent,1,\n"
+    with pytest.raises(InputError) as caught:
+        import_scores(assigned.engine, assigned.clock, bad)
+    message = caught.value.message
+    n = len(mine) + 2
+    assert f"line {n}: item '{theirs.item}' is not 'ann0'" in message
+    assert f"line {n + 1}: item '{mine[0].item}' appears twice" in message
+    assert f"line {n + 2}: item 'nonexistent'" in message
+    with assigned.engine.connect() as db:
+        assert db.execute(select(scores)).all() == []  # nothing applied
+    with pytest.raises(InputError, match="first line"):
+        import_scores(assigned.engine, assigned.clock, "who,what\n")
+    with pytest.raises(InputError, match="0, 1, 2 or 3"):
+        import_scores(assigned.engine, assigned.clock, f"annotator,item,score\nann0,{mine[0].item},x\n")
+    assert import_scores(assigned.engine, assigned.clock, good) == len(mine)
+    done = progress(assigned.engine)
+    assert done.annotators["ann0"] == (len(mine), len(mine))
+    assert sum(d for d, _ in done.teams.values()) == sum(1 for r in mine if r.kind == "primary")

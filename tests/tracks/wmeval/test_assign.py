@@ -1,0 +1,137 @@
+"""Assignment invariants: one annotator per video, caps, the same mapping for every team, opaque keys."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter, defaultdict
+
+import pytest
+from sqlalchemy import Engine, insert, select
+
+from podium.core.errors import ConfigError, NotFoundError
+from podium.tracks.wmeval.assign import AssignOptions, assign, assignments, plan, reassign
+from podium.tracks.wmeval.schema import episode_map, gt, teams, videos
+from podium.tracks.wmeval.store import add_account
+
+from .conftest import Env
+
+AT = "2026-06-01T00:00:00.000000+00:00"
+
+
+def seed_rows(engine: Engine, tasks: dict[str, int], team_names: list[str], missing: int = 0) -> None:
+    """GT and video rows without media: assignment reads only the tables."""
+    with engine.begin() as db:
+        for task, count in tasks.items():
+            for e in range(count):
+                db.execute(insert(gt).values(task=task, episode=f"episode_{e}", video_path=f"gt/{task}/{e}.mp4",
+                                             last_frame_path="x.png", playable=True, reason="", probe_json="{}",
+                                             created_at=AT))  # fmt: skip
+        for name in team_names:
+            team_id = db.execute(insert(teams).values(name=name, created_at=AT)).inserted_primary_key[0]
+            for task, count in tasks.items():
+                for e in range(count - missing):
+                    db.execute(insert(videos).values(team_id=team_id, task=task, episode=f"episode_{e}",
+                               original_path="o.mp4", video_path="v.mp4", last_frame_path="l.png",
+                               playable=True, reason="", probe_json="{}", created_at=AT))  # fmt: skip
+
+
+def annotators(env: Env, n: int) -> list[str]:
+    names = [f"ann{i}" for i in range(n)]
+    for name in names:
+        add_account(env.engine, env.clock, name, "annotator")
+    add_account(env.engine, env.clock, "ops", "operator")
+    return names
+
+
+def test_plan_deals_each_episode_to_one_annotator_within_the_cap() -> None:
+    tasks = {"task1": [f"episode_{i}" for i in range(40)], "task2": [f"episode_{i}" for i in range(7)]}
+    result = plan(tasks, ["a", "b", "c", "d"], AssignOptions(cap=10), random.Random(1))
+    assert len(result["task1"]) == 30  # 3 annotators x cap 10: a sample, the same for every team
+    assert len(result["task2"]) == 7
+    for slots in result.values():
+        load = Counter(slot.annotator for slot in slots.values())
+        assert len(load) == 3 and max(load.values()) <= 10
+    assert plan(tasks, ["a", "b", "c", "d"], AssignOptions(cap=10), random.Random(1)) == result  # seeded
+    with pytest.raises(ConfigError):
+        plan(tasks, [], AssignOptions(), random.Random(1))
+
+
+def test_every_team_gets_the_same_mapping_and_each_video_one_scorer(env: Env) -> None:
+    seed_rows(env.engine, {"task1": 12, "task2": 5}, ["red", "green", "blue"])
+    annotators(env, 4)
+    summary = assign(env.engine, env.clock, AssignOptions(cap=3, gold=1, seed=7))
+    assert summary.episodes_left_out == 3  # task1: 12 episodes, 3 annotators x cap 3 = 9 sampled
+    rows = assignments(env.engine)
+    primary = [r for r in rows if r.kind == "primary"]
+    per_video = Counter((r.team, r.task, r.episode) for r in primary)
+    assert set(per_video.values()) == {1}
+    assert len(per_video) == 3 * (9 + 5)
+    scorer: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for r in primary:
+        scorer[(r.task, r.episode)].add(r.annotator)
+    assert all(len(names) == 1 for names in scorer.values())  # identical for every team
+    cap = Counter((r.annotator, r.team, r.task) for r in primary)
+    assert max(cap.values()) <= 3
+    assert "ops" not in {r.annotator for r in rows}
+    gold = [r for r in rows if r.kind == "gold"]
+    assert Counter(r.annotator for r in gold) == {f"ann{i}": 1 for i in range(4)}
+    keys = [r.item for r in rows]
+    assert len(set(keys)) == len(keys) and all(len(k) == 16 and int(k, 16) >= 0 for k in keys)
+    assert not any(t in k for k in keys for t in ("red", "green", "blue"))
+
+
+def test_queues_are_shuffled_across_teams(env: Env) -> None:
+    seed_rows(env.engine, {"task1": 6}, ["red", "green", "blue"])
+    annotators(env, 1)
+    assign(env.engine, env.clock, AssignOptions(annotators_per_task=1, cap=10, gold=0, seed=3))
+    order = [r.team for r in assignments(env.engine)]
+    runs = sum(1 for a, b in zip(order, order[1:], strict=False) if a != b)
+    assert len(order) == 18 and runs > 5  # teams interleave, not three blocks
+
+
+def test_overlap_items_go_to_every_annotator_of_the_task(env: Env) -> None:
+    seed_rows(env.engine, {"task1": 9}, ["red", "green"])
+    annotators(env, 3)
+    assign(env.engine, env.clock, AssignOptions(cap=3, overlap=2, gold=0, seed=5))
+    rows = assignments(env.engine)
+    with env.engine.connect() as db:
+        shared = {r.episode for r in db.execute(select(episode_map).where(episode_map.c.overlap))}
+    assert len(shared) == 2
+    overlap = [r for r in rows if r.kind == "overlap"]
+    assert len(overlap) == 2 * 2 * 2  # 2 episodes x 2 teams x the 2 other annotators
+    for r in overlap:
+        assert r.episode in shared
+    per_video = Counter((r.team, r.episode) for r in rows)
+    assert all(per_video[(t, e)] == 3 for t in ("red", "green") for e in shared)
+
+
+def test_a_team_ingested_later_gets_the_existing_mapping(env: Env) -> None:
+    seed_rows(env.engine, {"task1": 6}, ["red"])
+    annotators(env, 3)
+    assign(env.engine, env.clock, AssignOptions(gold=0, seed=1))
+    seed_rows_team = {"task1": 6}
+    with env.engine.begin() as db:
+        team_id = db.execute(insert(teams).values(name="late", created_at=AT)).inserted_primary_key[0]
+        for e in range(seed_rows_team["task1"]):
+            db.execute(insert(videos).values(team_id=team_id, task="task1", episode=f"episode_{e}",
+                                             original_path="o", video_path="v", last_frame_path="l", playable=True,
+                                             reason="", probe_json="{}", created_at=AT))  # fmt: skip
+    again = assign(env.engine, env.clock, AssignOptions(gold=0, seed=99))
+    assert again.items_added == 6
+    by = {(r.team, r.episode): r.annotator for r in assignments(env.engine)}
+    assert all(by[("late", f"episode_{e}")] == by[("red", f"episode_{e}")] for e in range(6))
+
+
+def test_missing_videos_get_no_item_and_reassignment_moves_unscored_items(env: Env) -> None:
+    seed_rows(env.engine, {"task1": 4}, ["red", "green"], missing=1)
+    annotators(env, 2)
+    assign(env.engine, env.clock, AssignOptions(annotators_per_task=1, gold=0, seed=2))
+    rows = assignments(env.engine)
+    assert len(rows) == 6 and {r.annotator for r in rows} == {"ann0"}
+    assert reassign(env.engine, env.clock, "task1", "episode_0", "ann1") == 2
+    moved = {(r.team, r.annotator) for r in assignments(env.engine) if r.episode == "episode_0"}
+    assert moved == {("red", "ann1"), ("green", "ann1")}
+    with pytest.raises(NotFoundError):
+        reassign(env.engine, env.clock, "task1", "episode_9", "ann1")
+    with pytest.raises(ConfigError):
+        reassign(env.engine, env.clock, "task1", "episode_0", "ops")

@@ -1,0 +1,40 @@
+"""The ``podium wmeval`` commands in-process (click's runner): ingest, accounts, assignment, the operator view."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from podium.tracks.wmeval.cli import wmeval
+
+from .conftest import make_gt, make_team
+
+
+def run(*args: str) -> str:
+    result = CliRunner().invoke(wmeval, list(args), catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_ingest_accounts_assign_and_the_operator_view(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'w.sqlite3'}"
+    media = str(tmp_path / "media")
+    gt = make_gt(tmp_path / "gt", {"task1": 2})
+    out = run("ingest-gt", str(gt), "--height", "48", "--media", media, "--workers", "1", "--db", db)
+    assert "GT: 2 video(s) stored, 2 playable" in out
+    team = make_team(tmp_path / "t", {"task1/episode_0.mp4": "h264"})
+    out = run("ingest-team", "red", str(team), "--workers", "1", "--db", db)
+    assert "red: 1 video(s) stored, 1 playable" in out and "missing: task1/episode_1" in out
+    token_line = run("annotator", "add", "ann", "--db", db)
+    assert token_line.startswith("ann (annotator) token: ") and len(token_line.split()[-1]) >= 40
+    assert "seed 4: 2 episode(s) mapped" in run("assign", "--seed", "4", "--db", db)
+    rows = list(csv.DictReader(io.StringIO(run("assignments", "--format", "csv", "--db", db))))
+    kinds = sorted((r["annotator"], r["team"], r["task"], r["kind"]) for r in rows)
+    assert kinds == [("ann", "(gold)", "task1", "gold"), ("ann", "red", "task1", "primary")]
+    assert next(r["episode"] for r in rows if r["kind"] == "primary") == "episode_0"
+    assert len(json.loads(run("assignments", "--format", "json", "--db", db))) == 2
+    assert run("verify-audit", "--db", db).startswith("audit log intact: 4 entries, head ")

@@ -1,0 +1,130 @@
+"""Ingest: GT strips, the official submission layout, and every kind of file that is not a clean match."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from sqlalchemy import select
+
+from podium.core.errors import ConflictError, InputError
+from podium.core.execution.executor import SerialExecutor
+from podium.tracks.wmeval.ingest import ingest_gt, ingest_team, media_root, scan_team
+from podium.tracks.wmeval.media import StripJob, compose_strip, probe
+from podium.tracks.wmeval.schema import gt, videos
+
+from .conftest import SIZE, Env, make_gt, make_team, write_clip
+
+
+def test_gt_views_become_one_strip_of_three_equal_height_views(env: Env) -> None:
+    root = media_root(env.engine, env.media)
+    report = ingest_gt(env.engine, root, make_gt(env.tmp / "gt", {"task1": 2}), SerialExecutor(), env.clock, 96)
+    assert (report.stored, report.playable, report.issues) == (2, 2, ())
+    with env.engine.connect() as db:
+        rows = db.execute(select(gt)).all()
+    strip = probe(root / rows[0].video_path)
+    width = round(SIZE[0] * 96 / SIZE[1])
+    assert (strip.codec, strip.height, strip.width) == ("h264", 96, 3 * width)
+    assert (root / rows[0].last_frame_path).read_bytes().startswith(b"\x89PNG")
+    assert (root / "gt/task1/episode_0/cam_high.mp4").exists()  # originals kept
+    again = ingest_gt(env.engine, root, env.tmp / "gt", SerialExecutor(), env.clock, 96)
+    assert again.stored == 0  # ingesting again keeps what is there
+
+
+def test_a_gt_episode_without_all_three_views_is_reported(env: Env) -> None:
+    folder = make_gt(env.tmp / "gt", {"task1": 2})
+    (folder / "task1/videos/cam_left_wrist/episode_1.mp4").unlink()
+    report = ingest_gt(env.engine, media_root(env.engine, env.media), folder, SerialExecutor(), env.clock, 48)
+    assert report.stored == 1
+    assert [(i.kind, i.path) for i in report.issues] == [("missing", "task1/episode_1")]
+
+
+def test_a_team_is_matched_by_task_and_episode_and_every_odd_file_reported(env: Env) -> None:
+    root = media_root(env.engine, env.media)
+    ingest_gt(env.engine, root, make_gt(env.tmp / "gt", {"task1": 3, "task2": 1}), SerialExecutor(), env.clock, 48)
+    team = make_team(
+        env.tmp / "team",
+        {
+            "task1/episode_0.mp4": "h264",
+            "task1/concat_episode_0.mp4": "h264",
+            "task1/episode_1.mp4": "mp4v",
+            "task1/episode_2.mp4": "corrupt",
+            "task1/episode_9.mp4": "h264",
+            "task3/episode_0.mp4": "h264",
+            "task1/notes.txt": "hello",
+        },
+    )
+    report = ingest_team(env.engine, root, "alpha", team, SerialExecutor(), env.clock)
+    assert (report.stored, report.playable) == (3, 2)
+    kinds = sorted((i.kind, i.path) for i in report.issues)
+    assert kinds == [
+        ("ignored", "evaluator_test/task1/concat_episode_0.mp4"),
+        ("missing", "task2/episode_0"),
+        ("undecodable", "evaluator_test/task1/episode_2.mp4"),
+        ("unknown", "evaluator_test/task1/episode_9.mp4"),
+        ("unknown", "evaluator_test/task1/notes.txt"),
+        ("unknown", "evaluator_test/task3/episode_0.mp4"),
+    ]
+    with env.engine.connect() as db:
+        rows = {r.episode: r for r in db.execute(select(videos))}
+    mp4v = rows["episode_1"]
+    assert json.loads(mp4v.probe_json)["original"]["codec"] == "mpeg4"
+    assert probe(root / mp4v.video_path).codec == "h264"  # the OpenCV file plays after ingest
+    copy = json.loads(mp4v.probe_json)["output"]
+    assert (copy["frames"], copy["fps"]) == (12, 16.0)  # every frame, at the source's constant rate
+    head = (root / mp4v.video_path).read_bytes()
+    assert head.index(b"moov") < head.index(b"mdat")  # faststart: playable before the whole file arrives
+    assert (root / mp4v.original_path).exists()
+    assert "alpha" not in mp4v.video_path  # media folders are random, never the team's name
+    corrupt = rows["episode_2"]
+    assert (corrupt.playable, corrupt.video_path) == (False, None)
+    assert "cannot decode" in corrupt.reason
+    with pytest.raises(ConflictError):
+        ingest_team(env.engine, root, "alpha", team, SerialExecutor(), env.clock)
+
+
+def test_two_files_for_one_episode_reject_the_submission(env: Env) -> None:
+    team = make_team(env.tmp / "dup", {"task1/episode_1.mp4": "h264", "task1/episode_01.mp4": "h264"})
+    with pytest.raises(InputError, match="duplicate"):
+        scan_team(team, [("task1", "episode_1")])
+
+
+def test_a_folder_without_evaluator_test_is_refused(env: Env) -> None:
+    (env.tmp / "empty").mkdir()
+    with pytest.raises(InputError, match="evaluator_test"):
+        scan_team(env.tmp / "empty", [("task1", "episode_0")])
+
+
+def test_an_ingest_killed_while_transcoding_leaves_no_team_and_runs_again(env: Env) -> None:
+    root = media_root(env.engine, env.media)
+    ingest_gt(env.engine, root, make_gt(env.tmp / "gt", {"task1": 1}), SerialExecutor(), env.clock, 48)
+    team = make_team(env.tmp / "team", {"task1/episode_0.mp4": "h264"})
+
+    class Killed(SerialExecutor):
+        def map_unordered(self, function, jobs):  # type: ignore[no-untyped-def]
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        ingest_team(env.engine, root, "alpha", team, Killed(), env.clock)
+    assert ingest_team(env.engine, root, "alpha", team, SerialExecutor(), env.clock).playable == 1
+
+
+def test_views_of_different_lengths_and_rates_are_aligned_by_time(env: Env) -> None:
+    views = env.tmp / "views"
+    write_clip(views / "high.mp4", frames=24)  # 1 s at 24 fps: the strip's rate and clock
+    write_clip(views / "left.mp4", codec="mpeg4", frames=8)  # 0.5 s at 16 fps: holds its last frame afterwards
+    write_clip(views / "right.mp4", frames=12)
+    job = StripJob(
+        (views / "high.mp4", views / "left.mp4", views / "right.mp4"), env.tmp / "s.mp4", env.tmp / "s.png", 48
+    )
+    result = compose_strip(job)
+    assert result.playable and result.output is not None
+    made = probe(env.tmp / "s.mp4")
+    assert (made.width, made.height, made.fps) == (192, 48, 24.0)
+    assert abs(made.frames - 24) <= 1  # the longest view's second, at cam_high's rate
+    broken = env.tmp / "broken.mp4"
+    broken.write_bytes(b"not a video")
+    bad = compose_strip(
+        StripJob((views / "high.mp4", broken, views / "right.mp4"), env.tmp / "b.mp4", env.tmp / "b.png", 48)
+    )
+    assert not bad.playable and not (env.tmp / "b.mp4").exists() and not (env.tmp / "b.mp4.part").exists()
