@@ -14,7 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from podium.core.execution.sandbox.registry import REGISTRY_ENV, RunEntry, RunRegistry, processes_of_uid
+from podium.core.execution.sandbox.registry import (
+    REGISTRY_ENV,
+    RunEntry,
+    RunRegistry,
+    UntrustedRegistry,
+    processes_of_uid,
+    registry_root,
+)
+from podium.core.execution.sandbox.supervise import new_box_path
 
 SLEEPER = """
 from podium.core.execution.sandbox import Limits, RunRequest, open_sandbox
@@ -86,3 +94,32 @@ def test_a_killed_workers_sandbox_is_swept_and_a_live_ones_is_not(tmp_path: Path
             worker.kill()
             worker.wait()
         registry.sweep()
+
+
+def _dead_entry(**fields: object) -> dict[str, object]:
+    namespace = os.readlink("/proc/self/ns/pid")
+    entry: dict[str, object] = {"owner_pid": 4_194_305, "owner_start": "1", "pid_namespace": namespace,
+                                "uid": 20_001, "box": str(new_box_path()), "cgroups": [], "pids": []}  # fmt: skip
+    return entry | fields
+
+
+def test_a_sweeper_acts_only_on_its_own_private_entries_naming_sandbox_things(tmp_path: Path) -> None:
+    root = tmp_path / "registry"
+    root.mkdir(mode=0o700)
+    registry = RunRegistry(root)
+    (root / "plausible.json").write_text(json.dumps(_dead_entry()))
+    (root / "root-uid.json").write_text(json.dumps(_dead_entry(uid=0)))
+    (root / "etc.json").write_text(json.dumps(_dead_entry(box="/etc")))
+    (root / "cgroup.json").write_text(json.dumps(_dead_entry(cgroups=["/sys/fs/cgroup/system.slice"])))
+    assert [e.name for e in registry.entries()] == ["plausible"]
+    if os.geteuid() == 0:
+        os.chown(root / "plausible.json", 65534, 65534)  # another user's file in our folder: not ours to act on
+        assert registry.entries() == []
+    root.chmod(0o755)  # readable by others: not a private folder
+    assert registry.entries() == [] and registry.sweep() == []
+    with pytest.raises(UntrustedRegistry):
+        registry.write(RunEntry(1, "1", "", None, str(new_box_path()), name="x"))
+
+
+def test_the_default_registry_is_per_user() -> None:
+    assert registry_root().name == f"podium-registry-{os.geteuid()}" or REGISTRY_ENV in os.environ

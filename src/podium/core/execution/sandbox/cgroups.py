@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Protocol
 
 _MIB = 1 << 20
-_PREFIX = "podium-sandbox-"
+SANDBOX_CGROUP_PREFIX = "podium-sandbox-"  # every cgroup folder the sandbox makes starts so
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,7 +286,7 @@ def detect(mountinfo: str | None = None, proc_cgroup: str | None = None) -> Cgro
     mountinfo = Path("/proc/self/mountinfo").read_text() if mountinfo is None else mountinfo
     proc_cgroup = Path("/proc/self/cgroup").read_text() if proc_cgroup is None else proc_cgroup
     mounts, own = _mounts(mountinfo), _own_paths(proc_cgroup)
-    folder = f"{_PREFIX}{os.getpid()}"
+    folder = f"{SANDBOX_CGROUP_PREFIX}{os.getpid()}"
     v1 = {c: m for m in mounts if m.fstype == "cgroup" for c in ("memory", "pids") if c in m.options}
     if "memory" in v1 and "pids" in v1:
         memory = _inside(v1["memory"], own.get("memory", "/"))
@@ -335,8 +335,8 @@ def _try_folders(description: str, bases: list[Path], make: Callable[[], CgroupF
 def _remove_stale(base: Path) -> None:
     """Remove the (empty) sandbox cgroups of judges that no longer run."""
     with contextlib.suppress(OSError):
-        for folder in base.glob(f"{_PREFIX}*"):
-            pid = folder.name.removeprefix(_PREFIX)
+        for folder in base.glob(f"{SANDBOX_CGROUP_PREFIX}*"):
+            pid = folder.name.removeprefix(SANDBOX_CGROUP_PREFIX)
             if pid.isdigit() and not Path(f"/proc/{pid}").exists():
                 for slot in folder.iterdir():
                     if slot.is_dir():

@@ -3,8 +3,8 @@
 A worker killed with SIGKILL cannot clean up: its sandbox's processes (running as the slot's own uid, re-parented
 to init) and its scratch folder (``/dev/shm/podium-box-*``) would stay, and its successors use other uids and
 never look at them. So every run is written down *before its program starts*, in one small JSON file per run under
-a fixed folder of the host (``$PODIUM_SANDBOX_REGISTRY``, default ``/dev/shm/podium-registry``; tmpfs, so a reboot
-empties it along with what it lists)::
+a fixed folder of the host and user (``$PODIUM_SANDBOX_REGISTRY``, default ``/dev/shm/podium-registry-<euid>``;
+tmpfs, so a reboot empties it along with what it lists)::
 
     {"owner_pid": 4242, "owner_start": "1234567", "pid_namespace": "pid:[4026531836]", "uid": 1879048321,
      "box": "/dev/shm/podium-box-3f2a...", "cgroups": ["/sys/fs/cgroup/memory/.../slot-0", ...], "pids": [4250, 4251]}
@@ -13,28 +13,37 @@ The entry names its owner by pid *and* start time (field 22 of ``/proc/PID/stat`
 mistaken for a live owner. It is written with the uid, the cgroups and the scratch folder before the sandbox is
 spawned, updated with the pids before the program is released, and removed after the run is cleaned up.
 
+The sweeper runs as root where the sandbox switches uids, so it trusts nothing another user could have put there:
+the folder must be its own (owned by this euid, mode 0700, not a link) and so must each entry file, and an entry is
+acted on only if what it names is the sandbox's own (a slot uid, a ``podium-box-`` folder beside the others, cgroups
+named ``podium-sandbox-``). The owner also holds an advisory lock on a lock file of the run while it runs; an owner
+counts as dead only when its pid and start time no longer match *and* its lock can be taken.
+
 ``sweep()`` (run by every sandbox at start and every ``SWEEP_EVERY_S`` seconds by a thread of its process) takes
 each entry of the same PID namespace whose owner is dead and kills what it lists: every process in its cgroups, its
-recorded pids (when they still run as its uid) and every process of its uid (unless a live run holds that uid),
-then removes its cgroups, its scratch folder and the entry.
+recorded pids (when they still run as its uid) and every process of its uid (unless a live run holds that uid,
+looked up again before every pass), then removes its cgroups, its scratch folder and the entry.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
-import shutil
 import signal
+import stat
 import threading
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
+from podium.core.execution.sandbox.cgroups import SANDBOX_CGROUP_PREFIX
+from podium.core.execution.sandbox.supervise import BOX_PREFIX, is_slot_uid, new_box_path, remove_box
+
 REGISTRY_ENV = "PODIUM_SANDBOX_REGISTRY"
-DEFAULT_REGISTRY = "/dev/shm/podium-registry"
 SWEEP_EVERY_S = 5.0
 _GONE_WITHIN_S = 5.0
 
@@ -45,7 +54,22 @@ def registry_root() -> Path:
     if configured:
         return Path(configured)
     shm = Path("/dev/shm")
-    return Path(DEFAULT_REGISTRY) if os.access(shm, os.W_OK | os.X_OK) else Path("/tmp/podium-registry")
+    parent = shm if os.access(shm, os.W_OK | os.X_OK) else Path("/tmp")
+    return parent / f"podium-registry-{os.geteuid()}"  # per user: never a folder another user made
+
+
+class UntrustedRegistry(OSError):
+    """The registry folder exists but is not this user's own private folder."""
+
+
+def _own_private(path: Path, *, folder: bool) -> bool:
+    """Whether ``path`` is a real folder (or file) owned by this euid, unreadable by others (folders)."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    kind = stat.S_ISDIR(info.st_mode) if folder else stat.S_ISREG(info.st_mode)
+    return kind and info.st_uid == os.geteuid() and (not folder or info.st_mode & 0o077 == 0)
 
 
 def process_start(pid: int) -> str | None:
@@ -84,8 +108,18 @@ class RunEntry:
     name: str = field(default="", compare=False)
 
     def owner_alive(self) -> bool:
-        """Whether the worker process that started the run still runs."""
+        """Whether the worker process that started the run still runs (by its pid and start time)."""
         return process_start(self.owner_pid) == self.owner_start
+
+    def names_only_sandbox_things(self) -> bool:
+        """Whether everything the entry would have a sweeper kill or remove is the sandbox's own."""
+        box = Path(self.box)
+        return (
+            (self.uid is None or is_slot_uid(self.uid))
+            and box.parent == new_box_path().parent
+            and box.name.startswith(BOX_PREFIX)
+            and all(any(part.startswith(SANDBOX_CGROUP_PREFIX) for part in Path(c).parts) for c in self.cgroups)
+        )
 
 
 class RegisteredRun:
@@ -112,9 +146,19 @@ class RunRegistry:
         """The file of entry ``name``."""
         return self.root / f"{name}.json"
 
+    def _lock_path(self, name: str) -> Path:
+        return self.root / f"{name}.lock"
+
+    def _checked_root(self) -> Path:
+        """The registry folder, made if missing; ``UntrustedRegistry`` unless it is this user's private folder."""
+        self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if not _own_private(self.root, folder=True):
+            raise UntrustedRegistry(f"{self.root} is not a private folder of uid {os.geteuid()}; remove it")
+        return self.root
+
     def write(self, entry: RunEntry) -> None:
         """Write ``entry`` atomically (a sweeper never reads half of it)."""
-        self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self._checked_root()
         temporary = self.root / f".{entry.name}.{threading.get_ident()}.tmp"
         data = asdict(entry)
         del data["name"]
@@ -134,18 +178,46 @@ class RunRegistry:
             cgroups=tuple(str(c) for c in cgroups),
             name=f"{me}-{uuid.uuid4().hex}",
         )
-        self.write(entry)
+        self._checked_root()
+        # held for the whole run, and released by the kernel when this process dies, however it dies
+        lock = os.open(self._lock_path(entry.name), os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
         try:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            self.write(entry)
             yield RegisteredRun(self, entry)
         finally:
-            with contextlib.suppress(OSError):
-                self.path(entry.name).unlink()
+            for path in (self.path(entry.name), self._lock_path(entry.name)):
+                with contextlib.suppress(OSError):
+                    path.unlink()
+            os.close(lock)
+
+    def owner_gone(self, entry: RunEntry) -> bool:
+        """Whether the run's owner is dead: its pid no longer runs as it did, and its run lock is free."""
+        if entry.owner_alive():
+            return False
+        try:
+            lock = os.open(self._lock_path(entry.name), os.O_WRONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+        except FileNotFoundError:
+            return True  # an entry of a run that never took its lock (written by an older podium)
+        except OSError:
+            return False
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return False  # held: the owner (or a process it forked) still runs
+        finally:
+            os.close(lock)
+        return True
 
     def entries(self) -> list[RunEntry]:
-        """Every readable entry."""
-        found = []
+        """Every entry of this user's private registry that names only the sandbox's own things."""
+        found: list[RunEntry] = []
+        if not _own_private(self.root, folder=True):
+            return found
         with contextlib.suppress(OSError):
             for path in self.root.glob("*.json"):
+                if not _own_private(path, folder=False):
+                    continue
                 try:
                     data = json.loads(path.read_text())
                     found.append(
@@ -162,28 +234,39 @@ class RunRegistry:
                     )
                 except (OSError, ValueError, KeyError, TypeError):
                     continue  # removed meanwhile, or not ours to read
-        return found
+        return [entry for entry in found if entry.names_only_sandbox_things()]
+
+    def live_uids(self) -> set[int]:
+        """The slot uids of the runs whose owner still lives (a uid can pass from a dead worker to a new one)."""
+        here = _pid_namespace()
+        return {
+            e.uid for e in self.entries() if e.uid is not None and e.pid_namespace == here and not self.owner_gone(e)
+        }
 
     def sweep(self) -> list[RunEntry]:
         """Kill and clean up every run of this PID namespace whose owner is dead; returns those runs."""
-        entries = [e for e in self.entries() if e.pid_namespace == _pid_namespace()]
-        live_uids = {e.uid for e in entries if e.owner_alive()}
+        here = _pid_namespace()
         swept = []
-        for entry in entries:
-            if entry.owner_alive():
+        for entry in self.entries():
+            if entry.pid_namespace != here or not self.owner_gone(entry):
                 continue
-            clean_up(entry, kill_uid=entry.uid is not None and entry.uid not in live_uids)
-            with contextlib.suppress(OSError):
-                self.path(entry.name).unlink()
+            clean_up(entry, kill_uid=lambda uid: uid not in self.live_uids())
+            for path in (self.path(entry.name), self._lock_path(entry.name)):
+                with contextlib.suppress(OSError):
+                    path.unlink()
             swept.append(entry)
         return swept
 
 
-def clean_up(entry: RunEntry, *, kill_uid: bool) -> None:
-    """Kill every process of an orphaned run, then remove its cgroups and its scratch folder."""
+def clean_up(entry: RunEntry, *, kill_uid: Callable[[int], bool]) -> None:
+    """Kill every process of an orphaned run, then remove its cgroups and its scratch folder.
+
+    ``kill_uid(uid)`` is asked before every pass whether every process of the run's uid may go: it may not while a
+    live run holds the same uid.
+    """
     deadline = time.monotonic() + _GONE_WITHIN_S
     while True:
-        left = _kill_run(entry, kill_uid=kill_uid)
+        left = _kill_run(entry, kill_uid=entry.uid is not None and kill_uid(entry.uid))
         if not left or time.monotonic() > deadline:
             break
         time.sleep(0.05)
@@ -254,16 +337,6 @@ def reap_children_of_uid(uid: int) -> int:
                 os.waitpid(int(entry.name), os.WNOHANG)
                 reaped += 1
     return reaped
-
-
-def remove_box(box: Path) -> None:
-    """Remove a scratch folder the sandbox made read-only."""
-    if not box.exists():
-        return
-    for folder in [box, *(p for p in box.rglob("*") if p.is_dir())]:
-        with contextlib.suppress(OSError):
-            folder.chmod(0o755)
-    shutil.rmtree(box, ignore_errors=True)
 
 
 _sweeper_lock = threading.Lock()

@@ -108,6 +108,11 @@ def _uid_base(block: int) -> int:
     return start + (os.getpid() % (span // per_pid)) * per_pid + block * MAX_SLOTS
 
 
+def is_slot_uid(uid: int) -> bool:
+    """Whether ``uid`` is one the sandbox gives its slots (never a user's or a system account's)."""
+    return any(start <= uid < start + span for start, span in (_HIGH_UIDS, _LOW_UIDS))
+
+
 def _uids_mapped(start: int, span: int) -> bool:
     # in a user namespace (rootless containers) only the mapped uids can be switched to
     with contextlib.suppress(OSError, ValueError):
@@ -176,9 +181,22 @@ def can_switch_uid() -> bool:
     return os.geteuid() == 0
 
 
+BOX_PREFIX = "podium-box-"
+
+
 def new_box_path() -> Path:
     """A path for a run's scratch folder that nothing uses yet (``box_directory`` creates it)."""
-    return Path(_BOX_PARENT or tempfile.gettempdir(), f"podium-box-{uuid.uuid4().hex}")
+    return Path(_BOX_PARENT or tempfile.gettempdir(), f"{BOX_PREFIX}{uuid.uuid4().hex}")
+
+
+def remove_box(box: Path) -> None:
+    """Remove a scratch folder the sandbox made read-only (its own run's, or an orphaned one)."""
+    if not box.exists():
+        return
+    for folder in [box, *(p for p in box.rglob("*") if p.is_dir())]:
+        with contextlib.suppress(OSError):
+            folder.chmod(0o755)
+    shutil.rmtree(box, ignore_errors=True)
 
 
 @contextlib.contextmanager
@@ -199,10 +217,7 @@ def box_directory(files: Mapping[str, bytes], root: Path | None = None) -> Itera
             folder.chmod(0o555)  # readable by the slot's uid, writable by nobody but root
         yield root
     finally:
-        for folder in [root, *(p for p in root.rglob("*") if p.is_dir())]:
-            with contextlib.suppress(OSError):
-                folder.chmod(0o755)
-        shutil.rmtree(root, ignore_errors=True)
+        remove_box(root)
 
 
 def _relative(name: str) -> PurePosixPath:
