@@ -133,6 +133,13 @@ def test_guessed_ids_find_nothing(world: World) -> None:
     assert c.get(f"/wmeval/media/{world.keys('ann')[0]}/generated.mp4").status_code == 401
 
 
+def test_a_header_that_is_not_a_bearer_token_is_not_passed_over_for_the_cookie(world: World) -> None:
+    c = world.client
+    c.cookies.set("podium_wmeval_token", world.tokens["ann"])
+    assert c.get("/wmeval/api/queue").status_code == 200  # the page's own script: the cookie
+    assert c.get("/wmeval/api/queue", headers={"Authorization": "Basic YW5uOng="}).status_code == 401
+
+
 def test_operator_pages_do_not_exist_for_annotators(world: World) -> None:
     c = world.client
     c.cookies.set("podium_wmeval_token", world.tokens["ann"])

@@ -35,7 +35,7 @@ from podium.tracks.wmeval.ingest import stored_media_root
 from podium.tracks.wmeval.report import report_html
 from podium.tracks.wmeval.schema import audit_log, issues, teams, users
 from podium.tracks.wmeval.store import authenticate, open_store
-from podium.web.auth import BEARER, TokenAuth
+from podium.web.auth import TokenAuth
 from podium.web.layout import esc
 from podium.web.layout import page as layout_page
 
@@ -80,7 +80,10 @@ def wmeval_router(settings: Mapping[str, str]) -> APIRouter:
     router = APIRouter()
 
     def caller(request: Request, authorization: str | None) -> Account:
-        if authorization and authorization.startswith(BEARER):
+        # Scripts and tools send a bearer token; the annotator's own page scores through its HTTP-only,
+        # SameSite=Strict cookie (its script never sees the token). A header that is there but not a bearer
+        # token is refused rather than passed over for the cookie.
+        if authorization is not None:
             return auth.api_user(authorization)
         return auth.user(auth.token_of(request))
 
