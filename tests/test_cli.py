@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 
 def podium(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
@@ -102,3 +104,23 @@ def test_a_broken_plug_in_is_one_line_in_the_listing(tmp_path: Path) -> None:
     assert run("pcg", "--help").returncode == 0
     used = run("broken", "anything")
     assert used.returncode == 3 and "ModuleNotFoundError" in used.stderr and "Traceback" not in used.stderr
+
+
+def test_the_server_names_a_track_it_cannot_load_and_serves_the_others(tmp_path: Path) -> None:
+    pytest.importorskip("fastapi", reason="needs the web extra")
+    info = tmp_path / "site" / "broken_track-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-track\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[podium.tracks]\nbroken = no_such_module_for_podium:TRACK\n")
+    env = {**os.environ, "PYTHONPATH": f"{info.parent}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    probe = (
+        "from podium.web.app import create_app\n"
+        f"app = create_app({{'db': 'sqlite:///{tmp_path / 'db.sqlite3'}'}})\n"
+        "from fastapi.testclient import TestClient\n"
+        "client = TestClient(app)\n"
+        "print(client.get('/dojo/api/problems').status_code, client.get('/wmeval/').status_code)"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split()[0] == "200" and result.stdout.split()[1] != "404"  # both tracks are served
+    assert result.stderr.startswith("warning: not serving it: track 'broken' cannot be loaded: ModuleNotFoundError")

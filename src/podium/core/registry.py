@@ -99,8 +99,3 @@ def load_tracks() -> LoadedTracks:
         except TrackLoadError as error:
             failures[name] = error
     return LoadedTracks(tracks, failures)
-
-
-def discover_tracks() -> dict[str, Track]:
-    """Every installed track that loads, keyed by name, in name order (failures are left out)."""
-    return load_tracks().tracks

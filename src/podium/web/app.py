@@ -1,17 +1,19 @@
 """The ``podium serve`` application: every installed track that has a web part mounts its router.
 
 A track's ``web_router(settings)`` gets the server's settings (``db``: a database URL) and returns a FastAPI
-``APIRouter``. The factory adds a health check and answers podium's errors as JSON ``{"error", "fix"}`` with the
-status ``podium.web.errors`` gives each branch of the error tree (401, 403, 404, 409, 400, 503).
+``APIRouter``. A track that cannot be loaded is named on stderr and left out; the others are served. The factory
+adds a health check and answers podium's errors as JSON ``{"error", "fix"}`` with the status ``podium.web.errors``
+gives each branch of the error tree (401, 403, 404, 409, 400, 503).
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from typing import Any
 
 from podium.core.errors import DependencyError, PodiumError
-from podium.core.registry import Track, discover_tracks
+from podium.core.registry import Track, load_tracks
 from podium.web.errors import http_status
 
 
@@ -37,7 +39,12 @@ def create_app(settings: Mapping[str, str], tracks: Mapping[str, Track] | None =
     def podium_error(_request: Request, error: PodiumError) -> JSONResponse:
         return JSONResponse({"error": error.message, "fix": error.fix}, status_code=http_status(error))
 
-    for track in (discover_tracks() if tracks is None else tracks).values():
+    if tracks is None:
+        loaded = load_tracks()
+        for failure in loaded.failures.values():  # said once at start, not as a silent 404 on every request
+            print(f"warning: not serving it: {failure.describe()} (fix: {failure.fix})", file=sys.stderr)
+        tracks = loaded.tracks
+    for track in tracks.values():
         if track.web_router is not None:
             app.include_router(track.web_router(settings), prefix=f"/{track.name}")
     return app
