@@ -188,3 +188,22 @@ def test_many_threads_writing_at_once_all_commit_in_one_chain(engine: Engine) ->
         raise RuntimeError("boom")
     with STORE.transaction(engine) as db:
         assert STORE.audit.entries(db)[-1].kind == "write"
+
+
+def test_a_handler_that_crashes_puts_its_job_back_and_the_worker_command_fails(
+    engine: Engine, clock: ManualClock
+) -> None:
+    from podium.core.queue import work_in_threads
+
+    add_jobs(engine, "a.mp4")
+    jobs_queue = queue(engine, clock)
+
+    def crash(claim: object) -> bool:
+        raise KeyError("a bug in the handler")
+
+    with pytest.raises(KeyError, match="a bug in the handler"):
+        work_in_threads(2, lambda worker_id: jobs_queue.work(worker_id, crash))
+    with engine.connect() as db:
+        assert db.execute(select(jobs.c.status, jobs.c.claimed_by)).one().status == "queued"  # at once, not stale
+    claim = jobs_queue.claim("w9")
+    assert claim is not None and jobs_queue.finish(claim, {"output": "a.webm"})

@@ -152,10 +152,21 @@ class JobQueue:
                 then(db)
             return bool(stored)
 
+    def release(self, claim: Claim) -> bool:
+        """Put a claimed job back in the queue untouched, if ``claim`` still stands (its handler failed)."""
+        jobs = self.table.c
+        mine = (jobs.id == claim.id) & (jobs.status == self.running) & (jobs.claimed_by == claim.worker_id)
+        with self.transaction(self.engine) as db:
+            return bool(db.execute(update(self.table).where(mine).values(status=self.queued)).rowcount)
+
     def work(
         self, worker_id: str, handle: Callable[[Claim], bool], *, until_idle: bool = True, poll_s: float = 0.5
     ) -> int:
-        """Claim and ``handle`` jobs until the queue is empty (or forever); how many ``handle`` reported done."""
+        """Claim and ``handle`` jobs until the queue is empty (or forever); how many ``handle`` reported done.
+
+        An exception from ``handle`` is a bug, not a verdict: the job goes back to the queue at once (rather than
+        after the stale window) and the exception propagates, so the worker stops loudly.
+        """
         done = 0
         while True:
             claim = self.claim(worker_id)
@@ -164,8 +175,12 @@ class JobQueue:
                     return done
                 time.sleep(poll_s)
                 continue
-            with self.kept_alive(claim):
-                handled = handle(claim)
+            try:
+                with self.kept_alive(claim):
+                    handled = handle(claim)
+            except BaseException:
+                self.release(claim)
+                raise
             if handled:
                 done += 1
 
@@ -176,15 +191,25 @@ def default_worker_id() -> str:
 
 
 def work_in_threads(threads: int, work: Callable[[str], int]) -> int:
-    """Run ``work(worker_id)`` in ``threads`` threads, each with its own worker id; the sum of what they return."""
+    """Run ``work(worker_id)`` in ``threads`` threads, each with its own worker id; the sum of what they return.
+
+    The first exception a thread raised is raised here once every thread has ended, so a worker command whose
+    threads crashed exits non-zero instead of reporting what the others did.
+    """
     counts = [0] * threads
+    errors: list[BaseException] = []
 
     def run(index: int) -> None:
-        counts[index] = work(f"{default_worker_id()}:{index}")
+        try:
+            counts[index] = work(f"{default_worker_id()}:{index}")
+        except BaseException as error:
+            errors.append(error)
 
     pool = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(threads)]
     for thread in pool:
         thread.start()
     for thread in pool:
         thread.join()
+    if errors:
+        raise errors[0]
     return sum(counts)
