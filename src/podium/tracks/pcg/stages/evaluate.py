@@ -90,8 +90,8 @@ def evaluate(
             callback = None if on_item is None else _tagged(on_item, stage)
             started = time.perf_counter()
             summary = _run_stage(stage, path, edition, classifier, executor, force, platform, callback, handoff)
-            if not summary.events:
-                _require_handover(previous, stage, path)
+            if not summary.events and not any(path.glob(f"*/{STAGE_INPUTS[stage]}/*/*")):
+                _require_handover(previous, stage, path)  # no item, and no input file either
             evaluation.stages.append(StageReport(stage, model, summary, time.perf_counter() - started))
             previous = summary
     evaluation.score = run_score(root, edition, options)
