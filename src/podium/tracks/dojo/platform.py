@@ -394,8 +394,6 @@ class Dojo:
                 f"user {user.name!r} is a {user.role.value}; only solvers submit (operators and setters do not compete)"
             )
         problem = self.problem(slug)
-        if problem.setter_id == user.id:
-            raise PermissionDenied(f"user {user.name!r} set problem {slug!r}; setters do not compete on their problems")
         if problem.state not in PUBLISHED:
             raise LifecycleError(f"problem {slug!r} is {problem.state.value}; it takes no submissions")
         rules = self.season_of(problem).rules

@@ -24,7 +24,7 @@ from podium.tracks.dojo.schema import problems, seasons, submissions
 from podium.tracks.dojo.store import append_audit, transaction
 from podium.tracks.dojo.verdicts import RunVerdict
 
-__all__ = ["MAX_ATTEMPTS", "STALE_AFTER_S", "Job", "claim", "judge_queue", "record", "work", "work_in_threads"]
+__all__ = ["MAX_ATTEMPTS", "Job", "judge_queue", "record", "work", "work_in_threads"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,12 +56,6 @@ def judge_queue(dojo: Dojo, *, stale_after_s: float = STALE_AFTER_S, max_attempt
         stale_after_s=stale_after_s,
         max_attempts=max_attempts,
     )
-
-
-def claim(dojo: Dojo, worker_id: str, *, stale_after_s: float = STALE_AFTER_S) -> Job | None:
-    """Claim the oldest queued (or stale) submission, or None when there is nothing to do."""
-    claimed = judge_queue(dojo, stale_after_s=stale_after_s).claim(worker_id)
-    return None if claimed is None else job_of(dojo, claimed)
 
 
 def job_of(dojo: Dojo, claimed: Claim) -> Job:

@@ -18,7 +18,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlalchemy import Connection, Engine, func, insert, select, update
+from sqlalchemy import Connection, Engine, insert, select, update
 
 from podium.core.accounts import Account
 from podium.core.clock import Clock, utc_text
@@ -242,9 +242,3 @@ def progress(engine: Engine) -> Progress:
             counts["a"].setdefault(name, [0, 0])
     as_tuples = {k: {n: (v[0], v[1]) for n, v in sorted(c.items())} for k, c in counts.items()}
     return Progress(as_tuples["a"], as_tuples["k"], as_tuples["t"])
-
-
-def item_count(engine: Engine) -> int:
-    """How many items exist (for the dashboard's summary)."""
-    with engine.connect() as db:
-        return int(db.execute(select(func.count()).select_from(items)).scalar_one())
