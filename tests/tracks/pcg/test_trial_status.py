@@ -25,3 +25,13 @@ def test_a_level_that_failed_simulation_and_was_mended(pcg_data: Path, tmp_path:
     shutil.copy(good, levels / "t_I_2.xml")  # mended: the failure recorded before is now stale
     run_simulate(root)
     assert trial_statuses(root)[("t", "I", "2")] == TrialStatus("ok", "")
+
+
+def test_a_level_whose_name_holds_a_backslash_is_simulated_like_any_other(pcg_data: Path, tmp_path: Path) -> None:
+    levels = tmp_path / "root" / "t" / "levels" / "I"
+    levels.mkdir(parents=True)
+    good = sorted((pcg_data / "unity-2023" / "v1" / "levels" / "I").glob("*.xml"))[0]
+    shutil.copy(good, levels / "t_I_1.xml")
+    shutil.copy(good, levels / "odd\\name_I_2.xml")  # legal on POSIX; the job tags join paths with backslashes
+    summary = run_simulate(tmp_path / "root")
+    assert sorted((e.trial, e.verdict) for e in summary.events) == [("odd\\name_I_2.xml", "ok"), ("t_I_1.xml", "ok")]

@@ -43,6 +43,14 @@ class PendingCharacter:
 
 
 @dataclass(frozen=True, slots=True)
+class LevelOrigin:
+    """Where a simulation job's level came from."""
+
+    group: CharacterFolder
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
 class LevelOutcome:
     """One level's file name and its stability record, or why it has none."""
 
@@ -75,6 +83,7 @@ def run_simulate(
                 if files:
                     groups[CharacterFolder(folder.team, char_dir.name)] = files
         jobs: list[SimulationJob] = []
+        origin: dict[str, LevelOrigin] = {}  # by tag: a name may hold any character, so the tag is never split
         pending: dict[CharacterFolder, PendingCharacter] = {}
         for group, files in groups.items():
             team, char = group.team, group.char
@@ -88,11 +97,11 @@ def run_simulate(
             pending[group] = PendingCharacter(key, len(contents))
             for content, image in zip(contents, images, strict=True):
                 tag = "\\".join((path.name, team, "levels", char, content.path.name))
+                origin[tag] = LevelOrigin(group, content.path.name)
                 jobs.append(SimulationJob(tag, content.data, image, params, make_input))
         results: dict[CharacterFolder, list[LevelOutcome]] = {}
         for job, simulated in chosen_executor.map_unordered(simulate_level, jobs):
-            _, team, _, char, name = job.tag.split("\\")
-            group = CharacterFolder(team, char)
+            group, name = origin[job.tag].group, origin[job.tag].name
             results.setdefault(group, []).append(LevelOutcome(name, simulated.outcome))
             if handoff is not None and simulated.rendered is not None:
                 handoff.keep(simulated.rendered)
