@@ -9,6 +9,7 @@ transformers. Preprocessing here re-implements the ViT processor's steps with PI
 from __future__ import annotations
 
 import json
+import os
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -54,6 +55,8 @@ class OnnxClassifier:
         self.batch_size = batch_size
         self.settings = json.loads(settings_path.read_text("utf-8"))
         options = onnxruntime.SessionOptions()
+        if os.environ.get("OMP_NUM_THREADS") == "1":  # a pool worker (core.execution.executor): one thread each
+            options.intra_op_num_threads = options.inter_op_num_threads = 1
         self.session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
 
     def predict(self, images: Sequence[Image.Image]) -> list[LetterPrediction]:
