@@ -288,7 +288,8 @@ def compose_strip(job: StripJob) -> TranscodeResult:
     cam_high's, rate), so no frame passes through Python arrays: 35% less CPU than stacking planes in NumPy. The
     views are aligned by time, not by frame number, and fed one frame each in turn, so memory stays flat however
     long the recordings are. In a pool worker the decoders and scalers run on one thread each (11% less CPU per
-    strip, the same bytes out). What remains is mostly x264 (about half the CPU at ``ultrafast``) and decoding the views.
+    strip, the same bytes out). What remains is mostly x264 (about half the CPU at ``ultrafast``) and decoding the
+    views.
     """
     av = _av()
     partial = job.target.with_name(job.target.name + ".part")
