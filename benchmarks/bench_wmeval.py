@@ -4,14 +4,18 @@
    on SQLite and on a temporary PostgreSQL server (``/usr/lib/postgresql/*/bin``, started here as the tests start
    it). Reported: p50/p99/max latency of one score submission, over ``--repeats`` runs. Target (issue 15): p99
    under 100 ms.
-2. Ingest: ``--videos`` generated videos shaped like the baseline's (672x224, 375 frames at 24 fps; half H.264,
-   half OpenCV-style ``mp4v``) and ``--gt-episodes`` GT episodes (three 640x480 views of 363 frames at 30 fps, like
-   the GigaWorld toy data) are made first (not timed), then ingested with ``--workers`` processes. Frames carry a
-   moving texture so the encoder has real work (flat synthetic frames would flatter it). Reported: videos/s, GT
-   strips/s, and the extrapolation to 8 tasks x 30 episodes x 15 teams (3,600 videos + 240 strips). Target: under
-   10 minutes on 2 cores.
+2. Ingest: two teams of ``--videos`` generated videos shaped like the baseline's (672x224, 375 frames at 24 fps):
+   one of H.264 yuv420p files, as the baseline's imageio writer makes (remuxed), one of OpenCV-style ``mp4v`` files
+   (transcoded); and ``--gt-episodes`` GT episodes (three 640x480 views of 363 frames at 30 fps, like the GigaWorld
+   toy data). They are made first (not timed), then ingested ``--ingest-repeats`` times, each time with
+   ``--workers`` processes (wall time) and serially in this process (CPU time). Frames carry a moving texture so
+   the encoder has real work (flat synthetic frames would flatter it). Reported per item (remuxed video,
+   transcoded video, GT strip): median CPU and wall seconds, and the extrapolation to 8 tasks x 30 episodes x 15
+   teams (3,600 videos + 240 strips) with every, half or none of the videos remuxable. Target: under 10 minutes
+   on 2 cores.
 
-Run: ``PYTHONPATH=src .venv/bin/python benchmarks/bench_wmeval.py [--repeats 3] [--videos 24] [--gt-episodes 4]``.
+Run: ``PYTHONPATH=src .venv/bin/python benchmarks/bench_wmeval.py [--repeats 3] [--videos 24] [--gt-episodes 4]
+[--ingest-repeats 3] [--skip-load]``.
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ from podium.core.clock import ManualClock, SystemClock  # noqa: E402
 from podium.core.execution.executor import make_executor  # noqa: E402
 from podium.core.storage.sql import sqlite_url  # noqa: E402
 from podium.tracks.wmeval.ingest import CAMERAS, ingest_gt, ingest_team, media_root  # noqa: E402
-from podium.tracks.wmeval.media import write_video  # noqa: E402
+from podium.tracks.wmeval.media import TranscodeJob, transcode_job, write_video  # noqa: E402
 from podium.tracks.wmeval.store import open_store  # noqa: E402
 from tests.tracks.wmeval.load import score_concurrently, seed_load  # noqa: E402
 from tests.tracks.wmeval.serving import serve_process  # noqa: E402
@@ -99,63 +103,128 @@ def textured(count: int, width: int, height: int, seed: int) -> list[np.ndarray]
     return frames
 
 
-def make_inputs(folder: Path, videos: int, gt_episodes: int) -> tuple[Path, Path]:
-    gt_dir, team = folder / "gt", folder / "team"
-    views = [textured(363, 640, 480, seed) for seed in range(3)]
+def make_inputs(folder: Path, videos: int, gt_episodes: int) -> tuple[Path, Path, dict[str, Path]]:
+    """The GT folder, the folder of the real-size GT episodes alone, and one team per ingest path: ``remuxed``
+    (H.264 yuv420p at 24 fps, as the baseline's imageio writer makes) and ``transcoded`` (OpenCV-style ``mp4v``).
+    Each kind of file is encoded once and copied: every file is still read, checked and written on its own."""
+    gt_dir, only_real = folder / "gt", folder / "gt-real"
+    views = [folder / f"view{seed}.mp4" for seed in range(3)]
+    tiny = folder / "tiny.mp4"
+    for seed, view in enumerate(views):
+        write_video(view, textured(363, 640, 480, seed), fps=30)
+    write_video(tiny, textured(2, 640, 480, 0), fps=30)
     for e in range(max(gt_episodes, videos)):
         task, episode = f"task{e % 8 + 1}", f"episode_{e // 8}"
-        if e < gt_episodes:
-            for cam, frames in zip(CAMERAS, views, strict=True):
-                write_video(gt_dir / task / "videos" / cam / f"{episode}.mp4", frames, fps=30)
-        else:  # GT rows for the team's videos to match, tiny: their strips are not what is timed
-            for cam in CAMERAS:
-                write_video(gt_dir / task / "videos" / cam / f"{episode}.mp4", views[0][:2], fps=30)
+        for cam, view in zip(CAMERAS, views, strict=True):
+            (gt_dir / task / "videos" / cam).mkdir(parents=True, exist_ok=True)
+            # the real-size episodes are timed; the rest are tiny GT rows for the teams' videos to match
+            shutil.copy(view if e < gt_episodes else tiny, gt_dir / task / "videos" / cam / f"{episode}.mp4")
+            if e < gt_episodes:
+                (only_real / task / "videos" / cam).mkdir(parents=True, exist_ok=True)
+                shutil.copy(view, only_real / task / "videos" / cam / f"{episode}.mp4")
     generated = textured(375, 672, 224, seed=7)
-    for e in range(videos):
-        codec = "mpeg4" if e % 2 else "libx264"
-        write_video(team / "evaluator_test" / f"task{e % 8 + 1}" / f"episode_{e // 8}.mp4", generated, 24, codec)
-    return gt_dir, team
+    teams = {}
+    for method, codec in METHODS.items():
+        one = folder / f"{method}.mp4"
+        write_video(one, generated, 24, codec)
+        teams[method] = folder / method
+        for e in range(videos):
+            target = teams[method] / "evaluator_test" / f"task{e % 8 + 1}" / f"episode_{e // 8}.mp4"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(one, target)
+    return gt_dir, only_real, teams
+
+
+METHODS = {"remuxed": "libx264", "transcoded": "mpeg4"}
+ITEMS = ("remuxed", "transcoded", "strip")
 
 
 @dataclass(frozen=True)
-class IngestRates:
-    videos_s: float  # wall, with the workers
-    strips_s: float
-    video_cpu_s: float  # CPU seconds per video, serial in this process (x264's own threads included)
-    strip_cpu_s: float
+class IngestRun:
+    cpu_s: dict[str, float]  # CPU seconds per item, serial in this process (FFmpeg's own threads included)
+    wall_s: dict[str, float]  # wall seconds per item with the workers, less one pool start-up per ingest
+    startup_s: float  # wall seconds of one pool start-up (workers spawned, PyAV imported, one tiny job each)
+    load: tuple[float, float]  # 1-minute load average before and after
 
 
-def ingest_rates(videos: int, gt_episodes: int, workers: int) -> IngestRates:
-    """Wall rates with ``workers`` processes, then CPU seconds per item in one process (load on a shared machine
-    stretches the wall time, not the CPU time, so the extrapolation uses the latter)."""
+def ingest_once(folder: Path, gt_dir: Path, only_real: Path, teams: dict[str, Path], videos: int, gt_episodes: int,
+                workers: int, n: int) -> IngestRun:  # fmt: skip
+    """One pool ingest (wall time) and one serial ingest (CPU time) of the GT strips and of each team."""
+    before = os.getloadavg()[0]
+    measured: dict[str, dict[str, float]] = {}
+    tiny = [TranscodeJob(folder / "tiny.mp4", folder / f"warm{n}-{i}.mp4", folder / f"warm{n}-{i}.png")
+            for i in range(workers)]  # fmt: skip
+    startups = []
+    for _ in range(2):  # the first pool also starts the forkserver, which later pools fork from
+        start = time.perf_counter()
+        assert all(result.playable for _, result in make_executor(workers).map_unordered(transcode_job, tiny))
+        startups.append(time.perf_counter() - start)
+    startup = startups[-1]
+    for label, executor in (("pool", make_executor(workers)), ("serial", make_executor(1))):
+        if label == "serial":
+            os.environ["OMP_NUM_THREADS"] = "1"  # encode as a pool worker does (media._one_thread)
+        clock = time.process_time if label == "serial" else time.perf_counter
+        setup = 0.0 if label == "serial" else startup  # every ingest starts its own pool
+        engine = open_store(sqlite_url(folder / f"{label}{n}.sqlite3"))
+        root = media_root(engine, folder / f"media-{label}{n}")
+        start = clock()
+        ingest_gt(engine, root, only_real, executor, SystemClock())
+        per = {"strip": (clock() - start - setup) / gt_episodes}
+        ingest_gt(engine, root, gt_dir, executor, SystemClock())  # the tiny rest, untimed
+        for method, team in teams.items():
+            start = clock()
+            report = ingest_team(engine, root, method, team, executor, SystemClock())
+            per[method] = (clock() - start - setup) / videos
+            assert report.playable == videos and dict(report.methods) == {method: videos}, report.lines()[:5]
+        measured[label] = per
+        os.environ.pop("OMP_NUM_THREADS", None)
+    return IngestRun(measured["serial"], measured["pool"], startup, (before, os.getloadavg()[0]))
+
+
+def ingest_runs(videos: int, gt_episodes: int, workers: int, repeats: int) -> list[IngestRun]:
+    """``repeats`` ingests of the same inputs, each into a fresh store (CPU time is what load from other processes
+    does not stretch, so the extrapolation uses it; the wall rates show what this machine gave meanwhile)."""
     with tempfile.TemporaryDirectory() as name:
         folder = Path(name)
-        gt_dir, team = make_inputs(folder, videos, gt_episodes)
-        only_real = folder / "gt-real"  # the real-size GT episodes alone: only their strips are timed
-        for e in range(gt_episodes):
-            task, episode = f"task{e % 8 + 1}", f"episode_{e // 8}"
-            for cam in CAMERAS:
-                (only_real / task / "videos" / cam).mkdir(parents=True, exist_ok=True)
-                shutil.copy(gt_dir / task / "videos" / cam / f"{episode}.mp4", only_real / task / "videos" / cam)
-        rates = []
-        for label, executor in (("pool", make_executor(workers)), ("serial", make_executor(1))):
-            if label == "serial":
-                os.environ["OMP_NUM_THREADS"] = "1"  # encode as a pool worker does (media._x264_options)
-            engine = open_store(sqlite_url(folder / f"{label}.sqlite3"))
-            root = media_root(engine, folder / f"media-{label}")
-            wall, cpu = time.perf_counter(), time.process_time()
-            ingest_gt(engine, root, only_real, executor, SystemClock())
-            strip = (time.perf_counter() - wall, time.process_time() - cpu)
-            ingest_gt(engine, root, gt_dir, executor, SystemClock())  # the tiny rest, untimed
-            wall, cpu = time.perf_counter(), time.process_time()
-            report = ingest_team(engine, root, "bench", team, executor, SystemClock())
-            video = (time.perf_counter() - wall, time.process_time() - cpu)
-            assert report.playable == videos, report.lines()[:5]
-            rates.append((strip, video))
-        (pool_strip, pool_video), (serial_strip, serial_video) = rates
-        return IngestRates(
-            videos / pool_video[0], gt_episodes / pool_strip[0], serial_video[1] / videos, serial_strip[1] / gt_episodes
-        )
+        gt_dir, only_real, teams = make_inputs(folder, videos, gt_episodes)
+        return [ingest_once(folder, gt_dir, only_real, teams, videos, gt_episodes, workers, n) for n in range(repeats)]
+
+
+def full_size_minutes(per_item: dict[str, float], remuxed_share: float, workers: int, startup_s: float = 0) -> float:
+    """Minutes for 3,600 team videos (``remuxed_share`` of them remuxable) and 240 GT strips on ``workers`` cores,
+    from per-item CPU seconds; or, given per-item wall seconds with the workers, at those rates (workers=1) plus
+    16 pool start-ups (one GT ingest, 15 team ingests)."""
+    mixed = remuxed_share * per_item["remuxed"] + (1 - remuxed_share) * per_item["transcoded"]
+    return ((FULL_VIDEOS * mixed + FULL_STRIPS * per_item["strip"]) / workers + 16 * startup_s) / 60
+
+
+def report_ingest(runs: list[IngestRun], videos: int, gt_episodes: int, workers: int) -> None:
+    def median(kind: str, item: str) -> float:
+        return statistics.median(getattr(r, kind)[item] for r in runs)
+
+    def spread(kind: str, item: str) -> str:
+        values = [getattr(r, kind)[item] for r in runs]
+        return f"{median(kind, item):.3f} ({min(values):.3f}-{max(values):.3f})"
+
+    loads = [tuple(round(x, 1) for x in r.load) for r in runs]
+    print(f"ingest: {videos} team videos per path, {gt_episodes} GT strips, {len(runs)} runs; "
+          f"1-min load average before/after each run: {loads}")  # fmt: skip
+    print(f"| item | CPU s per item, serial: median (min-max) of {len(runs)} | wall s per item, {workers} workers |")
+    print("|---|---:|---:|")
+    for item, label in zip(ITEMS, ("team video, remuxed", "team video, transcoded", "GT strip (3 views composed)"),
+                           strict=True):  # fmt: skip
+        print(f"| {label} | {spread('cpu_s', item)} | {spread('wall_s', item)} |")
+    cpu = {item: median("cpu_s", item) for item in ITEMS}
+    wall = {item: median("wall_s", item) for item in ITEMS}
+    startup = statistics.median(r.startup_s for r in runs)
+    print(f"| pool start-up per ingest (wall, not in the rows above) | | {startup:.2f} |")
+    print(
+        f"| 8x30x15 (3,600 videos + 240 strips) | minutes on {workers} otherwise idle cores, from CPU | "
+        "minutes at the measured wall rates |"
+    )
+    for share, label in ((1.0, "every video remuxable"), (0.5, "half remuxable"), (0.0, "none remuxable")):
+        by_cpu, by_wall = full_size_minutes(cpu, share, workers), full_size_minutes(wall, share, 1, startup)
+        print(f"| {label} | {by_cpu:.1f} | {by_wall:.1f} |")
 
 
 def main() -> None:
@@ -164,6 +233,7 @@ def main() -> None:
     parser.add_argument("--videos", type=int, default=24)
     parser.add_argument("--gt-episodes", type=int, default=4)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--ingest-repeats", type=int, default=3)
     parser.add_argument("--skip-load", action="store_true")
     parser.add_argument("--skip-ingest", action="store_true")
     parser.add_argument("--think-s", type=float, default=1.0, help="mean pause before each score (paced runs)")
@@ -187,17 +257,8 @@ def main() -> None:
                           f"({min(p99s):.1f}-{max(p99s):.1f}) | {max(r[2] for r in runs) * 1000:.1f} |")  # fmt: skip
     if args.skip_ingest:
         return
-    r = ingest_rates(args.videos, args.gt_episodes, args.workers)
-    wall_min = (FULL_VIDEOS / r.videos_s + FULL_STRIPS / r.strips_s) / 60
-    cpu_min = (FULL_VIDEOS * r.video_cpu_s + FULL_STRIPS * r.strip_cpu_s) / args.workers / 60
-    print(
-        f"ingest with {args.workers} workers (wall): {r.videos_s:.2f} team videos/s ({args.videos} videos), "
-        f"{r.strips_s:.2f} GT strips/s ({args.gt_episodes} episodes) -> 8x30x15 at these rates: {wall_min:.1f} min"
-    )
-    print(
-        f"CPU per item (serial): {r.video_cpu_s:.3f} s per team video, {r.strip_cpu_s:.3f} s per GT strip -> "
-        f"{FULL_VIDEOS} videos + {FULL_STRIPS} strips on {args.workers} otherwise idle cores: {cpu_min:.1f} min"
-    )
+    runs = ingest_runs(args.videos, args.gt_episodes, args.workers, args.ingest_repeats)
+    report_ingest(runs, args.videos, args.gt_episodes, args.workers)
     print(f"load average now: {os.getloadavg()}")
 
 

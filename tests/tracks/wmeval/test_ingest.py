@@ -3,14 +3,27 @@
 from __future__ import annotations
 
 import json
+from fractions import Fraction
+from pathlib import Path
 
+import av
+import numpy as np
 import pytest
+from PIL import Image
 from sqlalchemy import select
 
 from podium.core.errors import ConflictError, InputError
 from podium.core.execution.executor import SerialExecutor
 from podium.tracks.wmeval.ingest import ingest_gt, ingest_team, media_root, scan_team
-from podium.tracks.wmeval.media import StripJob, compose_strip, probe
+from podium.tracks.wmeval.media import (
+    StripJob,
+    TranscodeJob,
+    compose_strip,
+    probe,
+    remux,
+    synthetic_frames,
+    transcode_job,
+)
 from podium.tracks.wmeval.schema import gt, videos
 
 from .conftest import SIZE, Env, make_gt, make_team, write_clip
@@ -67,7 +80,10 @@ def test_a_team_is_matched_by_task_and_episode_and_every_odd_file_reported(env: 
     ]
     with env.engine.connect() as db:
         rows = {r.episode: r for r in db.execute(select(videos))}
+    assert "2 playable (1 remuxed, 1 transcoded)" in report.lines()[0]
+    assert json.loads(rows["episode_0"].probe_json)["method"] == "remuxed"  # already H.264 yuv420p at 24 fps
     mp4v = rows["episode_1"]
+    assert json.loads(mp4v.probe_json)["method"] == "transcoded"
     assert json.loads(mp4v.probe_json)["original"]["codec"] == "mpeg4"
     assert probe(root / mp4v.video_path).codec == "h264"  # the OpenCV file plays after ingest
     copy = json.loads(mp4v.probe_json)["output"]
@@ -79,6 +95,7 @@ def test_a_team_is_matched_by_task_and_episode_and_every_odd_file_reported(env: 
     corrupt = rows["episode_2"]
     assert (corrupt.playable, corrupt.video_path) == (False, None)
     assert "cannot decode" in corrupt.reason
+    assert json.loads(corrupt.probe_json)["method"] is None
     with pytest.raises(ConflictError):
         ingest_team(env.engine, root, "alpha", team, SerialExecutor(), env.clock)
 
@@ -128,3 +145,67 @@ def test_views_of_different_lengths_and_rates_are_aligned_by_time(env: Env) -> N
         StripJob((views / "high.mp4", broken, views / "right.mp4"), env.tmp / "b.mp4", env.tmp / "b.png", 48)
     )
     assert not bad.playable and not (env.tmp / "b.mp4").exists() and not (env.tmp / "b.mp4.part").exists()
+
+
+def write_h264(
+    path: Path, stamps: list[int], time_base: Fraction, gop: int = 12, size: tuple[int, int] = (96, 64)
+) -> None:
+    """H.264 yuv420p with B-frames and a keyframe every ``gop`` frames, each frame shown at ``stamps[i]`` ticks."""
+    with av.open(str(path), mode="w", format="mp4") as container:
+        stream = container.add_stream("libx264", rate=24, options={"bf": "2", "g": str(gop), "keyint_min": str(gop)})
+        stream.width, stream.height, stream.pix_fmt = *size, "yuv420p"
+        stream.codec_context.time_base = time_base
+        for stamp, image in zip(stamps, synthetic_frames(len(stamps), *size, seed=5), strict=True):
+            frame = av.VideoFrame.from_ndarray(image, "rgb24")
+            frame.pts, frame.time_base = stamp, time_base
+            container.mux(stream.encode(frame))
+        container.mux(stream.encode(None))
+
+
+def packets(path: Path) -> list[bytes]:
+    with av.open(str(path)) as container:
+        return [bytes(p) for p in container.demux(video=0) if p.size]
+
+
+def test_a_browser_playable_h264_file_is_remuxed_byte_for_byte_with_its_true_last_frame(tmp_path: Path) -> None:
+    source = tmp_path / "cfr.mp4"
+    write_h264(source, list(range(40)), Fraction(1, 24))  # 40 frames, keyframes every 12: the last group is 4
+    head = source.read_bytes()
+    assert head.index(b"mdat") < head.index(b"moov")  # as written: not faststart
+    result = transcode_job(TranscodeJob(source, tmp_path / "out.mp4", tmp_path / "last.png"))
+    assert (result.playable, result.method) == (True, "remuxed")
+    assert packets(tmp_path / "out.mp4") == packets(source)  # the stream copied, not re-encoded
+    made = (tmp_path / "out.mp4").read_bytes()
+    assert made.index(b"moov") < made.index(b"mdat")  # faststart
+    copy = probe(tmp_path / "out.mp4")
+    assert (copy.codec, copy.width, copy.height, copy.fps, copy.frames) == ("h264", 96, 64, 24.0, 40)
+    with av.open(str(source)) as container:
+        true_last = list(container.decode(video=0))[-1].to_ndarray(format="rgb24")
+    assert np.array_equal(np.asarray(Image.open(tmp_path / "last.png").convert("RGB")), true_last)
+    assert result.output is not None and (result.output.frames, result.output.duration_s) == (40, 1.667)
+
+
+def test_a_variable_rate_h264_file_is_transcoded_to_a_constant_rate(tmp_path: Path) -> None:
+    source = tmp_path / "vfr.mp4"
+    stamps = [0, 40, 80, 160, 200, 300, 340, 380, 420, 520, 560, 600]  # ms: declared 24 fps, steps of 40 and 100
+    write_h264(source, stamps, Fraction(1, 1000))
+    assert remux(source, tmp_path / "r.mp4", tmp_path / "r.png") is None
+    assert not (tmp_path / "r.mp4").exists() and not (tmp_path / "r.mp4.part").exists()
+    result = transcode_job(TranscodeJob(source, tmp_path / "out.mp4", tmp_path / "last.png"))
+    assert (result.playable, result.method) == (True, "transcoded")
+    with av.open(str(tmp_path / "out.mp4")) as container:
+        pts = sorted(p.pts for p in container.demux(video=0) if p.size)
+    assert len({b - a for a, b in zip(pts, pts[1:], strict=False)}) == 1  # now a constant rate
+    assert (tmp_path / "last.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_mp4v_and_corrupt_files_are_not_remuxed(tmp_path: Path) -> None:
+    mp4v = write_clip(tmp_path / "mp4v.mp4", codec="mpeg4")
+    assert remux(mp4v, tmp_path / "a.mp4", tmp_path / "a.png") is None
+    assert transcode_job(TranscodeJob(mp4v, tmp_path / "b.mp4", tmp_path / "b.png")).method == "transcoded"
+    cut = tmp_path / "cut.mp4"
+    write_h264(cut, list(range(40)), Fraction(1, 24))
+    cut.write_bytes(cut.read_bytes()[:-2000])  # moov at the end, lost
+    result = transcode_job(TranscodeJob(cut, tmp_path / "c.mp4", tmp_path / "c.png"))
+    assert (result.playable, result.method) == (False, "") and "cannot decode" in result.reason
+    assert not (tmp_path / "c.mp4").exists() and not (tmp_path / "c.mp4.part").exists()

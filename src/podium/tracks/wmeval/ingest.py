@@ -9,8 +9,10 @@ GT lacks are reported, GT episodes without a video are missing (they score 0 aga
 files naming one episode (``episode_3.mp4`` and ``episode_03.mp4``) reject the submission, since either could be
 the one the team meant.
 
-Every video is probed and transcoded to H.264 on the core's executor, in parallel; the original is kept beside
-the copy. A file FFmpeg cannot decode is stored as unplayable, with the reason: it is never shown and scores 0.
+Every video is made browser-playable on the core's executor, in parallel: remuxed (its H.264 stream copied,
+``moov`` first) when it already plays in a browser, else transcoded to H.264; the original is kept beside the copy,
+and the way taken is recorded (``method`` in the video's probe, and counted in the report). A file FFmpeg cannot
+decode is stored as unplayable, with the reason: it is never shown and scores 0.
 The slow part (decoding and encoding) runs before the write transaction, so the database lock is held only for the
 few inserts.
 """
@@ -21,7 +23,8 @@ import json
 import re
 import secrets
 import shutil
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -61,10 +64,14 @@ class IngestReport:
     stored: int
     playable: int
     issues: tuple[Issue, ...]
+    methods: tuple[tuple[str, int], ...] = ()  # how many playable videos were remuxed, transcoded or composed
 
     def lines(self) -> list[str]:
         """The report for a person: one summary line, then one line per issue."""
-        head = f"{self.source}: {self.stored} video(s) stored, {self.playable} playable, {len(self.issues)} issue(s)"
+        how = f" ({', '.join(f'{n} {method}' for method, n in self.methods)})" if self.methods else ""
+        head = (
+            f"{self.source}: {self.stored} video(s) stored, {self.playable} playable{how}, {len(self.issues)} issue(s)"
+        )
         return [head, *(f"  {i.kind}: {i.path}: {i.detail}" for i in self.issues)]
 
 
@@ -184,11 +191,17 @@ def scan_team(folder: Path, known: Iterable[tuple[str, str]]) -> tuple[dict[tupl
 def _probe_json(result: TranscodeResult) -> str:
     return json.dumps(
         {
+            "method": result.method or None,
             "original": None if result.original is None else asdict(result.original),
             "output": None if result.output is None else asdict(result.output),
         },
         sort_keys=True,
     )
+
+
+def _methods(results: Sequence[tuple[object, TranscodeResult]]) -> tuple[tuple[str, int], ...]:
+    counted = Counter(result.method for _, result in results if result.playable)
+    return tuple(sorted(counted.items()))
 
 
 def _record_issues(db: Connection, team_id: int | None, found: list[Issue], at: str) -> None:
@@ -240,11 +253,11 @@ def ingest_gt(
             )
         _record_issues(db, None, problems, at)
         append_audit(db, at, "gt_ingested", {"episodes": len(results), "playable": playable, "issues": len(problems)})
-    return IngestReport("GT", len(results), playable, tuple(problems))
+    return IngestReport("GT", len(results), playable, tuple(problems), _methods(results))
 
 
 def ingest_team(engine: Engine, root: Path, team: str, folder: Path, executor: Executor, clock: Clock) -> IngestReport:
-    """Match, transcode and store one team's submission; a team is ingested once."""
+    """Match, remux or transcode, and store one team's submission; a team is ingested once."""
     check_name("team", team)
     with engine.connect() as db:
         known = [(r.task, r.episode) for r in db.execute(select(gt.c.task, gt.c.episode))]
@@ -294,6 +307,7 @@ def ingest_team(engine: Engine, root: Path, team: str, folder: Path, executor: E
             db,
             at,
             "team_ingested",
-            {"team": team, "videos": len(results), "playable": playable, "issues": len(problems)},
+            {"team": team, "videos": len(results), "playable": playable, "issues": len(problems)}
+            | dict(_methods(results)),
         )
-    return IngestReport(team, len(results), playable, tuple(problems))
+    return IngestReport(team, len(results), playable, tuple(problems), _methods(results))

@@ -1,14 +1,16 @@
 """Video work through PyAV (its wheel bundles FFmpeg with libx264, so no system FFmpeg is needed).
 
-Three operations, each a pure function of files: ``probe`` reads what a file holds, ``transcode`` re-encodes one
-video as browser-playable H.264 (yuv420p, constant frame rate, ``moov`` atom first) and saves its last frame as a
-PNG, and ``compose_strip`` lays three camera views side by side at one height, the layout of the generated videos.
-Transcoding always decodes and re-encodes, even an H.264 file: that is the only way to be sure of the pixel format,
-a constant frame rate and faststart, and it costs little for clips of a few hundred small frames.
+Four operations, each a pure function of files: ``probe`` reads what a file holds; ``remux`` copies a video that is
+already browser-playable (H.264, yuv420p, even size, a constant frame rate by its packets' timestamps, in an MP4)
+into a new MP4 with the ``moov`` atom first, without re-encoding, and saves its last frame as a PNG; ``transcode``
+re-encodes any other video as browser-playable H.264 (yuv420p, constant frame rate, ``moov`` atom first) and saves
+its last frame; and ``compose_strip`` lays three camera views side by side at one height, the layout of the
+generated videos. Remuxing costs about a fifth of a re-encode and keeps the team's pixels exactly; everything it
+cannot vouch for is re-encoded (see docs/design/wmeval.md).
 
-``transcode_job`` wraps ``transcode`` for ``podium.core.execution.executor``: the job carries its paths, the result
-says whether the video plays, and a file FFmpeg cannot decode is a result, not an exception (an unplayable video
-is data: it scores 0, visibly).
+``transcode_job`` wraps both for ``podium.core.execution.executor``: the job carries its paths, the result says
+whether the video plays and which way it was made playable, and a file FFmpeg cannot decode is a result, not an
+exception (an unplayable video is data: it scores 0, visibly).
 """
 
 from __future__ import annotations
@@ -28,11 +30,15 @@ MAX_FPS = 120  # a container claiming more is lying about its rate; use the defa
 X264_OPTIONS = {"preset": "ultrafast", "crf": "23"}  # 2.2x veryfast at 672x224; see docs/design/wmeval.md
 
 
+def _one_thread() -> bool:
+    # In a pool worker (the core executor sets OMP_NUM_THREADS=1 there: one worker per core) FFmpeg's coders and
+    # filters run on one thread: the pool already fills every core, and their own threads only add CPU (x264's
+    # frame threads 11% per video; decoder and scaler threads 13% per GT strip).
+    return os.environ.get("OMP_NUM_THREADS") == "1"
+
+
 def _x264_options() -> dict[str, str]:
-    # In a pool worker (the core executor sets OMP_NUM_THREADS=1 there: one worker per core) x264 runs on one
-    # thread: its frame threads cost 11% more CPU per video, and the pool already fills every core.
-    single = os.environ.get("OMP_NUM_THREADS") == "1"
-    return X264_OPTIONS | ({"threads": "1"} if single else {})
+    return X264_OPTIONS | ({"threads": "1"} if _one_thread() else {})
 
 
 class MediaError(Exception):
@@ -68,6 +74,7 @@ class TranscodeResult:
     reason: str
     original: Probe | None = None
     output: Probe | None = None
+    method: str = ""  # how the stored copy was made: remuxed, transcoded or composed ("" when unplayable)
 
 
 def _av() -> Any:
@@ -100,6 +107,100 @@ def probe(path: Path) -> Probe:
     return Probe(codec, width, height, round(fps, 3), frames, round(frames / fps, 3))
 
 
+REMUX_PROFILES = frozenset({"Baseline", "Constrained Baseline", "Main", "High"})  # 8-bit 4:2:0 H.264 profiles
+
+
+def _remuxable(container: Any) -> bool:
+    """What the header tells: one H.264 yuv420p stream of even size in an MP4 (timestamps are checked later)."""
+    if not container.streams.video or "mp4" not in container.format.name.split(","):
+        return False
+    context = container.streams.video[0].codec_context
+    return bool(
+        context.name == "h264"
+        and context.format is not None
+        and context.format.name == "yuv420p"
+        and context.profile in REMUX_PROFILES
+        and context.width % 2 == 0
+        and context.height % 2 == 0
+    )
+
+
+def remux(source: Path, target: Path, last_frame: Path) -> tuple[Probe, Probe] | None:
+    """Copy an already browser-playable ``source`` to ``target`` (faststart) and save its last frame; probes of both.
+
+    None, with nothing left at ``target``, when ``source`` is not such a file or anything about it is in doubt: the
+    caller then transcodes it (which also reports a file FFmpeg cannot decode). The packets are copied as they are
+    read, without decoding; their presentation timestamps must advance in equal steps (a constant frame rate in
+    fact, not only the rate the container declares), none may be flagged discard or corrupt, and their count must
+    be the container's. The last frame is decoded from the last keyframe on (the packets since the latest
+    keyframe are kept while copying): that group must give one frame per packet, and the last of them must carry
+    the stream's highest timestamp, which makes it the true last frame; otherwise the file is transcoded.
+    """
+    av = _av()
+    partial = target.with_name(target.name + ".part")
+    try:
+        with av.open(str(source)) as container:
+            if not _remuxable(container):
+                return None
+            stream = container.streams.video[0]
+            target.parent.mkdir(parents=True, exist_ok=True)
+            stamps: list[int] = []
+            group: list[tuple[bytes, int, int]] = []  # packets since the latest keyframe: data, pts, dts
+            with av.open(str(partial), mode="w", format="mp4", options={"movflags": "+faststart"}) as output:
+                copy = output.add_stream_from_template(stream)
+                for packet in container.demux(stream):
+                    if packet.size == 0:
+                        continue  # the empty packet demux ends with
+                    if packet.pts is None or packet.dts is None or packet.is_discard or packet.is_corrupt:
+                        raise MediaError("a packet without timestamps, or flagged discard or corrupt")
+                    if packet.is_keyframe:
+                        group = []
+                    group.append((bytes(packet), packet.pts, packet.dts))
+                    stamps.append(packet.pts)
+                    packet.stream = copy
+                    output.mux(packet)
+            steps = {b - a for a, b in zip(sorted(stamps), sorted(stamps)[1:], strict=False)}
+            if len(steps) != 1 or (stream.frames and stream.frames != len(stamps)):
+                raise MediaError("not a constant frame rate")  # also one frame alone: no rate to check
+            step = Fraction(steps.pop()) * stream.time_base
+            if step <= 0 or 1 / step > MAX_FPS:
+                raise MediaError("no plausible frame rate")
+            last, decoded = _last_of_group(av, stream, group)
+            if last is None or decoded != len(group) or last.pts != max(stamps):
+                raise MediaError("the last group of pictures does not decode on its own")
+            width, height = stream.codec_context.width, stream.codec_context.height
+    except (av.FFmpegError, OSError, ValueError, MediaError):
+        partial.unlink(missing_ok=True)
+        return None
+    partial.replace(target)
+    last_frame.parent.mkdir(parents=True, exist_ok=True)
+    last.to_image().save(last_frame)
+    fps = round(float(1 / step), 3)
+    made = Probe("h264", width, height, fps, len(stamps), round(float(len(stamps) * step), 3))
+    return made, made
+
+
+def _last_of_group(av: Any, stream: Any, group: list[tuple[bytes, int, int]]) -> tuple[Any, int]:
+    """Decode one group of pictures with the stream's (unused) decoder: the latest frame, and how many came out."""
+    context = stream.codec_context
+    if _one_thread():
+        context.thread_count = 1
+    last, decoded = None, 0
+    packets = []
+    for data, pts, dts in group:
+        packet = av.Packet(data)
+        packet.pts, packet.dts, packet.time_base = pts, dts, stream.time_base
+        packets.append(packet)
+    for packet in [*packets, None]:
+        for frame in context.decode(packet):
+            decoded += 1
+            if frame.pts is None:
+                raise MediaError("a frame without a timestamp")
+            if last is None or frame.pts > last.pts:
+                last = frame
+    return last, decoded
+
+
 def _even(n: int) -> int:
     return max(2, n - n % 2)  # yuv420p needs even dimensions
 
@@ -120,6 +221,8 @@ def transcode(source: Path, target: Path, last_frame: Path) -> tuple[Probe, Prob
             if not container.streams.video:
                 raise MediaError("no video stream")
             stream = container.streams.video[0]
+            if _one_thread():
+                stream.codec_context.thread_count = 1
             rate = stream.average_rate or stream.guessed_rate
             fps = (
                 Fraction(rate).limit_denominator(1001) if rate and 0 < float(rate) <= MAX_FPS else Fraction(DEFAULT_FPS)
@@ -155,14 +258,17 @@ def transcode(source: Path, target: Path, last_frame: Path) -> tuple[Probe, Prob
 
 
 def transcode_job(job: TranscodeJob) -> TranscodeResult:
-    """``transcode`` as an executor job: an undecodable video is an unplayable result."""
+    """``remux`` where the video already plays in a browser, else ``transcode``; undecodable: an unplayable result."""
     try:
-        original, output = transcode(job.source, job.target, job.last_frame)
+        done = remux(job.source, job.target, job.last_frame)
+        method = "remuxed"
+        if done is None:
+            done, method = transcode(job.source, job.target, job.last_frame), "transcoded"
     except MediaError as error:
         return TranscodeResult(
             False, str(error).replace(f"'{job.source}'", "the file")
         )  # the store's path says nothing
-    return TranscodeResult(True, "", original, output)
+    return TranscodeResult(True, "", done[0], done[1], method)
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,7 +287,9 @@ def compose_strip(job: StripJob) -> TranscodeResult:
     FFmpeg's own filters do the work (``scale`` with area averaging, ``hstack``, then ``fps`` at the first view's,
     cam_high's, rate), so no frame passes through Python arrays: 35% less CPU than stacking planes in NumPy. The
     views are aligned by time, not by frame number, and fed one frame each in turn, so memory stays flat however
-    long the recordings are.
+    long the recordings are. In a pool worker the decoders and scalers run on one thread each (11% less CPU per
+    strip, the same bytes out). What remains is mostly x264 (about half the CPU at ``ultrafast``) and decoding the
+    views.
     """
     av = _av()
     partial = job.target.with_name(job.target.name + ".part")
@@ -191,6 +299,10 @@ def compose_strip(job: StripJob) -> TranscodeResult:
             if not all(c.streams.video for c in containers):
                 raise MediaError("a view has no video stream")
             streams = [c.streams.video[0] for c in containers]
+            single = _one_thread()
+            if single:
+                for s in streams:
+                    s.codec_context.thread_count = 1
             rate = streams[0].average_rate or streams[0].guessed_rate
             fps = (
                 Fraction(rate).limit_denominator(1001) if rate and 0 < float(rate) <= MAX_FPS else Fraction(DEFAULT_FPS)
@@ -201,7 +313,7 @@ def compose_strip(job: StripJob) -> TranscodeResult:
             sources = [graph.add_buffer(template=s) for s in streams]
             stacked = graph.add("hstack", f"inputs={len(streams)}")
             for index, (source, width) in enumerate(zip(sources, widths, strict=True)):
-                scale = graph.add("scale", f"{width}:{height}:flags=area")
+                scale = graph.add("scale", f"{width}:{height}:flags=area" + (":threads=1" if single else ""))
                 pixels = graph.add("format", "yuv420p")
                 source.link_to(scale)
                 scale.link_to(pixels)
@@ -247,7 +359,7 @@ def compose_strip(job: StripJob) -> TranscodeResult:
     last.to_image().save(job.last_frame)
     seconds = round(frames / float(fps), 3)
     out = Probe("h264", encoder.width, encoder.height, round(float(fps), 3), frames, seconds)
-    return TranscodeResult(True, "", out, out)
+    return TranscodeResult(True, "", out, out, "composed")
 
 
 def synthetic_frames(count: int, width: int, height: int, seed: int = 0) -> list[Any]:
