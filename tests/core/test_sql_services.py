@@ -207,3 +207,25 @@ def test_a_handler_that_crashes_puts_its_job_back_and_the_worker_command_fails(
         assert db.execute(select(jobs.c.status, jobs.c.claimed_by)).one().status == "queued"  # at once, not stale
     claim = jobs_queue.claim("w9")
     assert claim is not None and jobs_queue.finish(claim, {"output": "a.webm"})
+
+
+def test_a_job_its_workers_died_on_max_attempts_times_is_given_up_not_claimed_again(
+    engine: Engine, clock: ManualClock
+) -> None:
+    add_jobs(engine, "poison.mp4", "next.mp4")
+    finished: list[int] = []
+
+    def exhausted(db: object, row: object) -> dict[str, str]:
+        finished.append(row.id)  # type: ignore[attr-defined]
+        return {"output": "given up"}
+
+    work = JobQueue(engine, jobs, STORE.transaction, clock, stale_after_s=15, max_attempts=2, exhausted=exhausted)
+    for attempt in (1, 2):  # each worker dies holding the claim
+        claim = work.claim(f"dies-{attempt}")
+        assert claim is not None and claim.row.video == "poison.mp4" and claim.attempt == attempt
+        clock.set(clock.now() + timedelta(seconds=60))
+    taken = work.claim("w3")
+    assert taken is not None and taken.row.video == "next.mp4"  # the poison job is finished instead
+    with engine.connect() as db:
+        poison = db.execute(select(jobs).where(jobs.c.video == "poison.mp4")).one()
+    assert (poison.status, poison.output, poison.attempts) == ("done", "given up", 2) and finished == [poison.id]

@@ -75,6 +75,10 @@ class JobQueue:
     stale_after_s: float = STALE_AFTER_S
     max_attempts: int = MAX_ATTEMPTS
     heartbeat_s: float = HEARTBEAT_S  # well under stale_after_s: a few beats may be late before a claim goes stale
+    # A stale job already claimed max_attempts times (its workers died on it each time: it may be what kills them)
+    # is not handed out again: ``exhausted(db, row)`` gives the values it is finished with, in the claim's
+    # transaction (the track's final verdict and its audit entry). Without it such a job is claimed again.
+    exhausted: Callable[[Connection, Row[Any]], Mapping[str, Any]] | None = None
 
     def claim(self, worker_id: str) -> Claim | None:
         """Claim the oldest queued (or stale) job, or None when there is nothing to do."""
@@ -82,15 +86,21 @@ class JobQueue:
         now = self.clock.now()
         stale = utc_text(now - timedelta(seconds=self.stale_after_s))
         with self.engine.begin() as db:
-            row = db.execute(
-                select(self.table)
-                .where(or_(jobs.status == self.queued, (jobs.status == self.running) & (jobs.claimed_at < stale)))
-                .order_by(jobs.id)
-                .limit(1)
-                .with_for_update(skip_locked=True)  # PostgreSQL; SQLite compiles no FOR UPDATE (BEGIN IMMEDIATE)
-            ).first()
-            if row is None:
-                return None
+            while True:
+                row = db.execute(
+                    select(self.table)
+                    .where(or_(jobs.status == self.queued, (jobs.status == self.running) & (jobs.claimed_at < stale)))
+                    .order_by(jobs.id)
+                    .limit(1)
+                    .with_for_update(skip_locked=True)  # PostgreSQL; SQLite compiles no FOR UPDATE (BEGIN IMMEDIATE)
+                ).first()
+                if row is None:
+                    return None
+                given_up = row.status == self.running and row.attempts >= self.max_attempts
+                if not given_up or self.exhausted is None:
+                    break
+                values = self.exhausted(db, row)
+                db.execute(update(self.table).where(jobs.id == row.id).values(status=self.done, **values))
             db.execute(
                 update(self.table)
                 .where(jobs.id == row.id)

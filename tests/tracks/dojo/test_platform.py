@@ -25,7 +25,7 @@ from podium.tracks.dojo.replay import replay_season
 from podium.tracks.dojo.results import problem_leaderboard_csv, problem_tags, season_leaderboard_text
 from podium.tracks.dojo.schema import audit_log, submissions
 from podium.tracks.dojo.store import audit_entries, open_store
-from podium.tracks.dojo.worker import MAX_ATTEMPTS, work
+from podium.tracks.dojo.worker import MAX_ATTEMPTS, judge_queue, work
 from tests.needs import need_module
 
 T0 = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
@@ -264,6 +264,25 @@ def test_an_internal_error_is_retried_by_the_queue_once_per_claim(dojo: Dojo, cl
     with dojo.engine.connect() as db:
         row = db.execute(select(submissions).where(submissions.c.id == submitted.submission_id)).one()
     assert (row.attempts, row.verdict, row.status) == (MAX_ATTEMPTS, "INTERNAL_ERROR", "judged")
+
+
+def test_a_submission_whose_workers_all_died_is_given_up_once(dojo: Dojo, clock: ManualClock) -> None:
+    ann = dojo.add_user("ann", Role.SOLVER)[0]
+    dojo.add_problem("s1", "fib", "sam", problem_files(FIB_SETTER))
+    assert dojo.validate("fib").accepted
+    dojo.open("fib")
+    submitted = dojo.submit(ann, "fib", GOLF)
+    queue = judge_queue(dojo)
+    for attempt in range(1, MAX_ATTEMPTS + 1):  # each claiming worker is killed before it reports
+        claim = queue.claim(f"killed-{attempt}")
+        assert claim is not None and claim.id == submitted.submission_id
+        clock.set(clock.now() + timedelta(minutes=5))
+    assert queue.claim("healthy") is None  # not handed out a fourth time
+    with dojo.engine.connect() as db:
+        row = db.execute(select(submissions).where(submissions.c.id == submitted.submission_id)).one()
+        judged = [e for e in audit_entries(db) if e.kind == "judged"]
+    assert (row.status, row.verdict, row.attempts) == ("judged", "INTERNAL_ERROR", MAX_ATTEMPTS)
+    assert "its worker died" in row.reason and len(judged) == 1
 
 
 @pytest.mark.parametrize(

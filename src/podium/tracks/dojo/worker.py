@@ -10,8 +10,9 @@ the program) sends the submission back to the queue; it is stored as final only 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, Row, select
 
 from podium.core.execution.sandbox import Sandbox
 from podium.core.queue import MAX_ATTEMPTS, STALE_AFTER_S, Claim, JobQueue, default_worker_id
@@ -45,6 +46,15 @@ class Job:
 
 def judge_queue(dojo: Dojo, *, stale_after_s: float = STALE_AFTER_S, max_attempts: int = MAX_ATTEMPTS) -> JobQueue:
     """The queue of submissions to judge."""
+
+    def given_up(db: Connection, row: Row[Any]) -> dict[str, Any]:
+        # every worker that claimed it died before it was judged: perhaps it kills them, so it is not run again
+        now = dojo.now()
+        reason = f"the judge stopped during each of its {row.attempts} runs (its worker died); not run again"
+        verdict = RunVerdict.INTERNAL_ERROR.value
+        append_audit(db, now, "judged", {"submission": row.id, "verdict": verdict, "reason": reason})
+        return {"verdict": verdict, "reason": reason, "stage_pass": False, "reward_correct": False, "judged_at": now}
+
     return JobQueue(
         dojo.engine,
         submissions,
@@ -55,6 +65,7 @@ def judge_queue(dojo: Dojo, *, stale_after_s: float = STALE_AFTER_S, max_attempt
         done=JobStatus.JUDGED.value,
         stale_after_s=stale_after_s,
         max_attempts=max_attempts,
+        exhausted=given_up,
     )
 
 
