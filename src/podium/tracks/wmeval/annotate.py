@@ -23,7 +23,7 @@ from sqlalchemy import Connection, Engine, insert, select, update
 from podium.core.accounts import Account
 from podium.core.clock import Clock, utc_text
 from podium.core.errors import InputError, NotFoundError
-from podium.tracks.wmeval.schema import gt, items, scores, teams, users, videos
+from podium.tracks.wmeval.schema import gt, items, items_with_context, scores, teams, users, videos
 from podium.tracks.wmeval.store import append_audit, transaction
 
 SCORES = (0, 1, 2, 3)
@@ -220,15 +220,9 @@ def import_scores(engine: Engine, clock: Clock, text: str) -> int:
 
 def progress(engine: Engine) -> Progress:
     """Done and total per annotator (every kind), per task and per team (scored items only)."""
-    query = (
-        select(users.c.name.label("annotator"), items.c.kind, gt.c.task, teams.c.name.label("team"), scores.c.score)
-        .select_from(items)
-        .join(users, users.c.id == items.c.annotator_id)
-        .join(gt, gt.c.id == items.c.gt_id)
-        .outerjoin(videos, videos.c.id == items.c.video_id)
-        .outerjoin(teams, teams.c.id == videos.c.team_id)
-        .outerjoin(scores, scores.c.item_id == items.c.id)
-    )
+    query = select(
+        users.c.name.label("annotator"), items.c.kind, gt.c.task, teams.c.name.label("team"), scores.c.score
+    ).select_from(items_with_context())
     counts: dict[str, dict[str, list[int]]] = {"a": defaultdict(lambda: [0, 0]), "k": defaultdict(lambda: [0, 0]),
                                                "t": defaultdict(lambda: [0, 0])}  # fmt: skip
     with engine.connect() as db:

@@ -31,7 +31,7 @@ from sqlalchemy import Connection, Engine, func, insert, select, update
 
 from podium.core.clock import Clock, utc_text
 from podium.core.errors import ConfigError, NotFoundError
-from podium.tracks.wmeval.schema import episode_map, gt, items, scores, teams, users, videos
+from podium.tracks.wmeval.schema import episode_map, gt, items, items_with_context, scores, teams, users, videos
 from podium.tracks.wmeval.store import ACCOUNTS, append_audit, transaction
 
 ITEM_KEY_BYTES = 8  # 64 random bits: an item key cannot be guessed
@@ -236,12 +236,7 @@ def assignments(engine: Engine) -> list[AssignmentRow]:
             users.c.name.label("annotator"), items.c.key, teams.c.name.label("team"), gt.c.task, gt.c.episode,
             items.c.kind, scores.c.score, items.c.position,
         )
-        .select_from(items)
-        .join(users, users.c.id == items.c.annotator_id)
-        .join(gt, gt.c.id == items.c.gt_id)
-        .outerjoin(videos, videos.c.id == items.c.video_id)
-        .outerjoin(teams, teams.c.id == videos.c.team_id)
-        .outerjoin(scores, scores.c.item_id == items.c.id)
+        .select_from(items_with_context())
         .order_by(users.c.name, items.c.position)
     )  # fmt: skip
     with engine.connect() as db:

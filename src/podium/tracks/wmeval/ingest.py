@@ -188,6 +188,18 @@ def scan_team(folder: Path, known: Iterable[tuple[str, str]]) -> tuple[dict[tupl
     return {key: paths[0] for key, paths in matched.items()}, problems
 
 
+def _stored(job: TranscodeJob | StripJob, result: TranscodeResult, root: Path, at: str) -> dict[str, object]:
+    """The columns a GT strip and a team video share: where the playable file and its last frame are, and why not."""
+    return {
+        "video_path": str(job.target.relative_to(root)) if result.playable else None,
+        "last_frame_path": str(job.last_frame.relative_to(root)) if result.playable else None,
+        "playable": result.playable,
+        "reason": result.reason,
+        "probe_json": _probe_json(result),
+        "created_at": at,
+    }
+
+
 def _probe_json(result: TranscodeResult) -> str:
     return json.dumps(
         {
@@ -243,12 +255,7 @@ def ingest_gt(
                 insert(gt).values(
                     task=task,
                     episode=episode,
-                    video_path=str(job.target.relative_to(root)) if result.playable else None,
-                    last_frame_path=str(job.last_frame.relative_to(root)) if result.playable else None,
-                    playable=result.playable,
-                    reason=result.reason,
-                    probe_json=_probe_json(result),
-                    created_at=at,
+                    **_stored(job, result, root, at),
                 )
             )
         _record_issues(db, None, problems, at)
@@ -294,12 +301,7 @@ def ingest_team(engine: Engine, root: Path, team: str, folder: Path, executor: E
                     task=task,
                     episode=episode,
                     original_path=str(job.source.relative_to(root)),
-                    video_path=str(job.target.relative_to(root)) if result.playable else None,
-                    last_frame_path=str(job.last_frame.relative_to(root)) if result.playable else None,
-                    playable=result.playable,
-                    reason=result.reason,
-                    probe_json=_probe_json(result),
-                    created_at=at,
+                    **_stored(job, result, root, at),
                 )
             )
         _record_issues(db, team_id, problems, at)

@@ -7,7 +7,7 @@ annotator's item carries an opaque random key, never a team id or name. Times ar
 
 from __future__ import annotations
 
-from sqlalchemy import Boolean, Column, ForeignKey, Integer, MetaData, String, Table, Text, UniqueConstraint
+from sqlalchemy import Boolean, Column, ForeignKey, Integer, Join, MetaData, String, Table, Text, UniqueConstraint
 
 from podium.core.accounts import accounts_table
 from podium.core.storage.store import audit_table
@@ -112,3 +112,14 @@ scores = Table(
 )
 
 audit_log = audit_table(metadata, "wmeval_audit_log")
+
+
+def items_with_context() -> Join:
+    """Items with their annotator, GT episode and (for team items) video, team and score: the operator's view."""
+    return (
+        items.join(users, users.c.id == items.c.annotator_id)
+        .join(gt, gt.c.id == items.c.gt_id)
+        .outerjoin(videos, videos.c.id == items.c.video_id)
+        .outerjoin(teams, teams.c.id == videos.c.team_id)
+        .outerjoin(scores, scores.c.item_id == items.c.id)
+    )
