@@ -229,3 +229,29 @@ def test_a_job_its_workers_died_on_max_attempts_times_is_given_up_not_claimed_ag
     with engine.connect() as db:
         poison = db.execute(select(jobs).where(jobs.c.video == "poison.mp4")).one()
     assert (poison.status, poison.output, poison.attempts) == ("done", "given up", 2) and finished == [poison.id]
+
+
+@pytest.mark.parametrize("track", ["dojo", "wmeval"])
+def test_the_head_read_without_alembic_is_alembics_head(track: str) -> None:
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    from podium.core.storage.store import head_revision
+
+    migrations = Path(__file__).parents[2] / "src" / "podium" / "tracks" / track / "migrations"
+    config = Config()
+    config.set_main_option("script_location", str(migrations))
+    assert head_revision(migrations) == ScriptDirectory.from_config(config).get_current_head() is not None
+
+
+def test_a_migrated_database_opens_without_alembic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    url = sqlite_url(tmp_path / "demo.sqlite3")
+    STORE.open(url)  # a new database: migrated by Alembic
+
+    def no_upgrade(*_args: object) -> None:
+        raise AssertionError("Alembic ran on a database already at its head")
+
+    monkeypatch.setattr("podium.core.storage.store.upgrade", no_upgrade)
+    assert STORE.at_head(STORE.open(url))
+    with pytest.raises(AssertionError, match="already at its head"):
+        STORE.open(sqlite_url(tmp_path / "new.sqlite3"))  # a new one still needs the migrations
