@@ -145,6 +145,27 @@ def qualify(prompts_dir: Path, edition: str, as_json: bool, no_copy: bool) -> No
         click.echo(f"warning: {warning}", err=True)
 
 
+@pcg.command("inspect")
+@click.argument("programs", nargs=-1, required=True, type=click.Path(path_type=Path, exists=True))
+@json_option("Print the reports as JSON.")
+def inspect_command(programs: tuple[Path, ...], as_json: bool) -> None:
+    """Report on participant programs (files, or folders of .py files) for the organisers' manual rule check.
+
+    Lists imports, calls outside the official API, file, process and network use, obfuscation and size. A help
+    to the person reading each program, not a verdict: the exit status is 0 whatever it finds.
+    """
+    from podium.tracks.pcg.inspect import inspect_program, report_as_json, report_as_text
+
+    paths = [p for given in programs for p in ([given] if given.is_file() else sorted(given.rglob("*.py")))]
+    if not paths:
+        raise ConfigError("no .py files in the folders given", fix="name program files or folders that hold some")
+    reports = [inspect_program(path) for path in paths]
+    if as_json:
+        click.echo(json.dumps({"programs": [report_as_json(r) for r in reports]}, indent=2, ensure_ascii=False))
+    else:
+        click.echo("\n\n".join(report_as_text(r) for r in reports))
+
+
 def _text_stage(command: F) -> F:
     """The arguments of a stage that turns each trial's text file into the next one (extract, build)."""
     for option in (_order_option, _json_option, _force_option, _edition_option(), click.argument("root", type=_ROOT)):
