@@ -15,12 +15,11 @@ from podium.cli.options import format_option, json_option, workers_option
 from podium.core.errors import ConfigError
 from podium.core.execution.executor import Executor, make_executor
 from podium.core.reporting.tables import render_table
-from podium.core.storage.files import read_bytes
 from podium.tracks.pcg import jsnum
 from podium.tracks.pcg.classifiers import ClassifierSpec
 from podium.tracks.pcg.editions import DEFAULT_EDITION, EDITIONS, TRIALS_PER_CHARACTER, Edition, edition
-from podium.tracks.pcg.official.rundir import Platform, base_name, list_visible_files
-from podium.tracks.pcg.official.text import decode_utf8
+from podium.tracks.pcg.official.rundir import Platform
+from podium.tracks.pcg.promptlength import prompt_lengths
 from podium.tracks.pcg.stages.build import run_build
 from podium.tracks.pcg.stages.classify import run_classify
 from podium.tracks.pcg.stages.diversity import run_diversity
@@ -29,7 +28,6 @@ from podium.tracks.pcg.stages.extract import run_extract
 from podium.tracks.pcg.stages.qualify import run_qualify
 from podium.tracks.pcg.stages.score import ScoreOptions, ScoreRun, run_score
 from podium.tracks.pcg.stages.simulate import run_simulate
-from podium.tracks.pcg.wordcount import count_words
 
 _ROOT = click.Path(path_type=Path, file_okay=False)
 _SHOWN_FAILURES = 20
@@ -294,7 +292,7 @@ def evaluate(
     else:
         executor = make_executor(workers)
     options = ScoreOptions(
-        platform=Platform(platform), prompt_lengths=_prompt_lengths(prompts_dir) if prompts_dir else None
+        platform=Platform(platform), prompt_lengths=prompt_lengths(prompts_dir) if prompts_dir else None
     )
     progress = _Progress()
     evaluation = run_evaluation(
@@ -419,7 +417,8 @@ def diversity(root: Path, edition: str, trials: int, force: bool, as_json: bool,
     "prompts_dir",
     type=_ROOT,
     default=None,
-    help="Folder of <TEAM>.txt prompts; their word counts break ties (shorter prompt wins).",
+    help="Folder of prompts or programs (<TEAM>.txt, <TEAM>.py or <TEAM>/): their prompt words break ties "
+    "(shorter prompt wins; see docs/design/pcg-scoring.md).",
 )
 @_order_option
 @format_option(help="How to print the leaderboard.")
@@ -441,17 +440,10 @@ def score(
         official_ranks=official_ranks,
         strict=strict,
         platform=Platform(platform),
-        prompt_lengths=_prompt_lengths(prompts_dir) if prompts_dir else None,
+        prompt_lengths=prompt_lengths(prompts_dir) if prompts_dir else None,
     )
     run = run_score(root, _edition(edition), options)
     _print_leaderboard(run, fmt)
-
-
-def _prompt_lengths(prompts_dir: Path) -> dict[str, int]:
-    lengths = {}
-    for path in list_visible_files(prompts_dir):
-        lengths[base_name(path.name)] = count_words(decode_utf8(read_bytes(path), path).text)
-    return lengths
 
 
 def _print_leaderboard(run: ScoreRun, fmt: str) -> None:
