@@ -28,6 +28,7 @@ from podium.tracks.pcg.stages.extract import run_extract
 from podium.tracks.pcg.stages.qualify import run_qualify
 from podium.tracks.pcg.stages.score import ScoreOptions, ScoreRun, run_score
 from podium.tracks.pcg.stages.simulate import run_simulate
+from podium.tracks.pcg.winner import DEFAULT_BASELINE
 
 _ROOT = click.Path(path_type=Path, file_okay=False)
 _SHOWN_FAILURES = 20
@@ -420,6 +421,17 @@ def diversity(root: Path, edition: str, trials: int, force: bool, as_json: bool,
     help="Folder of prompts or programs (<TEAM>.txt, <TEAM>.py or <TEAM>/): their prompt words break ties "
     "(shorter prompt wins; see docs/design/pcg-scoring.md).",
 )
+@click.option(
+    "--baseline",
+    default=DEFAULT_BASELINE,
+    show_default=True,
+    help="2025 on: the zero-shot baseline team the winner must beat.",
+)
+@click.option(
+    "--not-competing",
+    multiple=True,
+    help="2025 on: an entry scored but never declared winner (repeatable; default: teams named baseline*).",
+)
 @_order_option
 @format_option(help="How to print the leaderboard.")
 def score(
@@ -430,6 +442,8 @@ def score(
     official_ranks: bool,
     strict: bool,
     prompts_dir: Path | None,
+    baseline: str,
+    not_competing: tuple[str, ...],
     platform: str,
     fmt: str,
 ) -> None:
@@ -441,6 +455,8 @@ def score(
         strict=strict,
         platform=Platform(platform),
         prompt_lengths=prompt_lengths(prompts_dir) if prompts_dir else None,
+        baseline=baseline,
+        not_competing=frozenset(not_competing) if not_competing else None,
     )
     run = run_score(root, _edition(edition), options)
     _print_leaderboard(run, fmt)
@@ -462,6 +478,8 @@ def _print_leaderboard(run: ScoreRun, fmt: str) -> None:
     click.echo(render_table(header, rows, fmt))
     if fmt in ("table", "markdown"):
         click.echo(f"\ncompetition score {jsnum.to_fixed(run.competition)}; result files in {run.result_dir}")
+        if run.winner is not None:
+            click.echo(run.winner.message)
     for warning in run.warnings:
         click.echo(f"warning: {warning}", err=True)
 
