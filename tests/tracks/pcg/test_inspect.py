@@ -121,3 +121,15 @@ def test_cli_text_and_json() -> None:
     programs = json.loads(result.output)["programs"]
     assert [Path(p["path"]).name for p in programs] == [p.name for p in _corpus("clean")]
     assert all(p["flags"] == 0 and p["parsed"] for p in programs)
+
+
+def test_own_private_state_is_not_a_finding() -> None:
+    source = (
+        b"from llms4pcg.competition import TrialLoop, chat_with_llm\n"
+        b"class Keep(TrialLoop):\n"
+        b"    _seen = {}\n"
+        b"    def run(self, ctx, c):\n"
+        b"        self._seen[c] = chat_with_llm(ctx, [])[0]\n"
+        b"        return self._seen[c]\n"
+    )
+    assert inspect_source(source, Path("p.py")).findings == ()

@@ -14,6 +14,7 @@ Findings are ``flag`` (read this) or ``note`` (context). What counts as allowed 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +41,7 @@ from podium.tracks.pcg.source import ParsedSource, parse_source, prompt_words, s
 
 FLAG = "flag"
 NOTE = "note"
+_MANGLED = re.compile(r"_[A-Za-z0-9]\w*__\w+")  # a name-mangled private field, e.g. _TrialContext__start_time
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,8 +165,18 @@ class _Walker(ast.NodeVisitor):
             self.add(Concern.OBFUSCATION, node, f"reaches interpreter internals through .{node.attr}")
         elif node.attr in CONTEXT_BUDGET:
             self.add(Concern.API, node, f"calls .{node.attr}: changes its own token budget")
+        elif _MANGLED.fullmatch(node.attr):
+            self.add(
+                Concern.API, node, f"reaches the private field .{node.attr} (TrialContext keeps its counts in such)"
+            )
         elif node.attr.startswith("_") and not node.attr.startswith("__"):
-            self.add(Concern.API, node, f"reads private attribute .{node.attr}", NOTE)
+            own = isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")
+            if own:
+                pass  # a program's own state, kept between trials as the official runner allows
+            elif isinstance(node.ctx, ast.Load):
+                self.add(Concern.API, node, f"reads private attribute .{node.attr}", NOTE)
+            else:
+                self.add(Concern.API, node, f"changes private attribute .{node.attr}")
         self.inner.add(id(node.value))
         dotted = self.resolve(node)
         if dotted and dotted.split(".")[0] in OFFICIAL_PACKAGES and len(dotted.split(".")) > 1:
