@@ -133,3 +133,9 @@ def test_own_private_state_is_not_a_finding() -> None:
         b"        return self._seen[c]\n"
     )
     assert inspect_source(source, Path("p.py")).findings == ()
+
+
+def test_expressions_nested_past_the_readers_depth_are_flagged_not_a_crash() -> None:
+    source = b"from llms4pcg.competition import TrialLoop\nx = " + b"+".join([b"1"] * 900) + b"\n"
+    report = inspect_source(source, Path("deep.py"))
+    assert any(f.concern is Concern.OBFUSCATION and "nested too deeply" in f.message for f in report.flags)

@@ -288,7 +288,11 @@ def inspect_source(data: bytes, path: Path) -> ProgramReport:
         finding = Finding(Concern(parsed.kind), FLAG, parsed.line, parsed.message)
         return ProgramReport(path, ProgramSize(lines, len(data)), findings=(finding,))
     walker = _Walker()
-    walker.visit(parsed.tree)
+    try:
+        walker.visit(parsed.tree)
+    except RecursionError:  # Python parsed it, but its expressions nest deeper than this reader recurses
+        deep = Finding(Concern.OBFUSCATION, FLAG, None, "nested too deeply for inspect to read: read it by hand")
+        walker.findings.append(deep)
     findings = list(_text_findings(parsed)) + walker.findings
     if len(walker.packages) > 1:
         findings.append(Finding(Concern.STRUCTURE, FLAG, None, "imports both llms4pcg and chatgpt4pcg"))
