@@ -15,12 +15,11 @@ from podium.cli.options import format_option, json_option, workers_option
 from podium.core.errors import ConfigError
 from podium.core.execution.executor import Executor, make_executor
 from podium.core.reporting.tables import render_table
-from podium.core.storage.files import read_bytes
 from podium.tracks.pcg import jsnum
 from podium.tracks.pcg.classifiers import ClassifierSpec
 from podium.tracks.pcg.editions import DEFAULT_EDITION, EDITIONS, TRIALS_PER_CHARACTER, Edition, edition
-from podium.tracks.pcg.official.rundir import Platform, base_name, list_visible_files
-from podium.tracks.pcg.official.text import decode_utf8
+from podium.tracks.pcg.official.rundir import Platform
+from podium.tracks.pcg.promptlength import prompt_lengths
 from podium.tracks.pcg.stages.build import run_build
 from podium.tracks.pcg.stages.classify import run_classify
 from podium.tracks.pcg.stages.diversity import run_diversity
@@ -29,7 +28,7 @@ from podium.tracks.pcg.stages.extract import run_extract
 from podium.tracks.pcg.stages.qualify import run_qualify
 from podium.tracks.pcg.stages.score import ScoreOptions, ScoreRun, run_score
 from podium.tracks.pcg.stages.simulate import run_simulate
-from podium.tracks.pcg.wordcount import count_words
+from podium.tracks.pcg.winner import DEFAULT_BASELINE
 
 _ROOT = click.Path(path_type=Path, file_okay=False)
 _SHOWN_FAILURES = 20
@@ -143,6 +142,27 @@ def qualify(prompts_dir: Path, edition: str, as_json: bool, no_copy: bool) -> No
             click.echo(f"qualified prompts copied to {qualified_dir}")
     for warning in run.warnings:
         click.echo(f"warning: {warning}", err=True)
+
+
+@pcg.command("inspect")
+@click.argument("programs", nargs=-1, required=True, type=click.Path(path_type=Path, exists=True))
+@json_option("Print the reports as JSON.")
+def inspect_command(programs: tuple[Path, ...], as_json: bool) -> None:
+    """Report on participant programs (files, or folders of .py files) for the organisers' manual rule check.
+
+    Lists imports, calls outside the official API, file, process and network use, obfuscation and size. A help
+    to the person reading each program, not a verdict: the exit status is 0 whatever it finds.
+    """
+    from podium.tracks.pcg.inspect import inspect_program, report_as_json, report_as_text
+
+    paths = [p for given in programs for p in ([given] if given.is_file() else sorted(given.rglob("*.py")))]
+    if not paths:
+        raise ConfigError("no .py files in the folders given", fix="name program files or folders that hold some")
+    reports = [inspect_program(path) for path in paths]
+    if as_json:
+        click.echo(json.dumps({"programs": [report_as_json(r) for r in reports]}, indent=2, ensure_ascii=False))
+    else:
+        click.echo("\n\n".join(report_as_text(r) for r in reports))
 
 
 def _text_stage(command: F) -> F:
@@ -273,7 +293,7 @@ def evaluate(
     else:
         executor = make_executor(workers)
     options = ScoreOptions(
-        platform=Platform(platform), prompt_lengths=_prompt_lengths(prompts_dir) if prompts_dir else None
+        platform=Platform(platform), prompt_lengths=prompt_lengths(prompts_dir) if prompts_dir else None
     )
     progress = _Progress()
     evaluation = run_evaluation(
@@ -398,7 +418,19 @@ def diversity(root: Path, edition: str, trials: int, force: bool, as_json: bool,
     "prompts_dir",
     type=_ROOT,
     default=None,
-    help="Folder of <TEAM>.txt prompts; their word counts break ties (shorter prompt wins).",
+    help="Folder of prompts or programs (<TEAM>.txt, <TEAM>.py or <TEAM>/): their prompt words break ties "
+    "(shorter prompt wins; see docs/design/pcg-scoring.md).",
+)
+@click.option(
+    "--baseline",
+    default=DEFAULT_BASELINE,
+    show_default=True,
+    help="2025 on: the zero-shot baseline team the winner must beat.",
+)
+@click.option(
+    "--not-competing",
+    multiple=True,
+    help="2025 on: an entry scored but never declared winner (repeatable; default: teams named baseline*).",
 )
 @_order_option
 @format_option(help="How to print the leaderboard.")
@@ -410,6 +442,8 @@ def score(
     official_ranks: bool,
     strict: bool,
     prompts_dir: Path | None,
+    baseline: str,
+    not_competing: tuple[str, ...],
     platform: str,
     fmt: str,
 ) -> None:
@@ -420,17 +454,12 @@ def score(
         official_ranks=official_ranks,
         strict=strict,
         platform=Platform(platform),
-        prompt_lengths=_prompt_lengths(prompts_dir) if prompts_dir else None,
+        prompt_lengths=prompt_lengths(prompts_dir) if prompts_dir else None,
+        baseline=baseline,
+        not_competing=frozenset(not_competing) if not_competing else None,
     )
     run = run_score(root, _edition(edition), options)
     _print_leaderboard(run, fmt)
-
-
-def _prompt_lengths(prompts_dir: Path) -> dict[str, int]:
-    lengths = {}
-    for path in list_visible_files(prompts_dir):
-        lengths[base_name(path.name)] = count_words(decode_utf8(read_bytes(path), path).text)
-    return lengths
 
 
 def _print_leaderboard(run: ScoreRun, fmt: str) -> None:
@@ -449,6 +478,8 @@ def _print_leaderboard(run: ScoreRun, fmt: str) -> None:
     click.echo(render_table(header, rows, fmt))
     if fmt in ("table", "markdown"):
         click.echo(f"\ncompetition score {jsnum.to_fixed(run.competition)}; result files in {run.result_dir}")
+        if run.winner is not None:
+            click.echo(run.winner.message)
     for warning in run.warnings:
         click.echo(f"warning: {warning}", err=True)
 

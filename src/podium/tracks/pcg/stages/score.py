@@ -11,6 +11,9 @@ Writes the four official files exactly as the scoring script does (``constants.j
 
 A multi-model root (2025) is scored per model (each model folder gets its own official ``result/``), then the
 per-model prompt scores are summed, normalised and ranked into ``<root>/result/``.
+
+From 2025 the rules also declare a winner (``winner.py``: the highest total that beats the zero-shot baseline);
+the verdict goes to ``<root>/result/winner.json``, a file of podium's beside the official ones, which are unchanged.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from podium.tracks.pcg.score import (
     sum_over_models,
 )
 from podium.tracks.pcg.stages.driver import StageRun, stage_run
+from podium.tracks.pcg.winner import DEFAULT_BASELINE, Standing, WinnerVerdict, declare_winner
 
 INPUT_STAGES = ("stability", "similarity", "diversity")
 
@@ -67,6 +71,7 @@ class ScoreRun:
     warnings: tuple[str, ...]
     models: tuple[str, ...] = ()
     scores: Mapping[str, CompetitionScores] | None = None  # per model ("" for a single-model root)
+    winner: WinnerVerdict | None = None  # 2025 on: the rules' winner, also in result/winner.json
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +84,8 @@ class ScoreOptions:
     strict: bool = False
     platform: Platform = Platform.POSIX
     prompt_lengths: Mapping[str, int] | None = None  # team → prompt length in words, for the tie-break
+    baseline: str = DEFAULT_BASELINE  # the team the 2025 winner must beat
+    not_competing: frozenset[str] | None = None  # entries never declared winner; None: names starting "baseline"
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,7 +301,10 @@ def run_score(root: Path, edition: Edition, options: ScoreOptions | None = None)
         scores = one.scores
         ranked = rank_teams([TeamRow(p.team, p.normalized, p.prompt) for p in scores.prompts], options)
         write_official_results(root / "result", scores, edition, ranked, options.platform)
-        return ScoreRun(tuple(ranked), scores.competition, root / "result", tuple(one.warnings), scores={"": scores})
+        winner = _declare_winner(root / "result", ranked, edition, options)
+        return ScoreRun(
+            tuple(ranked), scores.competition, root / "result", tuple(one.warnings), scores={"": scores}, winner=winner
+        )
 
     per_model = {}
     all_scores: dict[str, CompetitionScores] = {}
@@ -319,7 +329,25 @@ def run_score(root: Path, edition: Edition, options: ScoreOptions | None = None)
     ranked = rank_teams([TeamRow(t.team, t.normalized, t.total, t.per_model) for t in totals], options)
     _write_model_results(root / "result", competition, list(per_model), totals, options.platform)
     _write_ranks(root / "result", ranked, options.platform)
-    return ScoreRun(tuple(ranked), competition, root / "result", tuple(warnings), tuple(per_model), all_scores)
+    winner = _declare_winner(root / "result", ranked, edition, options)
+    return ScoreRun(tuple(ranked), competition, root / "result", tuple(warnings), tuple(per_model), all_scores, winner)
+
+
+def _declare_winner(
+    result_dir: Path, ranked: Sequence[RankedTeam], edition: Edition, options: ScoreOptions
+) -> WinnerVerdict | None:
+    """From 2025: apply the winner rule to the final standings and write ``winner.json``."""
+    if edition.year < 2025:
+        return None
+    lengths = options.prompt_lengths or {}
+    not_competing = options.not_competing
+    if not_competing is None:
+        not_competing = frozenset(r.team for r in ranked if r.team.startswith("baseline"))
+    standings = [Standing(r.team, r.normalized, lengths.get(r.team)) for r in ranked]
+    verdict = declare_winner(standings, options.baseline, not_competing)
+    document = verdict.as_json() | {"notCompeting": sorted(not_competing | {options.baseline})}
+    write_atomic(result_dir / "winner.json", (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode())
+    return verdict
 
 
 def _write_model_results(
