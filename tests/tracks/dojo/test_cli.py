@@ -31,6 +31,27 @@ def test_judge_prints_verdict_gates_length_and_score(bubblewrap: Sandbox, capsys
     assert (data["verdict"], data["score"], data["length"], data["isolated"]) == ("OK", 1191, 35, True)
 
 
+@pytest.mark.parametrize(
+    ("solver", "code", "first_line"),
+    [
+        ("stage_only/first_150.py", 10, "verdict: OK (stage_only)"),
+        ("wrong_answer/squares.py", 11, "verdict: OK (wrong_answer)"),
+        ("runtime_error/name_error.py", 13, "verdict: RUNTIME_ERROR (runtime_error)"),
+        ("policy_reject/socket.py", 17, "verdict: POLICY_REJECT (policy_reject): imports 'socket'"),
+    ],
+)
+def test_judge_exits_non_zero_unless_accepted(
+    bubblewrap: Sandbox, capsys: pytest.CaptureFixture[str], solver: str, code: int, first_line: str
+) -> None:
+    judge = ["dojo", "judge", str(CORPUS / solver), "--problem", str(CORPUS / "problem")]
+    for as_json in ([], ["--json"]):  # the same code for people and for machines
+        got, out, _ = run([*judge, *as_json], capsys)
+        assert got == code, out
+    assert out and json.loads(out)["outcome"] == solver.split("/")[0]
+    _, out, _ = run(judge, capsys)
+    assert out.splitlines()[0].startswith(first_line)
+
+
 def test_no_screen_says_so_and_lets_the_sandbox_answer(bubblewrap: Sandbox, capsys: pytest.CaptureFixture[str]) -> None:
     solver = str(CORPUS / "policy_reject" / "socket.py")
     _, out, _ = run(["dojo", "judge", solver, "--problem", str(CORPUS / "problem")], capsys)
