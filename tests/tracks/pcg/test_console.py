@@ -68,13 +68,15 @@ def test_evaluate_ends_with_every_stage_s_failures(tmp_path: Path, capsys: pytes
     for trial in (1, 2):
         raw(tmp_path, f"t_A_{trial}", GOOD.encode())
     raw(tmp_path, "t_A_3", b"no code here")
+    replaced = raw(tmp_path, "t_A_5", b"\xff" + GOOD.encode())
     malformed = tmp_path / "t" / "levels" / "A" / "t_A_4.xml"  # a level with no response behind it
     malformed.parent.mkdir(parents=True)
     malformed.write_text("<Level><broken")
-    code, out, _ = run(["pcg", "evaluate", str(tmp_path), "--edition", "2024", "--workers", "1"], capsys)
+    code, out, err = run(["pcg", "evaluate", str(tmp_path), "--edition", "2024", "--workers", "1"], capsys)
+    assert f"warning: extract: {replaced}: not valid UTF-8 (first bad byte at offset 0)" in err
     assert code == 0
     summary = out[out.index("\nfailed: ") + 1 :].splitlines()
-    assert summary[0] == "failed: 2 of 11 items, on the contestants' input (judged as failures; the run succeeded)"
+    assert summary[0] == "failed: 2 of 15 items, on the contestants' input (judged as failures; the run succeeded)"
     assert [row.split()[:3] for row in summary[3:5]] == [
         ["1", "extract", "code_not_found"], ["1", "simulate", "malformed_input"]
     ]  # fmt: skip

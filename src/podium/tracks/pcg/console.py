@@ -48,7 +48,7 @@ def failure_lines(summaries: Sequence[StageSummary]) -> list[str]:
 def warning_lines(summaries: Sequence[StageSummary]) -> list[str]:
     """``warning: ...`` for the first warnings of the runs, and how many more the logs hold."""
     warnings = [(summary.stage, warning) for summary in summaries for warning in summary.warnings]
-    several = len({stage for stage, _ in warnings}) > 1
+    several = len({summary.stage for summary in summaries}) > 1  # evaluate: say which stage warned
     lines = [f"warning: {stage}: {w}" if several else f"warning: {w}" for stage, w in warnings[:SHOWN_WARNINGS]]
     if len(warnings) > SHOWN_WARNINGS:
         lines.append(f"warning: ... and {len(warnings) - SHOWN_WARNINGS} more warnings in the logs")
