@@ -275,6 +275,7 @@ def test_a_solver_submits_through_the_pages_and_finds_their_score(tab: Tab, site
     assert "0 of 1 problems are revealed" in tab.text()
     assert "No problem of this season is revealed yet" in tab.text() and page.locator("table").count() == 0
     assert "fib (open): published at reveal" in tab.text()
+    tab.shoot("dojo-season-before-reveal.png")
 
     # the operator freezes and reveals; the season leaderboard, linked from the problem list, then counts the problem
     dojo.freeze("fib")
