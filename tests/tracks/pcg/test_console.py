@@ -56,6 +56,15 @@ def test_a_stage_ends_with_its_failures_warnings_and_log(tmp_path: Path, capsys:
     ]
 
 
+def test_a_rerun_still_warns_of_replaced_bytes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    replaced = raw(tmp_path, "t_A_1", b"\xff" + GOOD.encode())
+    first = run(["pcg", "extract", str(tmp_path), "--edition", "2024"], capsys)
+    rerun = run(["pcg", "extract", str(tmp_path), "--edition", "2024"], capsys)
+    assert rerun[1].splitlines()[0] == "extract: 1 items: 1 skipped"  # current: not converted again
+    assert f"warning: {replaced}: not valid UTF-8 (first bad byte at offset 0)" in rerun[2]
+    assert rerun[2] == first[2]
+
+
 def test_a_clean_stage_says_only_its_counts_and_log(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     raw(tmp_path, "t_A_1", GOOD.encode())
     code, out, err = run(["pcg", "extract", str(tmp_path), "--edition", "2024"], capsys)
