@@ -1,8 +1,10 @@
-"""One page layout for every track's pages: a title, a line of navigation links, the body.
+"""One page layout for every track's pages: a title, a line of navigation links, the body; and its parts.
 
 Pages are plain HTML built from strings: the layout escapes the title, the site name and the links; the body is
 HTML the track built, escaping every value it puts in (``esc``). The head declares an empty icon, so a browser
-asks for no ``/favicon.ico`` that would fail.
+asks for no ``/favicon.ico`` that would fail. The parts every track needs are here too: an HTML table
+(``table``) and a block of text with a copy button (``copyable``), kept to a few lines' height however long the
+text is, so 200 terms do not make a page thousands of pixels high; one small script in the head copies it.
 """
 
 from __future__ import annotations
@@ -11,8 +13,19 @@ import html
 from collections.abc import Sequence
 
 STYLE = (
-    "body{font:15px system-ui;margin:2rem auto;max-width:60rem}td,th{padding:.2rem .6rem;text-align:left}"
-    "pre,code{background:#f4f4f4}"
+    "body{font:15px system-ui;margin:2rem auto;max-width:60rem;padding:0 1rem}"
+    "table{border-collapse:collapse;margin:.5rem 0}td,th{padding:.2rem .6rem;text-align:left;"
+    "border-bottom:1px solid #ddd;vertical-align:top}td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}"
+    "pre,code{background:#f4f4f4}pre{padding:.5rem;overflow-x:auto}"
+    ".copy{position:relative}.copy pre{white-space:pre-wrap;padding-right:5rem;overflow-wrap:anywhere;max-height:9.5em;"
+    "overflow-y:auto;margin:.3rem 0}.copy button{position:absolute;top:.3rem;right:1.2rem}"
+    ".note{color:#555}"
+)
+# Copies the text of the element a ``data-copy`` button names; says so on the button for a moment.
+SCRIPT = (
+    "document.addEventListener('click',e=>{const b=e.target.closest('[data-copy]');if(!b)return;"
+    "navigator.clipboard.writeText(document.getElementById(b.dataset.copy).textContent)"
+    ".then(()=>{b.textContent='Copied';setTimeout(()=>{b.textContent='Copy'},1500)})});"
 )
 
 
@@ -21,12 +34,32 @@ def esc(text: str) -> str:
     return html.escape(text, quote=True)
 
 
+def table(header: Sequence[str], rows: Sequence[Sequence[str]], *, numeric: Sequence[str] = ()) -> str:
+    """An HTML table; every header and cell is plain text (escaped here); ``numeric`` columns align right."""
+    right = [" class='n'" if name in numeric else "" for name in header]
+    head = "".join(f"<th{r}>{esc(name)}</th>" for r, name in zip(right, header, strict=True))
+    body = "".join(
+        "<tr>" + "".join(f"<td{r}>{esc(cell)}</td>" for r, cell in zip(right, row, strict=True)) + "</tr>"
+        for row in rows
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def copyable(element_id: str, text: str) -> str:
+    """``text`` in a wrapped monospace block of a few lines (scrolling beyond) with a button that copies it all."""
+    return (
+        f"<div class='copy'><button type='button' data-copy='{esc(element_id)}'>Copy</button>"
+        f"<pre id='{esc(element_id)}'>{esc(text)}</pre></div>"
+    )
+
+
 def page(title: str, body: str, *, site: str, nav: Sequence[tuple[str, str]] = ()) -> str:
     """A whole page: ``<title>`` "title · site", the ``nav`` links (label, href), an ``<h1>`` title, ``body``."""
     links = " · ".join(f"<a href='{esc(href)}'>{esc(label)}</a>" for label, href in nav)
     return (
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+        "<meta name='viewport' content='width=device-width,initial-scale=1'>"
         f"<title>{esc(title)} · {esc(site)}</title><link rel='icon' href='data:,'>"
-        f"<style>{STYLE}</style></head>"
+        f"<style>{STYLE}</style><script>{SCRIPT}</script></head>"
         f"<body><nav>{links}</nav><h1>{esc(title)}</h1>{body}</body></html>"
     )

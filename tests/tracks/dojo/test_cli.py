@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import socket
+import time
 from pathlib import Path
 
 import pytest
@@ -29,6 +31,27 @@ def test_judge_prints_verdict_gates_length_and_score(bubblewrap: Sandbox, capsys
     code, out, _ = run(["dojo", "judge", solver, "--problem", str(CORPUS / "problem"), "--json"], capsys)
     data = json.loads(out)
     assert (data["verdict"], data["score"], data["length"], data["isolated"]) == ("OK", 1191, 35, True)
+
+
+@pytest.mark.parametrize(
+    ("solver", "code", "first_line"),
+    [
+        ("stage_only/first_150.py", 10, "verdict: OK (stage_only)"),
+        ("wrong_answer/squares.py", 11, "verdict: OK (wrong_answer)"),
+        ("runtime_error/name_error.py", 13, "verdict: RUNTIME_ERROR (runtime_error)"),
+        ("policy_reject/socket.py", 17, "verdict: POLICY_REJECT (policy_reject): imports 'socket'"),
+    ],
+)
+def test_judge_exits_non_zero_unless_accepted(
+    bubblewrap: Sandbox, capsys: pytest.CaptureFixture[str], solver: str, code: int, first_line: str
+) -> None:
+    judge = ["dojo", "judge", str(CORPUS / solver), "--problem", str(CORPUS / "problem")]
+    for as_json in ([], ["--json"]):  # the same code for people and for machines
+        got, out, _ = run([*judge, *as_json], capsys)
+        assert got == code, out
+    assert out and json.loads(out)["outcome"] == solver.split("/")[0]
+    _, out, _ = run(judge, capsys)
+    assert out.splitlines()[0].startswith(first_line)
 
 
 def test_no_screen_says_so_and_lets_the_sandbox_answer(bubblewrap: Sandbox, capsys: pytest.CaptureFixture[str]) -> None:
@@ -87,3 +110,46 @@ def test_the_database_is_podium_db_then_the_dojo_alias_then_podium_sqlite3(
     assert run(["dojo", "init"], capsys)[1] == f"database ready: {alias}\n"
     monkeypatch.setenv("PODIUM_DB", shared)
     assert run(["dojo", "init"], capsys)[1] == f"database ready: {shared}\n"
+
+
+def _closed_port() -> int:
+    with socket.socket() as probe:  # bound, never listening: a connection to it is refused at once
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.mark.parametrize(
+    ("url", "code", "error", "fix"),
+    [
+        (
+            "postgresql+psycopg://x:secret@127.0.0.1:{port}/x",
+            1,
+            "error: cannot connect to the database postgresql+psycopg://x:***@127.0.0.1:{port}/x: connection failed: "
+            'connection to server at "127.0.0.1", port {port} failed: Connection refused',
+            "fix: start PostgreSQL there, or correct the host, port, user, password and database in --db "
+            "(or PODIUM_DB)",
+        ),
+        (
+            "mysql://x@127.0.0.1:{port}/x",
+            2,
+            "error: podium stores its data in SQLite or PostgreSQL; mysql is not supported",
+            "fix: use sqlite:///PATH or postgresql+psycopg://USER:PASSWORD@HOST/DB",
+        ),
+        (
+            "sqlite:////nonexistent-podium-folder/d.sqlite3",
+            1,
+            "error: cannot connect to the database sqlite:////nonexistent-podium-folder/d.sqlite3: unable to open "
+            "database file",
+            "fix: check that the file's folder exists and is writable, or give another --db sqlite:///PATH",
+        ),
+    ],
+)
+def test_a_database_podium_cannot_use_is_one_line_with_the_fix(
+    capsys: pytest.CaptureFixture[str], url: str, code: int, error: str, fix: str
+) -> None:
+    pytest.importorskip("psycopg")  # the postgres extra: without it the first case is a missing driver
+    port = _closed_port()
+    started = time.monotonic()
+    got, out, err = run(["dojo", "init", "--db", url.format(port=port)], capsys)
+    assert (got, out, err.splitlines()) == (code, "", [error.format(port=port), fix])
+    assert time.monotonic() - started < 10

@@ -23,7 +23,6 @@ Skips only where Chromium or the ``playwright`` package is missing and nobody re
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import shutil
@@ -58,6 +57,7 @@ pytestmark = pytest.mark.slow
 CORPUS = Path(__file__).parent / "corpus"
 CHROMIUM = Path("/usr/bin/chromium")
 SEASON = "spring"
+OTHER_SEASON, OPEN_PROBLEM = "summer", "fib-open"
 # Reward Correct, 35 bytes: 1000 (reward_base) + floor(200·e^(−35/800)) = 191 (brevity) + 30 (first of its method
 # tag, the only tag, so no shared bonus) = 1221 (SCORING.md 4–6 with the default rules).
 ANN_SOLVER = "a,b=0,1\nwhile 1:print(a);a,b=b,a+b\n"
@@ -65,6 +65,8 @@ ANN_LENGTH, ANN_SCORE = 35, 1221
 # Stage Pass only (the first 150 terms): stage_base = 200.
 BOB_SOLVER = (CORPUS / "stage_only" / "first_150.py").read_bytes()
 BOB_SCORE = 200
+SCREENSHOTS = os.environ.get("PODIUM_DOJO_SCREENSHOTS")  # a folder: keep the page screenshots there (docs/)
+MAX_PAGE_HEIGHT_PX = 2600  # the revealed problem page, with its 200 terms and setter in blocks a few lines high
 
 
 def _browser_required() -> bool:
@@ -112,27 +114,33 @@ class Tab:
     def heading(self) -> str:
         return self.page.locator("h1").inner_text()
 
-    def fact(self, name: str) -> str:
-        """The value shown in the problem page's facts table for ``name``."""
-        row = self.page.locator("tr").filter(has=self.page.locator("th", has_text=re.compile(f"^{name}$")))
-        return row.locator("td").inner_text()
-
-    def has_fact(self, name: str) -> bool:
-        return self.page.locator("th", has_text=re.compile(f"^{name}$")).count() > 0
-
     def after(self, heading: str, tag: str) -> Locator:
-        """The first ``tag`` element after the ``<h2>`` titled ``heading``."""
-        return self.page.locator("h2", has_text=re.compile(f"^{heading}$")).locator(
+        """The first ``tag`` element after the ``<h2>`` whose text starts with ``heading``."""
+        return self.page.locator("h2", has_text=re.compile(f"^{re.escape(heading)}")).locator(
             f"xpath=following-sibling::{tag}[1]"
         )
 
-    def table(self, pre: Locator | None = None) -> list[dict[str, str]]:
-        """The Markdown table in a ``<pre>`` (the page's first by default), one dict per row."""
-        shown = (pre or self.page.locator("pre").first).inner_text()
-        lines = [line for line in shown.splitlines() if line.startswith("|")]
-        cells = [[cell.strip() for cell in line.strip("|").split("|")] for line in lines]
-        header, rows = cells[0], cells[2:]  # cells[1] is the |---| line
-        return [dict(zip(header, row, strict=True)) for row in rows]
+    def table(self, shown: Locator | None = None) -> list[dict[str, str]]:
+        """An HTML table (the page's first by default), one dict per body row keyed by the header cells."""
+        shown = shown or self.page.locator("table").first
+        header = [cell.strip() for cell in shown.locator("thead th").all_inner_texts()]
+        return [
+            dict(zip(header, [cell.strip() for cell in row.locator("td").all_inner_texts()], strict=True))
+            for row in shown.locator("tbody tr").all()
+        ]
+
+    def terms(self, element_id: str) -> list[str]:
+        """The terms in a copyable block."""
+        return (self.page.locator(f"#{element_id}").text_content() or "").split(", ")
+
+    def height(self) -> int:
+        """The page's whole height in CSS pixels."""
+        return int(self.page.evaluate("document.documentElement.scrollHeight"))
+
+    def shoot(self, name: str) -> None:
+        """Keep a screenshot of the whole page as ``name`` under ``PODIUM_DOJO_SCREENSHOTS`` (docs/), if set."""
+        if SCREENSHOTS:
+            self.page.screenshot(path=str(Path(SCREENSHOTS) / name), full_page=True)
 
 
 @pytest.fixture(scope="module")
@@ -148,6 +156,11 @@ def site(bubblewrap: Sandbox, tmp_path_factory: pytest.TempPathFactory) -> Itera
     dojo.add_problem(SEASON, "fib", "sam", load_problem(CORPUS / "problem"))
     assert dojo.validate("fib").accepted
     dojo.open("fib")
+    # a second season whose problem stays open, for the tests of the submit form after fib is revealed
+    dojo.create_season(OTHER_SEASON)
+    dojo.add_problem(OTHER_SEASON, OPEN_PROBLEM, "sam", load_problem(CORPUS / "problem"))
+    assert dojo.validate(OPEN_PROBLEM).accepted
+    dojo.open(OPEN_PROBLEM)
     port, log = free_port(), folder / "serve.log"
     with log.open("wb") as sink:
         server = subprocess.Popen(
@@ -195,6 +208,10 @@ def test_a_solver_submits_through_the_pages_and_finds_their_score(tab: Tab, site
     # bob submits meanwhile (through the platform, as the API does), so the leaderboards have a second row
     dojo.submit(dojo.user("bob"), "fib", BOB_SOLVER)
 
+    # the server's front page leads to the dojo's problem list
+    page.goto(site.base.removesuffix("/dojo") + "/")
+    page.get_by_role("link", name="dojo", exact=True).click()
+    page.wait_for_url(f"{site.base}/")
     # the problem list (typed without the final slash, against which its relative links would resolve wrongly)
     page.goto(site.base)
     assert page.url == f"{site.base}/" and tab.heading() == "Problems"
@@ -203,16 +220,28 @@ def test_a_solver_submits_through_the_pages_and_finds_their_score(tab: Tab, site
     page.get_by_role("link", name="fib", exact=True).click()
     page.wait_for_url(f"{site.base}/problems/fib")
 
-    # the problem page: statement, visible terms, both commitments, and nothing that is secret until reveal
+    # the problem page: statement, the visible terms with their count as one copyable block, commitments and rules
+    # in words, and nothing that is secret until reveal
     opened = dojo.problem("fib")
     assert tab.heading() == "Fibonacci (fib)"
     assert "F(0)=0, F(1)=1, F(n)=F(n-1)+F(n-2)" in tab.text()
-    assert json.loads(tab.fact("visible_terms")) == ["0", "1", "1", "2", "3", "5", "8", "13", "21", "34"]
-    setter_commit, seq_commit = tab.fact("setter_commit"), tab.fact("seq_commit")
-    assert re.fullmatch("[0-9a-f]{64}", setter_commit) and re.fullmatch("[0-9a-f]{64}", seq_commit)
-    assert (setter_commit, seq_commit) == (opened.setter_commit, opened.seq_commit)
-    assert not any(tab.has_fact(secret) for secret in ("salt_hex", "terms", "setter_source"))
-    assert "setter.py" not in tab.text() and (opened.salt_hex or "?") not in page.content()
+    assert "Visible terms, from index 0 (10 terms)" in tab.text()
+    assert tab.terms("visible-terms") == ["0", "1", "1", "2", "3", "5", "8", "13", "21", "34"]
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    tab.after("Visible terms", "div").get_by_role("button", name="Copy").click()
+    page.get_by_role("button", name="Copied").wait_for()
+    assert page.evaluate("navigator.clipboard.readText()") == "0, 1, 1, 2, 3, 5, 8, 13, 21, 34"
+    commitments = tab.after("Commitments", "ul").inner_text()
+    assert opened.setter_commit and opened.seq_commit
+    assert f"setter commitment {opened.setter_commit} = SHA-256 of dojo-setter-v1" in commitments
+    assert f"sequence commitment {opened.seq_commit} = SHA-256 of dojo-seq-v1" in commitments
+    rules = tab.after("Rules", "ul").inner_text()
+    assert "Stage Pass (200 points): the first 100 terms are right" in rules
+    assert "Reward Correct (1000 points" in rules and "all 200 terms are right" in rules
+    assert "Open: submissions count toward the leaderboard." in tab.text()
+    assert page.locator("#salt, #all-terms, #setter").count() == 0
+    assert page.get_by_role("heading", name="setter.py").count() == 0 and (opened.salt_hex or "?") not in page.content()
+    tab.shoot("dojo-problem-open.png")
 
     # submit through the form with the token, as a user would type it
     page.get_by_label("API token").fill(site.tokens["ann"])
@@ -234,10 +263,19 @@ def test_a_solver_submits_through_the_pages_and_finds_their_score(tab: Tab, site
     page.wait_for_url(f"{site.base}/me")
     [judged] = tab.table()
     assert judged["id"] == queued["id"]
-    # the browser sends the textarea with CRLF line ends; the judge measures the canonical (LF) text
-    assert (judged["status"], judged["verdict"], judged["length"]) == ("judged", "OK", str(ANN_LENGTH))
-    # while the problem is open a solver learns the run verdict and Stage Pass only (spec dojo.md 2)
-    assert (judged["stage_pass"], judged["reward_correct"]) == ("True", "")
+    # the browser sends the textarea with CRLF line ends; the judge measures the canonical (LF) text; while the
+    # problem is open a solver learns the run verdict only: reason and score come at reveal (spec dojo.md 2)
+    assert judged == {
+        "id": queued["id"], "problem": "fib", "submitted": judged["submitted"], "status": "judged", "verdict": "OK",
+        "reason": "at reveal", "L": str(ANN_LENGTH), "score": "at reveal", "practice": "no", "method tag": "iterative",
+    }  # fmt: skip
+
+    # before any reveal the season page says why its table is empty and when scores come
+    page.goto(f"{site.base}/leaderboards/{SEASON}")
+    assert "0 of 1 problems are revealed" in tab.text()
+    assert "No problem of this season is revealed yet" in tab.text() and page.locator("table").count() == 0
+    assert "fib (open): published at reveal" in tab.text()
+    tab.shoot("dojo-season-before-reveal.png")
 
     # the operator freezes and reveals; the season leaderboard, linked from the problem list, then counts the problem
     dojo.freeze("fib")
@@ -246,7 +284,7 @@ def test_a_solver_submits_through_the_pages_and_finds_their_score(tab: Tab, site
     page.wait_for_url(f"{site.base}/")
     tab.after("Season leaderboards", "p").get_by_role("link", name=SEASON, exact=True).click()
     page.wait_for_url(f"{site.base}/leaderboards/{SEASON}")
-    assert tab.heading() == f"Season {SEASON}"
+    assert tab.heading() == f"Season {SEASON}" and "1 of 1 problems are revealed" in tab.text()
     board = {row["user"]: row for row in tab.table()}
     assert set(board) == {"ann", "bob"}
     assert board["ann"] == {
@@ -254,43 +292,52 @@ def test_a_solver_submits_through_the_pages_and_finds_their_score(tab: Tab, site
         "median_L": str(ANN_LENGTH), "problems": "1",
     }  # fmt: skip
     assert (board["bob"]["rank"], board["bob"]["score"], board["bob"]["reward_correct"]) == ("2", str(BOB_SCORE), "0")
+    tab.shoot("dojo-season.png")
 
-    # after reveal: Reward Correct under my submissions; the problem page shows the problem's leaderboard and its
-    # method tags, and publishes salt, setter and terms, from which anyone checks the commitments it showed while
-    # the problem was open
+    # after reveal: reason and score under my submissions
     page.get_by_role("link", name="My submissions").click()
     page.wait_for_url(f"{site.base}/me")
-    assert tab.table()[0]["reward_correct"] == "True"
+    [mine] = tab.table()
+    assert (mine["verdict"], mine["score"], mine["practice"]) == ("OK", str(ANN_SCORE), "no")
+    tab.shoot("dojo-me.png")
+
+    # the problem page shows no form any more, but the problem's leaderboard and its method tags as tables, and
+    # publishes salt, setter and terms, from which anyone checks the commitments it showed while it was open
     page.get_by_role("link", name="Problems").click()
     page.wait_for_url(f"{site.base}/")
     page.get_by_role("link", name="fib", exact=True).click()
     page.wait_for_url(f"{site.base}/problems/fib")
-    assert "REVEALED" in tab.fact("state")
-    problem_board = {row["user"]: row for row in tab.table(tab.after("Leaderboard", "pre"))}
+    assert "Revealed on" in tab.text() and "Submissions are closed" in tab.text()
+    assert page.locator("form").count() == 0 and page.get_by_placeholder("solver.py").count() == 0
+    problem_board = {row["user"]: row for row in tab.table(tab.after("Leaderboard", "table"))}
     assert {user: (row["rank"], row["score"]) for user, row in problem_board.items()} == {
         "ann": ("1", str(ANN_SCORE)), "bob": ("2", str(BOB_SCORE))
     }  # fmt: skip
     assert (problem_board["ann"]["L"], problem_board["ann"]["reward_correct"]) == (str(ANN_LENGTH), "yes")
     # the method tags of the Reward Correct submissions, published for auditing: ann's free-text tag stands
-    tags = json.loads(tab.after("Method tags of Reward Correct submissions", "pre").text_content() or "")
-    assert tags == {"claimed": {"iterative": 1}, "counted": {"iterative": 1}, "overridden": []}
-    salt = bytes.fromhex(tab.fact("salt_hex"))
-    setter = tab.after("setter.py", "pre").text_content() or ""
-    terms = json.loads(tab.fact("terms"))
+    tags = tab.table(tab.after("Method tags of Reward Correct submissions", "table"))
+    assert tags == [{"method tag": "iterative", "claimed": "1", "counted": "1"}]
+    salt = bytes.fromhex(page.locator("#salt").inner_text())
+    setter = page.locator("#setter").text_content() or ""
+    terms = tab.terms("all-terms")
+    assert "All terms (200 terms)" in tab.text()
     assert terms[:10] == ["0", "1", "1", "2", "3", "5", "8", "13", "21", "34"] and len(terms) == 200
-    assert hashlib.sha256(b"dojo-setter-v1\0" + salt + setter.encode()).hexdigest() == setter_commit
-    assert hashlib.sha256(b"dojo-seq-v1\0" + salt + ("\n".join(terms) + "\n").encode()).hexdigest() == seq_commit
+    assert hashlib.sha256(b"dojo-setter-v1\0" + salt + setter.encode()).hexdigest() == opened.setter_commit
+    assert hashlib.sha256(b"dojo-seq-v1\0" + salt + ("\n".join(terms) + "\n").encode()).hexdigest() == opened.seq_commit
+    # 200 terms in a block a few lines high, not a page thousands of pixels long
+    assert tab.height() < MAX_PAGE_HEIGHT_PX, tab.height()
+    tab.shoot("dojo-problem-revealed.png")
 
     assert tab.problems == []
 
 
 def test_a_wrong_token_is_refused_with_a_message(tab: Tab, site: Site) -> None:
     before = len(site.dojo.submissions())
-    tab.page.goto(f"{site.base}/problems/fib")
+    tab.page.goto(f"{site.base}/problems/fib-open")
     tab.page.get_by_label("API token").fill("not-a-token")
     tab.page.get_by_placeholder("solver.py").fill(ANN_SOLVER)
     tab.page.get_by_role("button", name="Submit").click()
-    tab.page.wait_for_url(f"{site.base}/submit/fib")
+    tab.page.wait_for_url(f"{site.base}/submit/fib-open")
     assert "unknown or missing API token" in tab.text()
     assert len(site.dojo.submissions()) == before
     assert tab.page.context.cookies() == []

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+import http.server
 import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +18,7 @@ from PIL import Image
 
 from podium.core.errors import ConfigError, DependencyError
 from podium.tracks.pcg.classifiers import LETTERS, ClassifierSpec, load_classifier
+from podium.tracks.pcg.classifiers.hf import hub_unreachable
 from podium.tracks.pcg.classify import ClassifiedImage, similarity_json
 from tests.needs import need_module
 
@@ -151,3 +159,46 @@ def test_classify_in_worker_processes_writes_what_serial_writes(tiny_vit: Path, 
     for letter in ("A", "B", "C"):
         written = [(root / "team" / "similarity" / f"{letter}.json").read_bytes() for root in roots.values()]
         assert written[0] == written[1]
+
+
+def test_an_unreachable_hub_fails_in_seconds_when_the_model_is_not_cached(tmp_path: Path) -> None:
+    # the hub client alone retried for 1 min 45 s here; the probe answers in one refused connection
+    image = tmp_path / "competition" / "team1" / "images" / "I" / "team1_I_1.png"
+    image.parent.mkdir(parents=True)
+    Image.new("RGBA", (64, 64), "white").save(image)
+    with socket.socket() as closed:  # bound, never listening: connections are refused
+        closed.bind(("127.0.0.1", 0))
+        hub = f"http://127.0.0.1:{closed.getsockname()[1]}"
+        env = os.environ | {"HF_HOME": str(tmp_path / "hf-home"), "HF_ENDPOINT": hub}
+        env.pop("HF_HUB_OFFLINE", None)
+        started = time.monotonic()
+        done = subprocess.run(
+            [sys.executable, "-m", "podium", "pcg", "classify", str(tmp_path / "competition"), "--edition", "2023",
+             "--classifier", "hf:pittawat/vit-base-letter", "--workers", "1"],
+            capture_output=True, text=True, env=env, timeout=120,
+        )  # fmt: skip
+    assert time.monotonic() - started < 30, done.stderr
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines()[-2:] == [
+        f"error: cannot load the model 'pittawat/vit-base-letter': the Hugging Face hub at {hub} does not answer "
+        "([Errno 111] Connection refused) and the model is not in the local cache",
+        "fix: connect to the network (or set HF_ENDPOINT to a reachable mirror), or pass a local folder saved with "
+        "save_pretrained()",
+    ]
+
+
+def test_a_hub_that_answers_with_an_error_status_counts_as_reachable() -> None:
+    class Missing(http.server.BaseHTTPRequestHandler):
+        def do_HEAD(self) -> None:  # noqa: N802 (the stdlib's name)
+            self.send_response(404)
+            self.end_headers()
+
+        def log_message(self, *_args: object) -> None:
+            pass
+
+    with http.server.HTTPServer(("127.0.0.1", 0), Missing) as server:
+        thread = threading.Thread(target=server.handle_request)
+        thread.start()
+        assert hub_unreachable(f"http://127.0.0.1:{server.server_port}", "someone/model") is None
+        thread.join()
+    assert hub_unreachable(f"http://127.0.0.1:{server.server_port}", "someone/model") is not None  # now closed

@@ -31,7 +31,7 @@ from sqlalchemy import Column, Connection, Engine, Integer, MetaData, String, Ta
 from sqlalchemy.exc import DBAPIError
 
 from podium.core.storage.audit import GENESIS, AuditEntry, canonical_json, entry_hash
-from podium.core.storage.sql import open_engine, upgrade
+from podium.core.storage.sql import check_reachable, open_engine, upgrade
 
 
 def audit_table(metadata: MetaData, name: str) -> Table:
@@ -103,6 +103,7 @@ class TrackStore:
     def open(self, url: str) -> Engine:
         """An engine for ``url``, migrated to the track's newest schema, every transaction write-locked."""
         engine = open_engine(url)
+        check_reachable(engine)  # one line with the fix, before Alembic would fail with a traceback
         if engine.dialect.name == "sqlite":
             event.listen(engine, "connect", _sqlite_manual_transactions)
             event.listen(engine, "begin", _sqlite_begin_immediate)

@@ -1,4 +1,10 @@
-"""``podium dojo ...``: judge a solver locally; the platform's commands build on the same stages."""
+"""``podium dojo ...``: judge a solver locally; the platform's commands build on the same stages.
+
+``podium dojo judge`` exits 0 only when the solver is accepted (Reward Correct), and otherwise with a code per
+outcome (``JUDGE_EXIT_CODES``), so a script or CI job can tell a wrong answer from a timeout without parsing the
+output. The codes start at 10, above podium's error codes (1 to 6) and click's usage error (2): those still mean
+that nothing was judged.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +21,20 @@ from podium.tracks.dojo.judge import Judgment, judge_submission
 from podium.tracks.dojo.operator_cli import register, sandbox_for, sandbox_option
 from podium.tracks.dojo.problem import load_problem, setter_terms
 from podium.tracks.dojo.rules import ScoringRules
+from podium.tracks.dojo.verdicts import Outcome
+
+JUDGE_EXIT_CODES: dict[Outcome, int] = {
+    Outcome.ACCEPTED: 0,
+    Outcome.STAGE_ONLY: 10,
+    Outcome.WRONG_ANSWER: 11,
+    Outcome.FORMAT_ERROR: 12,
+    Outcome.RUNTIME_ERROR: 13,
+    Outcome.TIME_LIMIT: 14,
+    Outcome.MEMORY_LIMIT: 15,
+    Outcome.OUTPUT_LIMIT: 16,
+    Outcome.POLICY_REJECT: 17,
+    Outcome.INTERNAL_ERROR: 18,
+}
 
 
 @click.group()
@@ -40,7 +60,11 @@ def dojo() -> None:
 def judge(
     solver: Path, problem_dir: Path, as_json: bool, no_screen: bool, backend: str, method_tag: str | None
 ) -> None:
-    """Judge SOLVER (a solver.py) against the problem in --problem, exactly as the platform would."""
+    """Judge SOLVER (a solver.py) against the problem in --problem, exactly as the platform would.
+
+    Exit status: 0 accepted (Reward Correct); 10 Stage Pass only; 11 wrong answer; 12 format error;
+    13 runtime error; 14 time limit; 15 memory limit; 16 output limit; 17 policy reject; 18 internal error.
+    """
     problem = load_problem(problem_dir)
     rules = ScoringRules()
     sandbox = sandbox_for(backend)
@@ -52,6 +76,7 @@ def judge(
         click.echo(json.dumps(judgment_json(judgment) | {"method_tag": method_tag}, indent=2))
     else:
         click.echo(judgment_text(judgment, method_tag))
+    click.get_current_context().exit(JUDGE_EXIT_CODES[judgment.outcome])
 
 
 register(dojo)

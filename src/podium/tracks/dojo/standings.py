@@ -12,6 +12,7 @@ import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from podium.core.clock import utc_text
 from podium.core.ranking.leaderboard import Ranked, TieBreak, rank_entries
@@ -119,6 +120,26 @@ def _median(values: list[int]) -> float | None:
     return float(statistics.median(values)) if values else None
 
 
+def problem_records(standings: Sequence[Ranked[ScoredSubmission]]) -> list[dict[str, Any]]:
+    """The per-problem leaderboard as JSON objects keyed by ``PROBLEM_HEADER``, with JSON's own types.
+
+    The tables say ``yes``/``no`` for people; a program reading the API gets booleans and numbers.
+    """
+    return [
+        {
+            "rank": row.rank,
+            "user": row.entry.user,
+            "score": row.entry.score,
+            "L": row.entry.length,
+            "stage_pass": row.entry.stage_pass,
+            "reward_correct": row.entry.reward_correct,
+            "submission": row.entry.submission_id,
+            "submitted_at": utc_text(row.entry.created_at),
+        }
+        for row in standings
+    ]
+
+
 def season_rows(standings: Sequence[Ranked[SeasonRow]]) -> list[list[Cell]]:
     """Rows under ``SEASON_HEADER``."""
     return [
@@ -133,3 +154,27 @@ def season_rows(standings: Sequence[Ranked[SeasonRow]]) -> list[list[Cell]]:
         ]
         for row in standings
     ]
+
+
+def season_records(standings: Sequence[Ranked[SeasonRow]]) -> list[dict[str, Any]]:
+    """The season leaderboard as JSON objects keyed by ``SEASON_HEADER``: counts and ``median_L`` are numbers.
+
+    ``median_L`` is an integer where the median is whole (60), a float where it falls between two lengths
+    (60.5), and null for a user without a Reward Correct solution.
+    """
+    return [
+        {
+            "rank": row.rank,
+            "user": row.entry.user,
+            "score": row.entry.score,
+            "stage_pass": row.entry.stage_pass,
+            "reward_correct": row.entry.reward_correct,
+            "median_L": _number(row.entry.median_length),
+            "problems": row.entry.problems,
+        }
+        for row in standings
+    ]
+
+
+def _number(value: float | None) -> int | float | None:
+    return int(value) if value is not None and value.is_integer() else value

@@ -15,16 +15,22 @@ API (JSON; ``Authorization: Bearer TOKEN`` where a user is needed):
   Reward Correct submissions as claimed and as counted, with every override) and ``/api/seasons/{name}/leaderboard``.
 - ``GET  /api/audit/head``: the audit log's head hash.
 
-Pages: ``/`` (problems and season leaderboard links), ``/problems/{slug}`` (terms, commitments, a submit form;
-after reveal the setter, the problem's leaderboard and its method tags), ``/me`` (your submissions, with any
-method-tag override; a sign-in form where the browser has no valid token), ``/leaderboards/{season}``. Pages take
-the token once (the submit or sign-in form) and keep it in an HTTP-only cookie.
+JSON values have JSON's types: ``stage_pass`` and ``reward_correct`` are booleans, counts, lengths, scores and
+``median_L`` numbers (``null`` where there is none), times UTC strings.
+
+Pages (built in ``pages.py``): ``/`` (problems and season leaderboard links), ``/problems/{slug}`` (the schedule,
+the visible terms as a copyable block, the commitments and the rules in words, a submit form; after reveal no
+form, but the salt, every term, the setter, the problem's leaderboard and its method tags as tables), ``/me``
+(your submissions as a table: verdict, reason and score once published, L, practice, any method-tag override; a
+sign-in form where the browser has no valid token), ``/leaderboards/{season}`` (which problems it counts and when
+the others are published). Pages take the token once (the submit or sign-in form) and keep it in an HTTP-only
+cookie.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
 
 from fastapi import APIRouter, Depends, Form, HTTPException, Request
@@ -38,18 +44,12 @@ from starlette.types import Message
 from podium.core.clock import SystemClock
 from podium.core.errors import AuthError, NotFoundError
 from podium.core.execution.sandbox import open_sandbox
-from podium.core.reporting.tables import render_table
+from podium.tracks.dojo import pages
 from podium.tracks.dojo.lifecycle import PUBLISHED, REVEALED_STATES
 from podium.tracks.dojo.platform import Dojo, unknown_problem, unknown_submission
 from podium.tracks.dojo.records import Problem, Submission, User
-from podium.tracks.dojo.results import (
-    problem_leaderboard,
-    problem_leaderboard_text,
-    problem_tags,
-    season_leaderboard,
-    season_leaderboard_text,
-)
-from podium.tracks.dojo.standings import PROBLEM_HEADER, SEASON_HEADER, problem_rows, season_rows
+from podium.tracks.dojo.results import problem_leaderboard, problem_scores, problem_tags, season_leaderboard
+from podium.tracks.dojo.standings import problem_records, season_records
 from podium.tracks.dojo.store import audit_head, open_store
 from podium.web.auth import TokenAuth
 from podium.web.layout import esc
@@ -265,7 +265,7 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
     @router.get("/api/problems/{slug}/leaderboard")
     def get_problem_leaderboard(slug: str) -> list[dict[str, Any]]:
         problem = revealed(slug, "leaderboard is")
-        return records(PROBLEM_HEADER, problem_rows(problem_leaderboard(platform, problem)))
+        return problem_records(problem_leaderboard(platform, problem))
 
     @router.get("/api/problems/{slug}/tags")
     def get_problem_tags(slug: str) -> dict[str, Any]:
@@ -273,7 +273,7 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
 
     @router.get("/api/seasons/{name}/leaderboard")
     def get_season_leaderboard(name: str) -> Any:
-        return records(SEASON_HEADER, season_rows(season_leaderboard(platform, name)))
+        return season_records(season_leaderboard(platform, name))
 
     @router.get("/api/audit/head")
     def get_audit_head() -> dict[str, str]:
@@ -287,42 +287,32 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
         shown = [p for p in platform.problems() if p.state in PUBLISHED]
         rows = "".join(
             f"<tr><td><a href='problems/{esc(p.slug)}'>{esc(p.slug)}</a></td><td>{esc(p.title)}</td>"
-            f"<td>{p.state.value}</td><td>{esc(p.freeze_at or '')}</td></tr>"
+            f"<td>{p.state.value}</td><td>{esc(pages.when(p.freeze_at))}</td><td>{esc(pages.when(p.reveal_at))}</td></tr>"
             for p in shown
         )
         by_id = platform.seasons_by_id()
         seasons = sorted({by_id[p.season_id].name for p in shown})
         links = " · ".join(f"<a href='leaderboards/{esc(name)}'>{esc(name)}</a>" for name in seasons)
-        return page(
-            "Problems",
-            f"<table><tr><th>problem</th><th>title</th><th>state</th><th>freeze</th></tr>{rows}</table>"
-            + (f"<h2>Season leaderboards</h2><p>{links}</p>" if links else ""),
+        listing = (
+            "<table><thead><tr><th>problem</th><th>title</th><th>state</th><th>freeze</th><th>reveal</th></tr></thead>"
+            f"<tbody>{rows}</tbody></table>"
+            if shown
+            else "<p class='note'>No problem is open yet.</p>"
         )
+        return page("Problems", listing + (f"<h2>Season leaderboards</h2><p>{links}</p>" if links else ""))
 
     @router.get("/problems/{slug}", response_class=HTMLResponse)
     def problem_page(slug: str) -> str:
         problem = published(slug)
-        data = problem_json(problem)
-        facts = "".join(
-            f"<tr><th>{esc(k)}</th><td><code>{esc(json.dumps(v) if isinstance(v, list) else str(v))}</code></td></tr>"
-            for k, v in data.items()
-            if v is not None and k != "setter_source"
-        )
-        setter = ""
-        if "setter_source" in data:  # revealed: the setter and the problem's final leaderboard
-            board = problem_leaderboard_text(platform, problem, "markdown")
-            tags = json.dumps(problem_tags(platform, problem), indent=1)
-            setter = (
-                f"<h2>setter.py</h2><pre>{esc(data['setter_source'])}</pre><h2>Leaderboard</h2><pre>{esc(board)}</pre>"
-                f"<h2>Method tags of Reward Correct submissions</h2><pre>{esc(tags)}</pre>"
-            )
-        form = (
-            f"<h2>Submit</h2><form method='post' action='../submit/{esc(slug)}'>"
-            "<p><label>API token <input name='token' type='password'></label> (kept in a cookie)</p>"
-            "<p><textarea name='source' rows='12' cols='80' placeholder='solver.py'></textarea></p>"
-            "<p><label>method tag <input name='method_tag'></label></p><button>Submit</button></form>"
-        )
-        return page(f"{data['title']} ({slug})", f"<p>{esc(data['statement'])}</p><table>{facts}</table>{setter}{form}")
+        revealed: dict[str, Any] | None = None
+        if problem.state in REVEALED_STATES:  # the setter, the problem's final leaderboard and its method tags
+            revealed = {
+                "setter": problem.setter_source.decode("utf-8"),
+                "leaderboard": problem_records(problem_leaderboard(platform, problem)),
+                "tags": problem_tags(platform, problem),
+            }
+        body = pages.problem_body(problem, platform.season_of(problem).rules, revealed)
+        return page(f"{problem.title} ({slug})", body)
 
     @router.post("/submit/{slug}")
     def submit_form(
@@ -343,21 +333,16 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
             user = auth.user(auth.token_of(request))
         except AuthError:  # a new browser, or a token that no longer works: sign in here
             return sign_in_page("")
-        rows = own_submissions(user.id)
-        header = (
-            "id",
-            "problem",
-            "created_at",
-            "length",
-            "status",
-            "verdict",
-            "stage_pass",
-            "reward_correct",
-            "method_tag",
-            "tag_override",
-        )
-        table = render_table(header, [[r.get(h) for h in header] for r in rows], "markdown")
-        return page(f"Submissions of {user.name}", f"<pre>{esc(table)}</pre>")
+        mine = platform.submissions(user_id=user.id)
+        by_id = platform.problems_by_id(s.problem_id for s in mine)
+        scores = {
+            scored.submission_id: scored.score
+            for problem in by_id.values()
+            if problem.state in REVEALED_STATES
+            for scored in problem_scores(platform, problem)
+        }
+        rows = [submission_json(s, by_id[s.problem_id]) for s in mine]
+        return page(f"Submissions of {user.name}", pages.me_table(rows, scores))
 
     @router.post("/me", response_model=None)
     def sign_in(token: str = Form("")) -> RedirectResponse | HTMLResponse:
@@ -371,14 +356,10 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
 
     @router.get("/leaderboards/{season}", response_class=HTMLResponse)
     def leaderboard_page(season: str) -> str:
-        return page(f"Season {season}", f"<pre>{esc(season_leaderboard_text(platform, season, 'markdown'))}</pre>")
+        records = season_records(season_leaderboard(platform, season))
+        return page(f"Season {season}", pages.season_body(season, platform.problems(season), records))
 
     return router
-
-
-def records(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[dict[str, Any]]:
-    """Table rows as JSON objects keyed by the header."""
-    return [dict(zip(header, row, strict=True)) for row in rows]
 
 
 def sign_in_page(problem: str) -> str:

@@ -17,6 +17,7 @@ from podium.core.execution.executor import Executor, make_executor
 from podium.core.reporting.tables import render_table
 from podium.tracks.pcg import jsnum
 from podium.tracks.pcg.classifiers import ClassifierSpec
+from podium.tracks.pcg.console import failure_lines, log_lines, warning_lines
 from podium.tracks.pcg.editions import DEFAULT_EDITION, EDITIONS, TRIALS_PER_CHARACTER, Edition, edition
 from podium.tracks.pcg.official.rundir import Platform
 from podium.tracks.pcg.promptlength import prompt_lengths
@@ -31,7 +32,6 @@ from podium.tracks.pcg.stages.simulate import run_simulate
 from podium.tracks.pcg.winner import DEFAULT_BASELINE
 
 _ROOT = click.Path(path_type=Path, file_okay=False)
-_SHOWN_FAILURES = 20
 
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -91,16 +91,17 @@ def _print_stage(summary: StageSummary, as_json: bool) -> None:
     counts = {v: summary.count(v) for v in sorted({e.verdict for e in summary.events})}
     shown = ", ".join(f"{n} {verdict}" for verdict, n in counts.items()) or "nothing to do"
     click.echo(f"{summary.stage}: {len(summary.events)} items: {shown}")
-    failures = summary.failures
-    if failures:
-        rows = [[e.team, e.character, e.trial, e.verdict, e.reason] for e in failures[:_SHOWN_FAILURES]]
-        click.echo(render_table(["team", "character", "trial", "verdict", "reason"], rows))
-        if len(failures) > _SHOWN_FAILURES:
-            click.echo(f"... and {len(failures) - _SHOWN_FAILURES} more failures (see the log)")
-    for warning in summary.warnings:
-        click.echo(f"warning: {warning}", err=True)
-    for path in summary.log_files:
-        click.echo(f"log: {path}")
+    _print_ending([summary])
+
+
+def _print_ending(summaries: list[StageSummary]) -> None:
+    """The end of a stage command or of evaluate: warnings (stderr), failures by verdict and reason, the logs."""
+    for line in warning_lines(summaries):
+        click.echo(line, err=True)
+    for line in failure_lines(summaries):
+        click.echo(line)
+    for line in log_lines(summaries, only_with_news=len(summaries) > 1):
+        click.echo(line)
 
 
 @pcg.command()
@@ -313,6 +314,7 @@ def evaluate(
     if evaluation.score is not None:
         _print_leaderboard(evaluation.score, "table")
     click.echo(f"report: {evaluation.report_path}")
+    _print_ending([report.summary for report in evaluation.stages])
 
 
 class _Progress:

@@ -5,12 +5,20 @@ Preprocessing as the official similarity script does it: ``Image.convert("RGB")`
 the CLS token of the last encoder block before the final LayerNorm (``hidden_states[-1][:, 0, :]``).
 
 Models: 2024–2025 ``pittawat/vit-base-uppercase-english-characters``, 2023 ``pittawat/vit-base-letter``. Both
-need network access to the Hugging Face hub, or a local folder with a saved copy.
+need network access to the Hugging Face hub, a copy in the hub's cache, or a local folder with a saved copy.
+
+Before loading a hub id, the hub (``HF_ENDPOINT``) is asked once, with a ``HUB_PROBE_TIMEOUT_S`` limit, whether it
+answers at all: the hub client would otherwise retry for well over a minute (1 min 45 s measured, more with
+workers) before its error. Unreachable, a cached model is loaded from the cache alone, and an uncached one fails
+at once saying so.
 """
 
 from __future__ import annotations
 
+import urllib.error
+import urllib.request
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from PIL import Image
@@ -23,6 +31,46 @@ OFFICIAL_MODELS = {
     2024: "pittawat/vit-base-uppercase-english-characters",
     2025: "pittawat/vit-base-uppercase-english-characters",
 }
+
+HUB_PROBE_TIMEOUT_S = 5.0
+
+
+def hub_unreachable(endpoint: str, model: str, timeout_s: float = HUB_PROBE_TIMEOUT_S) -> str | None:
+    """Why the hub at ``endpoint`` does not answer (one line), or None when it answers at all (any HTTP status)."""
+    request = urllib.request.Request(f"{endpoint.rstrip('/')}/api/models/{model}", method="HEAD")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout_s):  # noqa: S310 (the hub's own https/http URL)
+            return None
+    except urllib.error.HTTPError:  # it answered: a 401 or 404 is the hub's to explain
+        return None
+    except (urllib.error.URLError, OSError) as error:
+        reason = getattr(error, "reason", error)
+        return str(reason) or type(reason).__name__
+
+
+def _cached(model: str) -> bool:
+    from huggingface_hub import try_to_load_from_cache
+
+    return isinstance(try_to_load_from_cache(model, "config.json"), str)
+
+
+def _hub_offline(model: str) -> bool:
+    """Whether to load ``model`` from the cache only; raises when the hub is unreachable and nothing is cached."""
+    from huggingface_hub import constants
+
+    if Path(model).is_dir() or constants.HF_HUB_OFFLINE:
+        return False  # a local folder; or offline by the user's own setting, which the hub client honours
+    why = hub_unreachable(constants.ENDPOINT, model)
+    if why is None:
+        return False
+    if _cached(model):
+        return True
+    raise InputError(
+        f"cannot load the model {model!r}: the Hugging Face hub at {constants.ENDPOINT} does not answer ({why}) "
+        "and the model is not in the local cache",
+        fix="connect to the network (or set HF_ENDPOINT to a reachable mirror), or pass a local folder saved with "
+        "save_pretrained()",
+    )
 
 
 def _require() -> tuple[Any, Any]:
@@ -45,11 +93,12 @@ class HuggingFaceClassifier:
         self.name = f"hf:{model}"
         self._torch = torch
         self.batch_size = batch_size
+        offline = _hub_offline(model)
         try:
             self.processor = transformers.AutoImageProcessor.from_pretrained(
-                model, use_fast=False
+                model, use_fast=False, local_files_only=offline
             )  # PIL, as the official
-            self.model = transformers.AutoModelForImageClassification.from_pretrained(model)
+            self.model = transformers.AutoModelForImageClassification.from_pretrained(model, local_files_only=offline)
         except OSError as error:
             raise InputError(
                 f"cannot load the model {model!r}: {str(error).splitlines()[0]}",

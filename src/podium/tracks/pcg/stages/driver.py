@@ -151,13 +151,21 @@ class StageRun:
         output: Path,
         version_key: str,
         transform: Transform,
+        *,
+        input_warnings: Callable[[bytes, Path], tuple[str, ...]] | None = None,
     ) -> ItemEvent:
-        """Turn one input file into one output file with ``transform``, resumably; the outcome, to log."""
+        """Turn one input file into one output file with ``transform``, resumably; the outcome, to log.
+
+        ``input_warnings`` finds problems of the input itself (bytes replaced in text that is not UTF-8); they are
+        said on every run, the input skipped as current or not, so a rerun does not hide them.
+        """
         ledger = self._ledger()
         try:
             data = read_bytes(input_path)
         except InputError as error:
             return ItemEvent(team, character, trial, PcgVerdict.UNREADABLE_INPUT, error.describe())
+        for warning in input_warnings(data, input_path) if input_warnings is not None else ():
+            self.warn(warning)
         key = content_key(version_key, data)
         if not self.force and (known := ledger.recall(output, key)) is not None:
             if known.failure is None:
@@ -265,8 +273,11 @@ class TextStage:
         version_key = content_key(self.name, self.version, edition.prefix)
 
         def transform(data: bytes, path: Path) -> TransformResult:
-            decoded = decode_utf8(data, path)
-            return TransformResult(self.convert(decoded.text, edition), (decoded.warning,) if decoded.warning else ())
+            return TransformResult(self.convert(decode_utf8(data, path).text, edition))
+
+        def replaced_bytes(data: bytes, path: Path) -> tuple[str, ...]:
+            warning = decode_utf8(data, path).warning
+            return (warning,) if warning else ()
 
         def body(run: StageRun) -> None:
             for folder in run.team_folders(self.source, "the stage that writes it"):
@@ -279,7 +290,14 @@ class TextStage:
                         name = f"{base_name(input_path.name)}.{self.extension}"
                         output = run.root / folder.team / self.target / char_dir.name / name
                         event = run.judge_item(
-                            folder.team, char_dir.name, input_path.name, input_path, output, version_key, transform
+                            folder.team,
+                            char_dir.name,
+                            input_path.name,
+                            input_path,
+                            output,
+                            version_key,
+                            transform,
+                            input_warnings=replaced_bytes,
                         )
                         run.item(event)
 

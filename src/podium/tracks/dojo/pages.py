@@ -1,0 +1,210 @@
+"""The dojo's HTML pages, built from records: what a solver reads, in words and tables rather than raw JSON.
+
+Each function returns a page body (the routes in ``web.py`` wrap it in the shared layout). Terms are shown as a
+wrapped, copyable block with their count, a few lines high however many there are; the commitments and the rules
+are explained in sentences; leaderboards, submissions and method tags are HTML tables. Every value is escaped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from podium.tracks.dojo.lifecycle import REVEALED_STATES, ProblemState
+from podium.tracks.dojo.records import Problem
+from podium.tracks.dojo.rules import ScoringRules
+from podium.web.layout import copyable, esc, table
+
+TERM_SEPARATOR = ", "
+ME_HEADER = ("id", "problem", "submitted", "status", "verdict", "reason", "L", "score", "practice", "method tag")
+LEADERBOARD_NUMERIC = ("rank", "score", "L", "stage_pass", "reward_correct", "median_L", "problems", "submission")
+
+
+def when(moment: str | None) -> str:
+    """A stored UTC time for people: to the minute, or "not scheduled"."""
+    if not moment:
+        return "not scheduled"
+    return moment[:16].replace("T", " ") + " UTC"
+
+
+def terms_block(element_id: str, heading: str, terms: Sequence[str]) -> str:
+    """A heading with the number of terms, then the terms as one copyable, wrapped block."""
+    count = f"{len(terms)} term" + ("" if len(terms) == 1 else "s")
+    return f"<h2>{esc(heading)} ({count})</h2>" + copyable(element_id, TERM_SEPARATOR.join(terms))
+
+
+def schedule(problem: Problem) -> str:
+    """What happens when, in words."""
+    state = problem.state
+    if state is ProblemState.OPEN:
+        now = "Open: submissions count toward the leaderboard."
+    elif state is ProblemState.FROZEN:
+        now = "Frozen: new submissions are judged as practice and do not count."
+    else:
+        now = f"Revealed on {esc(when(problem.revealed_at))}: the setter, the salt and every term are published."
+    return (
+        f"<p><strong>{now}</strong></p><ul>"
+        f"<li>Opens: {esc(when(problem.opened_at or problem.open_at))}</li>"
+        f"<li>Freeze: {esc(when(problem.freeze_started_at or problem.freeze_at))}; after it, submissions are "
+        "practice (judged, not counted).</li>"
+        f"<li>Reveal: {esc(when(problem.revealed_at or problem.reveal_at))}; then the terms beyond the visible ones, "
+        "the setter program, your Reward Correct results and the leaderboard are published.</li></ul>"
+    )
+
+
+def commitments(problem: Problem) -> str:
+    """The two commitments and how anyone checks them at reveal."""
+    return (
+        "<h2>Commitments</h2><p>Before the problem opened, the setter's program and its sequence were committed to "
+        "with SHA-256 over a secret salt, so neither can change afterwards. At reveal the salt is published and "
+        "anyone can check:</p><ul>"
+        f"<li>setter commitment <code>{esc(problem.setter_commit or '')}</code> = SHA-256 of "
+        "<code>dojo-setter-v1</code>, a zero byte, the salt and <code>setter.py</code>;</li>"
+        f"<li>sequence commitment <code>{esc(problem.seq_commit or '')}</code> = SHA-256 of "
+        "<code>dojo-seq-v1</code>, a zero byte, the salt and the terms, one per line.</li></ul>"
+    )
+
+
+def rules_text(rules: ScoringRules) -> str:
+    """The season's scoring rules in sentences."""
+    return (
+        "<h2>Rules</h2><ul>"
+        f"<li>Your program prints the sequence, one term per line; the first {rules.n_check} lines are judged.</li>"
+        f"<li><strong>Stage Pass</strong> ({rules.stage_base} points): the first {rules.n_stage} terms are right. "
+        "You learn it as soon as you are judged.</li>"
+        f"<li><strong>Reward Correct</strong> ({rules.reward_base} points, replacing the Stage Pass points): all "
+        f"{rules.n_check} terms are right; learned at reveal.</li>"
+        f"<li>Brevity (Reward Correct only): ⌊{rules.brevity_max}·e<sup>−L/{rules.brevity_scale_chars:g}</sup>⌋ "
+        "points, where L is your source's length in characters.</li>"
+        + (
+            f"<li>Diversity: {rules.diversity_first_tag_bonus} points to the first Reward Correct solution of a "
+            f"method tag, at most {rules.diversity_bonus_cap} in all.</li>"
+            if rules.diversity_enabled
+            else ""
+        )
+        + f"<li>Sources: at most {rules.max_source_bytes} bytes, {rules.max_numeric_literals} numeric literals, "
+        f"{rules.max_list_tuple_elements} list or tuple elements, strings of {rules.max_string_literal_chars} "
+        "characters; your best submission counts.</li></ul>"
+    )
+
+
+def problem_body(problem: Problem, rules: ScoringRules, revealed: Mapping[str, Any] | None) -> str:
+    """The problem page: statement, schedule, terms, commitments, rules; then the submit form, or the results.
+
+    ``revealed`` (after reveal) holds ``setter``, ``leaderboard`` (records) and ``tags`` (as ``problem_tags``).
+    """
+    parts = [
+        f"<p>{esc(problem.statement)}</p>",
+        schedule(problem),
+        terms_block("visible-terms", f"Visible terms, from index {problem.offset}", problem.visible_terms),
+        commitments(problem),
+        rules_text(rules),
+    ]
+    if revealed is None:
+        parts.append(submit_form(problem.slug))
+        return "".join(parts)
+    parts += [
+        f"<h2>Salt</h2><p><code id='salt'>{esc(problem.salt_hex or '')}</code></p>",
+        terms_block("all-terms", "All terms", problem.terms or ()),
+        "<h2>setter.py</h2>" + copyable("setter", revealed["setter"]),
+        "<h2>Leaderboard</h2>" + leaderboard_table(revealed["leaderboard"], empty="Nobody submitted."),
+        "<h2>Method tags of Reward Correct submissions</h2>" + tags_table(revealed["tags"]),
+        "<p class='note'>Submissions are closed: the problem is revealed. Try a solver on your own machine with "
+        "<code>podium dojo judge</code>.</p>",
+    ]
+    return "".join(parts)
+
+
+def submit_form(slug: str) -> str:
+    """The form that submits a solver (the token is kept in a cookie afterwards)."""
+    return (
+        f"<h2>Submit</h2><form method='post' action='../submit/{esc(slug)}'>"
+        "<p><label>API token <input name='token' type='password'></label> (kept in a cookie)</p>"
+        "<p><textarea name='source' rows='12' cols='80' placeholder='solver.py'></textarea></p>"
+        "<p><label>method tag <input name='method_tag'></label></p><button>Submit</button></form>"
+    )
+
+
+def cell(value: Any) -> str:
+    """A JSON value as table text: yes/no for booleans, empty for null."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return "" if value is None else str(value)
+
+
+def leaderboard_table(records: Sequence[Mapping[str, Any]], *, empty: str) -> str:
+    """Leaderboard records (typed JSON) as an HTML table, or the sentence ``empty`` when there are none."""
+    if not records:
+        return f"<p class='note'>{esc(empty)}</p>"
+    header = list(records[0])
+    return table(header, [[cell(r[h]) for h in header] for r in records], numeric=LEADERBOARD_NUMERIC)
+
+
+def tags_table(tags: Mapping[str, Any]) -> str:
+    """The method tags as claimed and as counted, one row per tag, and the overrides."""
+    claimed, counted = tags["claimed"], tags["counted"]
+    names = sorted({*claimed, *counted})
+    if not names:
+        return "<p class='note'>No Reward Correct submission.</p>"
+    shown = table(
+        ("method tag", "claimed", "counted"),
+        [[name, str(claimed.get(name, 0)), str(counted.get(name, 0))] for name in names],
+        numeric=("claimed", "counted"),
+    )
+    if tags["overridden"]:
+        shown += "<p>Claims the judge did not accept (counted as <code>unspecified</code>):</p>" + table(
+            ("submission", "claimed", "reason"),
+            [[str(o["submission"]), o["claimed"], o["reason"]] for o in tags["overridden"]],
+        )
+    return shown
+
+
+def me_table(rows: Sequence[Mapping[str, Any]], scores: Mapping[int, int]) -> str:
+    """A solver's submissions: verdict, reason and score where published, L, practice."""
+    if not rows:
+        return "<p class='note'>No submissions yet.</p>"
+    pending = "at reveal"
+    body = [
+        [
+            str(r["id"]),
+            r["problem"],
+            r["created_at"][:19].replace("T", " "),
+            r["status"],
+            r["verdict"] or "",
+            (r.get("reason") or "") if "reward_correct" in r else pending,
+            cell(r["length"]),
+            pending if "reward_correct" not in r else cell(scores.get(r["id"], 0 if not r["practice"] else None)),
+            cell(r["practice"]),
+            r["method_tag"] + (f" (not accepted: {r['tag_override']})" if r["tag_override"] else ""),
+        ]
+        for r in rows
+    ]
+    return (
+        table(ME_HEADER, body, numeric=("id", "L", "score"))
+        + "<p class='note'>Until a problem is revealed you see the run verdict and Stage Pass only; the reason, "
+        "Reward Correct and the score are published at reveal. Practice submissions are judged but never "
+        "counted.</p>"
+    )
+
+
+def season_body(season: str, problems: Sequence[Problem], records: Sequence[Mapping[str, Any]]) -> str:
+    """The season leaderboard, saying which problems it counts and when the others are published."""
+    revealed = [p for p in problems if p.state in REVEALED_STATES]
+    waiting = [p for p in problems if p.state not in REVEALED_STATES]
+    intro = (
+        f"<p>The season leaderboard sums each user's best score on every revealed problem: "
+        f"{len(revealed)} of {len(problems)} problems are revealed. A problem's scores are published at its "
+        "reveal, never before.</p>"
+    )
+    if waiting:
+        intro += (
+            "<ul>"
+            + "".join(
+                f"<li><a href='../problems/{esc(p.slug)}'>{esc(p.slug)}</a> ({p.state.value.lower()}): "
+                f"published at reveal, {esc(when(p.reveal_at))}</li>"
+                for p in waiting
+            )
+            + "</ul>"
+        )
+    empty = "No problem of this season is revealed yet, so no score is published and the table is empty."
+    return intro + leaderboard_table(records, empty=empty)
