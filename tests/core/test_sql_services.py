@@ -255,3 +255,9 @@ def test_a_migrated_database_opens_without_alembic(tmp_path: Path, monkeypatch: 
     assert STORE.at_head(STORE.open(url))
     with pytest.raises(AssertionError, match="already at its head"):
         STORE.open(sqlite_url(tmp_path / "new.sqlite3"))  # a new one still needs the migrations
+
+
+def test_every_pooled_sqlite_connection_takes_the_write_lock_first(tmp_path: Path) -> None:
+    engine = STORE.open(sqlite_url(tmp_path / "demo.sqlite3"))
+    with engine.connect() as connection:  # the pool's first connection, made while the store was opened
+        assert connection.connection.dbapi_connection.isolation_level is None  # type: ignore[union-attr]

@@ -103,10 +103,11 @@ class TrackStore:
     def open(self, url: str) -> Engine:
         """An engine for ``url``, migrated to the track's newest schema, every transaction write-locked."""
         engine = open_engine(url)
-        check_reachable(engine)  # one line with the fix, before Alembic would fail with a traceback
         if engine.dialect.name == "sqlite":
             event.listen(engine, "connect", _sqlite_manual_transactions)
             event.listen(engine, "begin", _sqlite_begin_immediate)
+        # After the listeners: the pool keeps this first connection, which must be set up like every other.
+        check_reachable(engine)  # one line with the fix, before Alembic would fail with a traceback
         if not self.at_head(engine):
             upgrade(engine, self.migrations, self.version_table)
         return engine
