@@ -4,7 +4,8 @@ A page that must travel alone (an e-mailed report) cannot link its images; it em
 instead. A 96-pixel, 16-grey PNG of a black-and-white picture is a few hundred bytes. Decoding a large PNG costs
 milliseconds, so thumbnails are made through an ``Executor`` and kept in a cache file keyed by a digest of the
 source bytes: a rerun decodes nothing it has seen, and equal inputs always give equal bytes (Pillow's encoder is
-deterministic), so a report built again is byte for byte the same.
+deterministic), so a report built again is byte for byte the same. Only the PCG report embeds images so far, so
+this lives in the track until a second one needs it (then in ``core/reporting``).
 """
 
 from __future__ import annotations

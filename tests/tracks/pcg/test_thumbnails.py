@@ -7,7 +7,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from podium.core.reporting.thumbnails import ThumbnailCache, data_uri, make_thumbnails, thumbnail_png
+from podium.tracks.pcg.thumbnails import ThumbnailCache, data_uri, make_thumbnails, thumbnail_png
 
 
 def picture(path: Path, *, transparent: bool = False, black_box: tuple[int, int, int, int] = (0, 0, 512, 1024)) -> Path:

@@ -5,6 +5,8 @@ self-contained file whose bytes depend on its data alone, and the three charts a
 here than configuring a library would, with no font embedding, no second rendering engine and no new dependency.
 Every chart is a ``<figure>`` holding an ``<svg>`` with a ``<title>`` per mark (the value on hover) and a
 ``viewBox``, so it scales with the page. Colours come from CSS variables with fallbacks, so a page may theme them.
+Nothing here is PCG-specific: it lives in the track because only the PCG report draws charts so far, and moves to
+``core/reporting`` when a second track's report uses it (``tests/test_architecture.py``).
 """
 
 from __future__ import annotations
