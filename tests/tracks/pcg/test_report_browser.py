@@ -21,7 +21,7 @@ from podium.tracks.pcg.classifiers import ClassifierSpec
 from podium.tracks.pcg.editions import edition
 from podium.tracks.pcg.stages.evaluate import evaluate
 
-from .large_report import build_report, fabricate_run, gallery_tiles
+from .large_report import LARGE_LETTERS, build_report, fabricate_run, gallery_tiles
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -32,7 +32,7 @@ CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]  # fmt: skip
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "pcg-2023-unity"
-LETTERS = "ABCDEFGHILMNOPRSTUWY"  # no J, K, Q, V, X, Z
+LETTERS = LARGE_LETTERS
 SCREENSHOTS = os.environ.get("PODIUM_PCG_SCREENSHOTS")
 
 
