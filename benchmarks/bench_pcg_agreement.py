@@ -1,98 +1,27 @@
-"""How far podium's own physics and the embedded classifier move the 2023 prompt ranking (the report's caveat).
+"""Print how far podium's physics and the embedded classifier move the 2023 prompt ranking (the report's caveat).
 
-On the 150 Unity levels of 2023 (``tests/data/pcg/unity-2023``: five prompts V1–V5 × I, L, U × 10 trials, with
-the Unity evaluator's stability files and the 2023 ViT's similarity files) it scores three ways with podium's exact
-scoring: the organisers' files (their ranking), podium's Box2D physics with the ViT's files, and podium's physics with
-the embedded classifier. It prints the Spearman rank correlation of each prompt ranking with the organisers', and the
-Pearson correlation of the per-trial similarity of the embedded classifier with the ViT's. Results go in
-``docs/benchmarks.md`` and ``src/podium/tracks/pcg/agreement.json`` (what every report cites).
+The measurement is ``tests/tracks/pcg/agreement.py`` (also checked against ``src/podium/tracks/pcg/agreement.json``
+by ``tests/tracks/pcg/test_agreement.py``); the figures go in ``docs/benchmarks.md``.
 
-    python benchmarks/bench_pcg_agreement.py
+    PYTHONPATH=src:. python benchmarks/bench_pcg_agreement.py
 """
 
 from __future__ import annotations
 
-import shutil
-import tempfile
+import sys
 from pathlib import Path
 
-import numpy as np
-import numpy.typing as npt
-
-from podium.tracks.pcg.classifiers import ClassifierSpec
-from podium.tracks.pcg.editions import edition
-from podium.tracks.pcg.stages.classify import run_classify
-from podium.tracks.pcg.stages.score import ScoreRun, run_score
-from podium.tracks.pcg.stages.simulate import run_simulate
-
-DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "pcg" / "unity-2023"
-
-
-def _copy(target: Path, folders: dict[str, str]) -> Path:
-    """A competition root with, per team, the data folders ``folders`` maps (source name → official name)."""
-    for team_dir in sorted(p for p in DATA.iterdir() if p.is_dir()):
-        for source, name in folders.items():
-            shutil.copytree(team_dir / source, target / team_dir.name / name)
-    return target
-
-
-def _ranks(values: list[float]) -> npt.NDArray[np.float64]:
-    """Average ranks (1 = highest), ties sharing their mean rank."""
-    array = np.asarray(values)
-    order = (-array).argsort(kind="stable")
-    ranks = np.empty(len(array))
-    ranks[order] = np.arange(1, len(array) + 1)
-    for value in set(values):
-        tied = array == value
-        ranks[tied] = ranks[tied].mean()
-    return ranks
-
-
-def spearman(a: list[float], b: list[float]) -> float:
-    """Spearman's rank correlation (Pearson's on average ranks)."""
-    return pearson(list(_ranks(a)), list(_ranks(b)))
-
-
-def pearson(a: list[float], b: list[float]) -> float:
-    """Pearson's correlation."""
-    return float(np.corrcoef(np.asarray(a, dtype=float), np.asarray(b, dtype=float))[0, 1])
-
-
-def _prompts(run: ScoreRun) -> dict[str, float]:
-    (scores,) = (run.scores or {}).values()
-    return {p.team: float(p.prompt) for p in scores.prompts}
-
-
-def _similarities(run: ScoreRun) -> dict[tuple[str, str, int], float]:
-    """Per trial of the letters the data has (scoring lists all 26, the others as zeros)."""
-    letters = {p.stem for p in DATA.glob("*/levels/*")}
-    (scores,) = (run.scores or {}).values()
-    return {(t.team, t.character, t.trial): float(t.similarity) for t in scores.trials if t.character in letters}
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the measurement lives with the tests
+from tests.tracks.pcg.agreement import measure  # noqa: E402
 
 
 def main() -> None:
-    """Score three ways and print the agreement figures."""
-    year = edition(2023)
-    with tempfile.TemporaryDirectory() as tmp:
-        official = _copy(Path(tmp) / "official", {"stability": "stability", "similarity-vit-base-letter": "similarity"})
-        physics_vit = _copy(Path(tmp) / "physics-vit", {"levels": "levels", "similarity-vit-base-letter": "similarity"})
-        run_simulate(physics_vit)
-        embedded = _copy(Path(tmp) / "embedded", {"levels": "levels"})
-        run_simulate(embedded)
-        run_classify(embedded, ClassifierSpec("embedded"), year)
-        runs = {name: run_score(root, year) for name, root in
-                (("official", official), ("physics+vit", physics_vit), ("physics+embedded", embedded))}  # fmt: skip
-    teams = sorted(_prompts(runs["official"]))
-    reference = [_prompts(runs["official"])[t] for t in teams]
-    print(f"trials: {len(_similarities(runs['official']))}, prompts: {', '.join(teams)}")
-    for name, run in runs.items():
-        board = " > ".join(r.team for r in run.leaderboard)
-        print(f"{name:18} ranking {board:28} Spearman {spearman(reference, [_prompts(run)[t] for t in teams]):.2f}")
-    vit, cnn = _similarities(runs["physics+vit"]), _similarities(runs["physics+embedded"])
-    keys = sorted(vit)
-    print(
-        f"per-trial similarity, embedded vs ViT: Pearson {pearson([vit[k] for k in keys], [cnn[k] for k in keys]):.2f}"
-    )
+    """Measure and print."""
+    found = measure()
+    print(f"trials: {found.trials}")
+    for name, ranking in found.rankings.items():
+        print(f"{name:18} ranking {' > '.join(ranking):28} Spearman {found.spearman[name]:.2f}")
+    print(f"per-trial similarity, embedded vs ViT: Pearson {found.similarity_pearson:.2f}")
 
 
 if __name__ == "__main__":
