@@ -26,6 +26,8 @@ EXAMPLE = REPO / "examples" / "pcg-2023-unity"
 RUNTIME_FILES = (
     "podium/py.typed",
     "podium/tracks/pcg/classifiers/letter_cnn.npz",
+    "podium/tracks/pcg/agreement.json",
+    "podium/tracks/pcg/report.js",
     "podium/tracks/dojo/migrations/script.py.mako",
     "podium/tracks/dojo/migrations/versions/0001_initial.py",
     "podium/tracks/wmeval/migrations/script.py.mako",

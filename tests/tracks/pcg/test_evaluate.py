@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -15,6 +16,7 @@ import pytest
 from podium.core.execution.executor import SerialExecutor
 from podium.tracks.pcg.stages.simulate import run_simulate
 from tests.needs import need_module
+from tests.tracks.pcg.large_report import gallery_tiles
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "pcg-2023-unity"
 
@@ -72,7 +74,8 @@ def test_a_rerun_writes_the_same_report(reference: Path, tiny_vit: Path, tmp_pat
     assert "skipped" in rerun.stdout
     page = (again / "result" / "report.html").read_bytes()
     assert page == (reference / "result" / "report.html").read_bytes()
-    assert page.count(b"width_boundary") == 12  # the failures come back from the ledgers, not from this run
+    tiles = [tile for team in gallery_tiles(page.decode()).values() for tile in team]
+    assert sum(tile[5] == "width_boundary" for tile in tiles) == 12  # from the ledgers, not from this run
 
 
 def test_dask_local_cluster_gives_the_same_results(tmp_path: Path) -> None:
@@ -108,11 +111,19 @@ def test_dask_local_cluster_gives_the_same_results(tmp_path: Path) -> None:
     assert outputs(serial) == outputs(clustered)
 
 
-def test_report_shows_leaderboard_intervals_heat_map_and_trials(reference: Path) -> None:
+def test_report_shows_leaderboard_intervals_heat_map_and_trials(reference: Path, tiny_vit: Path) -> None:
     page = (reference / "result" / "report.html").read_text()
-    for heading in ("Leaderboard", "Character scores", "Stability, similarity, diversity", "Letter weights", "Trials"):
+    for heading in ("Leaderboard", "At a glance", "Character scores", "Stability, similarity, diversity",
+                    "Letter weights", "Trials"):  # fmt: skip
         assert f"<h2>{heading}" in page
-    assert page.count("<details>") == 5  # one per team
-    assert "width_boundary" in page and "Width boundary is intruded." in page  # the 12 old-converter levels
-    assert "src='../v1/images/I/V1_I_1.png'" in page
+    tiles = gallery_tiles(page)
+    board = re.findall(r"<tr><td>\d+</td><td class='t'>(\w+)</td>", page)
+    assert sorted(board) == ["v1", "v2", "v3", "v4", "v5"] and list(tiles) == board  # sections in rank order
+    assert {tile[0] for team in tiles.values() for tile in team} == {"I", "L", "U"}
+    failed = [tile for team in tiles.values() for tile in team if tile[5] != "ok"]
+    assert len(failed) == 12 and {(t[5], t[6], t[7]) for t in failed} == {
+        ("width_boundary", "Width boundary is intruded.", "")
+    }
+    assert sum(bool(tile[7]) for team in tiles.values() for tile in team) == 138  # every built level's thumbnail
+    assert f"classifier <code>hf:{tiny_vit}</code>" in page and "images/" not in page
     assert " – " in page  # bootstrap intervals

@@ -1,35 +1,164 @@
-"""``result/report.html``: the leaderboard and everything behind it, in one static page.
+"""``result/report.html``: the leaderboard and everything behind it, in one self-contained page you can e-mail.
 
-Sections: leaderboard with 95 % bootstrap intervals (and which neighbours cannot be told apart), a team × letter
-heat map of character scores, stability / similarity / diversity means per team, the weight of each letter, and
-per team the level image of every trial with its verdict and reason. Images are linked, not embedded (the page
-stays small; ``loading="lazy"`` keeps it fast), so the report lives beside the team folders it points into.
+The page opens with its provenance (edition, podium version, the classifier with its identity and caveat, the
+physics with its measured agreement), then the leaderboard by rank with 95 % bootstrap intervals, charts (scores
+with intervals, per-letter difficulty, stability and similarity distributions), the team × letter table, means per
+team, the letter weights and a gallery of every trial, filterable by team, letter and verdict. Only the letters the
+competition has appear. Thumbnails are embedded (``data:`` URIs), so the file needs nothing beside it; they sit in
+one JSON block per team, and the tiles are built when a team's section opens, so a closed section costs its bytes
+but no image decoding (``docs/design/pcg-report.md``). The page is built from the files alone: the same files give
+the same bytes.
 """
 
 from __future__ import annotations
 
+import base64
 import html
-from collections.abc import Mapping
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from decimal import Decimal
+from importlib.resources import files
 from pathlib import Path
 
 from podium.core.storage.files import write_atomic
 from podium.tracks.pcg.bootstrap import Interval
-from podium.tracks.pcg.score import CompetitionScores
+from podium.tracks.pcg.charts import CHART_STYLE, Bar, IntervalRow, bar_chart, histogram, interval_chart
+from podium.tracks.pcg.provenance import Provenance
+from podium.tracks.pcg.score import CompetitionScores, TrialScore
 from podium.tracks.pcg.stages.score import ScoreRun
-from podium.tracks.pcg.trial_status import TrialStatus
+from podium.tracks.pcg.trial_status import TrialKey, TrialStatus
+
+NOT_APPLICABLE = "–"  # a figure the edition does not have (diversity before 2024), everywhere the same
 
 _STYLE = """
-body{font-family:system-ui,sans-serif;margin:2em;color:#222}h1{margin-bottom:0}
-table{border-collapse:collapse;margin:1em 0}
-td,th{border:1px solid #ccc;padding:3px 6px;text-align:right}th{background:#f3f3f3}td.t{text-align:left}
-.heat td{width:2.2em;font-size:80%}.trials{display:flex;flex-wrap:wrap;gap:4px}.trial{width:96px;font-size:70%}
-.trial img{width:96px;height:96px;border:1px solid #ddd}.bad{color:#b00}.note{color:#666;font-size:90%}
+body{font-family:system-ui,sans-serif;margin:1.5em 2em;color:#222;max-width:1200px}h1{margin-bottom:.2em}
+table{border-collapse:collapse;margin:.6em 0}td,th{border:1px solid #ccc;padding:3px 6px;text-align:right}
+th{background:#f3f3f3}td.t,th.t{text-align:left}.note{color:#555;font-size:90%}
+.prov{border:1px solid #ccc;background:#fafafa;padding:.4em 1em;margin:.8em 0}.prov dt{font-weight:600;float:left;
+clear:left;width:9em}.prov dd{margin:0 0 .3em 9.5em}.warn{background:#fff4e0;border-left:4px solid #e08a00;
+padding:.4em .8em;margin:.3em 0}code{font-size:90%;word-break:break-all}
+.heat td{min-width:2.4em;font-size:85%}.filters{position:sticky;top:0;background:#fff;padding:.4em 0;z-index:1}
+.filters label{margin-right:1em}details.team{margin:.3em 0}details.team summary{cursor:pointer;padding:2px 0}
+.trials{display:flex;flex-wrap:wrap;gap:4px;margin:.3em 0 .8em}.trial{width:98px;font-size:70%;line-height:1.25}
+.trial img,.trial .noimg{display:block;width:96px;height:96px;border:1px solid #ddd}.trial .noimg{color:#999;
+text-align:center;line-height:96px}.failed .verdict{color:#b00}.bad{color:#b00}
 """
 
 
-def _fmt(value: Decimal | float, digits: int = 4) -> str:
+@dataclass(frozen=True, slots=True)
+class ReportInput:
+    """Everything the page shows, read from the competition folder."""
+
+    run: ScoreRun
+    provenance: Provenance
+    letters: tuple[str, ...]  # the letters the competition has, in order
+    intervals: Mapping[str, Interval]
+    statuses: Mapping[TrialKey, TrialStatus]
+    thumbnails: Mapping[TrialKey, bytes]  # small PNGs by (team, letter, trial)
+    title: str
+
+
+def _fixed(value: Decimal | float, digits: int) -> str:
     return f"{float(value):.{digits}f}"
+
+
+def _esc(text: str) -> str:
+    return html.escape(text, quote=True)
+
+
+def render_report(report: ReportInput) -> str:
+    """The report page as HTML text."""
+    run = report.run
+    out = [f"<!doctype html><html lang='en'><meta charset='utf-8'><meta name='viewport' "
+           f"content='width=device-width,initial-scale=1'><title>{_esc(report.title)}</title>"
+           f"<style>{_STYLE}{CHART_STYLE}</style><h1>{_esc(report.title)}</h1>"]  # fmt: skip
+    out += _provenance(report.provenance, run)
+    out += _leaderboard(run, report.intervals)
+    order = {team.team: i for i, team in enumerate(run.leaderboard)}
+    galleries: list[tuple[str, CompetitionScores]] = []
+    for model, scores in (run.scores or {}).items():
+        label = f" — model {_esc(model)}" if model else ""
+        out += _charts(run, scores, report, label)
+        out += _heat_map(scores, report.letters, order, label)
+        out += _breakdown(scores, report.letters, order, label)
+        out += _weights(scores, report.letters, label)
+        galleries.append((model, scores))
+    out += _gallery(galleries, report, order)
+    for warning in run.warnings:
+        out.append(f"<p class='bad'>warning: {_esc(warning)}</p>")
+    script = files("podium.tracks.pcg").joinpath("report.js").read_text("utf-8")
+    out.append(f"<script>{script}</script></html>")
+    return "\n".join(out)
+
+
+def _provenance(provenance: Provenance, run: ScoreRun) -> list[str]:
+    classifier = provenance.classifier
+    caveat = f"<div class='warn'>{_esc(classifier.caveat)}</div>" if classifier.warn else _esc(classifier.caveat)
+    physics = _esc(provenance.physics) + (f"<br>{_esc(provenance.physics_agreement)}" if provenance.physics_agreement
+                                          else "")  # fmt: skip
+    return [
+        "<section class='prov' id='provenance'><dl>",
+        f"<dt>edition</dt><dd>{provenance.edition}</dd>",
+        f"<dt>podium</dt><dd>{_esc(provenance.podium_version)}</dd>",
+        f"<dt>similarity</dt><dd>classifier <code>{_esc(classifier.spec)}</code>, weights "
+        f"<code>{_esc(classifier.identity)}</code>{caveat}</dd>",
+        f"<dt>stability</dt><dd>{physics}</dd>",
+        f"<dt>competition score</dt><dd>{_fixed(run.competition, 6)} (the sum of every prompt score)</dd>",
+        "</dl></section>",
+    ]
+
+
+def _leaderboard(run: ScoreRun, intervals: Mapping[str, Interval]) -> list[str]:
+    rows = ["<h2>Leaderboard</h2><table><tr><th>rank</th><th class='t'>team</th><th>normalized</th>"
+            "<th>95 % interval</th><th>prompt score</th><th class='t'>note</th></tr>"]  # fmt: skip
+    board = run.leaderboard
+    for position, team in enumerate(board):
+        interval = intervals.get(team.team)
+        shown = f"{interval.low:.2f} – {interval.high:.2f}" if interval else NOT_APPLICABLE
+        notes = [f"placed by {team.decided_by}"] if team.decided_by else []
+        for other in (board[i] for i in (position - 1, position + 1) if 0 <= i < len(board)):
+            other_interval = intervals.get(other.team)
+            if interval and other_interval and interval.overlaps(other_interval):
+                notes.append(f"cannot be told apart from {_esc(other.team)}")
+        rows.append(
+            f"<tr><td>{team.rank}</td><td class='t'>{_esc(team.team)}</td><td>{_fixed(team.normalized, 2)}</td>"
+            f"<td>{shown}</td><td>{_fixed(team.prompt, 6)}</td><td class='t'>{'; '.join(notes)}</td></tr>"
+        )
+    rows.append("</table><p class='note'>normalized: the team's share of the competition score, in percent. "
+                "Intervals: 1,000 bootstrap resamples of each team's trials per letter (weights fixed); "
+                "overlapping neighbours are within the noise of the trials.</p>")  # fmt: skip
+    return rows
+
+
+def _present(scores: CompetitionScores, letters: Sequence[str]) -> list[TrialScore]:
+    wanted = set(letters)
+    return [t for t in scores.trials if t.character in wanted]
+
+
+def _charts(run: ScoreRun, scores: CompetitionScores, report: ReportInput, label: str) -> list[str]:
+    out = [f"<h2>At a glance{label}</h2>"]
+    normalized = {p.team: float(p.normalized) for p in scores.prompts}
+    rows = []
+    for team in run.leaderboard:
+        if team.team in normalized:
+            interval = report.intervals.get(team.team)
+            low, high = (interval.low, interval.high) if interval else (None, None)
+            rows.append(IntervalRow(team.team, normalized[team.team], low, high))
+    if rows:
+        out.append(interval_chart(rows, "Normalized score per team (percent), with its 95 % bootstrap interval."))
+    trials = _present(scores, report.letters)
+    bars = []
+    for letter in report.letters:
+        values = [float(t.stability) * float(t.similarity) for t in trials if t.character == letter]
+        if values:
+            bars.append(Bar(letter, sum(values) / len(values), f"{len(values)} trials"))
+    if bars:
+        out.append(bar_chart(bars, "Per-letter difficulty: mean stability × similarity over every team's trials "
+                             "(before the letter's weight); lower is harder.", digits=2))  # fmt: skip
+    out.append(histogram([float(t.stability) for t in trials], "Stability of every trial (1 = stood still)."))
+    out.append(histogram([float(t.similarity) for t in trials], "Similarity of every trial to its target letter."))
+    return out
 
 
 def _heat_colour(value: float, top: float) -> str:
@@ -37,137 +166,116 @@ def _heat_colour(value: float, top: float) -> str:
     return f"background:rgb({int(255 - 155 * share)},{int(255 - 40 * share)},{int(255 - 155 * share)})"
 
 
-def render_report(
-    run: ScoreRun,
-    intervals: Mapping[str, Interval],
-    statuses: Mapping[tuple[str, str, str], TrialStatus],
-    image_links: Mapping[tuple[str, str, str], str],
-    title: str,
-) -> str:
-    """The report page as HTML text."""
-    out = [f"<!doctype html><meta charset='utf-8'><title>{html.escape(title)}</title><style>{_STYLE}</style>"]
-    out.append(f"<h1>{html.escape(title)}</h1><p class='note'>competition score {run.competition}</p>")
-    out += _leaderboard(run, intervals)
-    for model, scores in (run.scores or {}).items():
-        label = f" — model {html.escape(model)}" if model else ""
-        out += _heat_map(scores, label)
-        out += _breakdown(scores, label)
-        out += _weights(scores, label)
-        out += _trials(scores, statuses, image_links, model, label)
-    for warning in run.warnings:
-        out.append(f"<p class='bad'>warning: {html.escape(warning)}</p>")
-    return "\n".join(out)
+def _by_rank(teams: Sequence[str], order: Mapping[str, int]) -> list[str]:
+    return sorted(teams, key=lambda team: (order.get(team, len(order)), team))
 
 
-def _leaderboard(run: ScoreRun, intervals: Mapping[str, Interval]) -> list[str]:
-    rows = ["<h2>Leaderboard</h2><table><tr><th>rank</th><th>team</th><th>normalized</th><th>95 % interval</th>"
-            "<th>prompt score</th><th>note</th></tr>"]  # fmt: skip
-    board = run.leaderboard
-    for position, team in enumerate(board):
-        interval = intervals.get(team.team)
-        shown = f"{interval.low:.2f} – {interval.high:.2f}" if interval else "–"
-        notes = []
-        if team.decided_by:
-            notes.append(f"placed by {team.decided_by}")
-        neighbours = [board[i] for i in (position - 1, position + 1) if 0 <= i < len(board)]
-        for other in neighbours:
-            other_interval = intervals.get(other.team)
-            if interval and other_interval and interval.overlaps(other_interval):
-                notes.append(f"cannot be told apart from {html.escape(other.team)}")
-        rows.append(
-            f"<tr><td>{team.rank}</td><td class='t'>{html.escape(team.team)}</td><td>{_fmt(team.normalized, 2)}</td>"
-            f"<td>{shown}</td><td>{_fmt(team.prompt, 6)}</td><td class='t'>{'; '.join(notes)}</td></tr>"
+def _heat_map(scores: CompetitionScores, letters: Sequence[str], order: Mapping[str, int], label: str) -> list[str]:
+    wanted = set(letters)
+    cells = {(c.team, c.character): float(c.score) for c in scores.characters if c.character in wanted}
+    top = max(cells.values(), default=0.0)
+    out = [f"<h2>Character scores{label}</h2><table class='heat'><tr><th class='t'>team</th>"]
+    out.append("".join(f"<th>{_esc(c)}</th>" for c in letters) + "</tr>")
+    for team in _by_rank(list(dict.fromkeys(c.team for c in scores.characters)), order):
+        row = "".join(
+            f"<td style='{_heat_colour(v, top)}' title='{v:.6f}'>{v * 1000:.2f}</td>"
+            for v in (cells.get((team, letter), 0.0) for letter in letters)
         )
-    rows.append("</table><p class='note'>Intervals: 1,000 bootstrap resamples of each team's trials per letter "
-                "(weights fixed); overlapping neighbours are within the noise of 10 trials.</p>")  # fmt: skip
-    return rows
-
-
-def _heat_map(scores: CompetitionScores, label: str) -> list[str]:
-    letters = list(dict.fromkeys(c.character for c in scores.characters))
-    top = max((float(c.score) for c in scores.characters), default=0.0)
-    out = [f"<h2>Character scores{label}</h2><table class='heat'><tr><th>team</th>"]
-    out.append("".join(f"<th>{c}</th>" for c in letters) + "</tr>")
-    by_team: dict[str, list[float]] = {}
-    for c in scores.characters:
-        by_team.setdefault(c.team, []).append(float(c.score))
-    for team, values in by_team.items():
-        cells = "".join(f"<td style='{_heat_colour(v, top)}' title='{v:.6f}'>{v * 1000:.1f}</td>" for v in values)
-        out.append(f"<tr><td class='t'>{html.escape(team)}</td>{cells}</tr>")
-    out.append("</table><p class='note'>Cells show the character score × 1000; darker is higher.</p>")
+        out.append(f"<tr><td class='t'>{_esc(team)}</td>{row}</tr>")
+    out.append("</table><p class='note'>Cells: the character score × 1000 (the mean over its trials of weight × "
+               "stability × similarity, times diversity where the edition has it); darker is higher. Teams by rank."
+               "</p>")  # fmt: skip
     return out
 
 
-def _breakdown(scores: CompetitionScores, label: str) -> list[str]:
-    out = [f"<h2>Stability, similarity, diversity{label}</h2><table><tr><th>team</th><th>mean stability</th>"
-           "<th>mean similarity</th><th>mean diversity</th><th>prompt score</th></tr>"]  # fmt: skip
+def _breakdown(scores: CompetitionScores, letters: Sequence[str], order: Mapping[str, int], label: str) -> list[str]:
+    with_diversity = any(w.diversity is not None for w in scores.weights)
+    out = [f"<h2>Stability, similarity, diversity{label}</h2><table><tr><th class='t'>team</th><th>mean stability"
+           "</th><th>mean similarity</th><th>mean diversity</th><th>prompt score</th></tr>"]  # fmt: skip
     prompts = {p.team: p.prompt for p in scores.prompts}
+    wanted = set(letters)
     groups: dict[str, list[tuple[float, float, float]]] = {}
     for c in scores.characters:
-        groups.setdefault(c.team, []).append((float(c.mean_stability), float(c.mean_similarity), float(c.diversity)))
-    for team, rows in groups.items():
-        n = len(rows)
-        sta, sim, div = (sum(r[i] for r in rows) / n for i in range(3))
+        if c.character in wanted:
+            row = (float(c.mean_stability), float(c.mean_similarity), float(c.diversity))
+            groups.setdefault(c.team, []).append(row)
+    for team in _by_rank(list(groups), order):
+        rows = groups[team]
+        sta, sim, div = (sum(r[i] for r in rows) / len(rows) for i in range(3))
+        shown_div = f"{div:.3f}" if with_diversity else NOT_APPLICABLE
         out.append(
-            f"<tr><td class='t'>{html.escape(team)}</td><td>{sta:.3f}</td><td>{sim:.3f}</td><td>{div:.3f}</td>"
-            f"<td>{_fmt(prompts[team], 6)}</td></tr>"
+            f"<tr><td class='t'>{_esc(team)}</td><td>{sta:.3f}</td><td>{sim:.3f}</td><td>{shown_div}</td>"
+            f"<td>{_fixed(prompts[team], 6)}</td></tr>"
         )
-    out.append("</table>")
+    note = "" if with_diversity else f" Diversity is not part of this edition's rules ({NOT_APPLICABLE})."
+    out.append(f"</table><p class='note'>Means over the competition's letters.{note}</p>")
     return out
 
 
-def _weights(scores: CompetitionScores, label: str) -> list[str]:
-    out = [f"<h2>Letter weights{label}</h2><table><tr><th>letter</th><th>weight</th><th>stability</th>"
-           "<th>similarity</th><th>diversity</th></tr>"]  # fmt: skip
+def _weights(scores: CompetitionScores, letters: Sequence[str], label: str) -> list[str]:
+    out = [f"<h2>Letter weights{label}</h2><table><tr><th>letter</th><th>weight</th><th>stability factor</th>"
+           "<th>similarity factor</th><th>diversity factor</th></tr>"]  # fmt: skip
+    wanted = set(letters)
     for w in scores.weights:
-        diversity = _fmt(w.diversity) if w.diversity is not None else "–"
+        if w.character not in wanted:
+            continue
+        diversity = _fixed(w.diversity, 3) if w.diversity is not None else NOT_APPLICABLE
         out.append(
-            f"<tr><td>{w.character}</td><td>{_fmt(w.weight)}</td><td>{_fmt(w.stability)}</td>"
-            f"<td>{_fmt(w.similarity)}</td><td>{diversity}</td></tr>"
+            f"<tr><td>{_esc(w.character)}</td><td>{_fixed(w.weight, 3)}</td><td>{_fixed(w.stability, 3)}</td>"
+            f"<td>{_fixed(w.similarity, 3)}</td><td>{diversity}</td></tr>"
         )
-    out.append("</table>")
+    out.append("</table><p class='note'>weight = the product of the factors; a factor is 1 − the mean over all "
+               "teams' trials (at least 1/26), so letters every team finds hard weigh more.</p>")  # fmt: skip
     return out
 
 
-def _trials(
-    scores: CompetitionScores,
-    statuses: Mapping[tuple[str, str, str], TrialStatus],
-    image_links: Mapping[tuple[str, str, str], str],
-    model: str,
-    label: str,
+def _gallery(
+    galleries: Sequence[tuple[str, CompetitionScores]], report: ReportInput, order: Mapping[str, int]
 ) -> list[str]:
-    out = [f"<h2>Trials{label}</h2>"]
-    by_team: dict[str, list[tuple[str, int, Decimal, Decimal, Decimal]]] = {}
-    for t in scores.trials:
-        by_team.setdefault(t.team, []).append((t.character, t.trial, t.score, t.stability, t.similarity))
-    for team, trials in by_team.items():
-        out.append(f"<details><summary>{html.escape(team)}</summary><div class='trials'>")
-        for character, trial, score, stability, similarity in trials:
-            key = (f"{model}/{team}" if model else team, character, str(trial))
-            status = statuses.get(key, TrialStatus("missing", "no input for this trial"))
-            link = image_links.get(key)
-            picture = (
-                f"<img loading='lazy' src='{html.escape(link)}' alt=''>" if link else "<div style='height:96px'></div>"
-            )
-            css = "" if status.verdict == "ok" else " class='bad'"
-            out.append(
-                f"<div class='trial'>{picture}<div>{character}{trial}: {_fmt(score, 4)}</div>"
-                f"<div>sta {_fmt(stability, 2)} sim {_fmt(similarity, 2)}</div>"
-                f"<div{css} title='{html.escape(status.reason)}'>{html.escape(status.verdict)}</div></div>"
-            )
-        out.append("</div></details>")
+    sections: list[tuple[str, list[list[str]]]] = []
+    for model, scores in galleries:
+        by_team: dict[str, list[TrialScore]] = {}
+        for t in _present(scores, report.letters):
+            by_team.setdefault(t.team, []).append(t)
+        for team in _by_rank(list(by_team), order):
+            name = f"{model}/{team}" if model else team
+            sections.append((name, [_tile(t, name, report) for t in by_team[team]]))
+    verdicts = sorted({tile[5] for _, tiles in sections for tile in tiles}, key=lambda v: (v != "ok", v))
+    out = ["<h2>Trials</h2><div class='filters'>", _select("f-team", "team", [name for name, _ in sections])]
+    out += [_select("f-letter", "letter", report.letters), _select("f-verdict", "verdict", verdicts), "</div>"]
+    out.append("<noscript><p class='bad'>The gallery needs JavaScript to show the level images.</p></noscript>")
+    for index, (name, tiles) in enumerate(sections):
+        counts: dict[str, int] = {}
+        for tile in tiles:
+            counts[tile[5]] = counts.get(tile[5], 0) + 1
+        summary = ", ".join(f"{n} {v}" for v, n in sorted(counts.items(), key=lambda item: (item[0] != "ok", item)))
+        blob = json.dumps(tiles, separators=(",", ":"), ensure_ascii=True).replace("</", "<\\/")
+        out.append(
+            f"<details class='team' data-team='{_esc(name)}' data-blob='t{index}'{' open' if index == 0 else ''}>"
+            f"<summary><b>{_esc(name)}</b> — {len(tiles)} trials: {_esc(summary)} · <span class='shown'>"
+            f"{len(tiles)} shown</span></summary><div class='trials'></div></details>"
+            f"<script type='application/json' id='t{index}'>{blob}</script>"
+        )
+    out.append("<p class='note'>Thumbnails of the level images podium rendered (96 px); hover a verdict for its "
+               "reason. The first team's trials are open; the others are built when opened.</p>")  # fmt: skip
     return out
+
+
+def _tile(trial: TrialScore, name: str, report: ReportInput) -> list[str]:
+    """One trial for the gallery: letter, number, score, stability, similarity, verdict, reason, PNG (base64)."""
+    key = (name, trial.character, str(trial.trial))
+    status = report.statuses.get(key, TrialStatus("missing", "no input for this trial"))
+    png = report.thumbnails.get(key)
+    image = base64.b64encode(png).decode("ascii") if png else ""
+    return [trial.character, str(trial.trial), _fixed(trial.score, 4), _fixed(trial.stability, 2),
+            _fixed(trial.similarity, 2), status.verdict, status.reason, image]  # fmt: skip
+
+
+def _select(element_id: str, label: str, values: Sequence[str]) -> str:
+    options = "".join(f"<option value='{_esc(v)}'>{_esc(v)}</option>" for v in values)
+    return f"<label>{label} <select id='{element_id}'><option value=''>all</option>{options}</select></label>"
 
 
 def write_report(path: Path, text: str) -> None:
     """Write the report page."""
     write_atomic(path, text.encode("utf-8"))
-
-
-def relative_link(report_dir: Path, target: Path) -> str:
-    """A relative URL from the report's folder to ``target``."""
-    parts_from, parts_to = report_dir.resolve().parts, target.resolve().parts
-    common = 0
-    while common < min(len(parts_from), len(parts_to)) and parts_from[common] == parts_to[common]:
-        common += 1
-    return "/".join([".."] * (len(parts_from) - common) + list(parts_to[common:]))

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from podium.core.errors import PodiumError
 from podium.core.execution.executor import Executor, SerialExecutor
+from podium.core.storage.state import STATE_FOLDER
 from podium.tracks.pcg.bootstrap import normalized_intervals
 from podium.tracks.pcg.classifiers import ClassifierSpec
 from podium.tracks.pcg.editions import Edition
@@ -24,7 +25,8 @@ from podium.tracks.pcg.handoff import ImageHandoff
 from podium.tracks.pcg.layout import competition_roots
 from podium.tracks.pcg.official.rundir import Platform, list_team_dirs, list_visible_files
 from podium.tracks.pcg.official.stagelog import ItemEvent
-from podium.tracks.pcg.report import relative_link, render_report, write_report
+from podium.tracks.pcg.provenance import run_provenance
+from podium.tracks.pcg.report import ReportInput, render_report, write_report
 from podium.tracks.pcg.stages.build import run_build
 from podium.tracks.pcg.stages.classify import run_classify
 from podium.tracks.pcg.stages.diversity import run_diversity
@@ -32,6 +34,7 @@ from podium.tracks.pcg.stages.driver import StageSummary
 from podium.tracks.pcg.stages.extract import run_extract
 from podium.tracks.pcg.stages.score import ScoreOptions, ScoreRun, run_score
 from podium.tracks.pcg.stages.simulate import run_simulate
+from podium.tracks.pcg.thumbnails import ThumbnailCache, make_thumbnails
 from podium.tracks.pcg.trial_status import TrialKey, TrialStatus, trial_key, trial_statuses
 from podium.tracks.pcg.verdicts import PcgVerdict
 
@@ -95,7 +98,7 @@ def evaluate(
             evaluation.stages.append(StageReport(stage, model, summary, time.perf_counter() - started))
             previous = summary
     evaluation.score = run_score(root, edition, options)
-    evaluation.report_path = _write_report(root, edition, evaluation.score, platform)
+    evaluation.report_path = write_evaluation_report(root, edition, evaluation.score, platform, classifier, executor)
     return evaluation
 
 
@@ -142,26 +145,54 @@ def _run_stage(
     return run_diversity(path, edition, force=force, platform=platform, on_item=on_item)
 
 
-def _write_report(root: Path, edition: Edition, run: ScoreRun, platform: Platform) -> Path:
+def write_evaluation_report(
+    root: Path, edition: Edition, run: ScoreRun, platform: Platform, classifier: ClassifierSpec, executor: Executor
+) -> Path:
     """The report from the files alone, so a rerun or a resumed run writes the same page as an uninterrupted one."""
-    report_dir = root / "result"
-    links: dict[TrialKey, str] = {}
+    images: dict[TrialKey, Path] = {}
     statuses: dict[TrialKey, TrialStatus] = {}
+    letters: set[str] = set()
+    classified = simulated = False
     for model_root in competition_roots(root, platform):
         prefix = f"{model_root.model}/" if model_root.model else ""
         statuses |= trial_statuses(model_root.path, platform, prefix)
         for team in list_team_dirs(model_root.path, platform):
-            images = model_root.path / team / "images"
-            for char_dir in sorted(p for p in images.iterdir() if p.is_dir()) if images.is_dir() else []:
+            team_dir = model_root.path / team
+            letters |= _letters_of(team_dir)
+            classified |= (team_dir / "images").is_dir()  # classify ran on them (it runs wherever images exist)
+            simulated |= (team_dir / "levels").is_dir()
+            image_dir = team_dir / "images"
+            for char_dir in sorted(p for p in image_dir.iterdir() if p.is_dir()) if image_dir.is_dir() else []:
                 for image in list_visible_files(char_dir):
                     key = trial_key(prefix + team, char_dir.name, image.name)
                     if key is not None and not image.name.endswith("_raw.png"):
-                        links[key] = relative_link(report_dir, image)
+                        images[key] = image
+    names = {"/".join(key): key for key in images}
+    cache = ThumbnailCache(root / STATE_FOLDER / "thumbnails.jsonl")
+    made = make_thumbnails({name: images[key] for name, key in names.items()}, executor=executor, cache=cache)
     intervals = {}
     if run.scores and len(run.scores) == 1:  # summed multi-model scores get no intervals (yet)
         (scores,) = run.scores.values()
         intervals = normalized_intervals(scores, with_diversity=edition.diversity is not None)
-    title = f"{root.resolve().name} — podium PCG report (edition {edition.year})"
-    path = report_dir / "report.html"
-    write_report(path, render_report(run, intervals, statuses, links, title))
+    report = ReportInput(
+        run=run,
+        provenance=run_provenance(edition.year, classifier if classified else None, simulated=simulated),
+        letters=tuple(sorted(letters)),
+        intervals=intervals,
+        statuses=statuses,
+        thumbnails={names[name]: png for name, png in made.items()},
+        title=f"{root.resolve().name} — podium PCG report (edition {edition.year})",
+    )
+    path = root / "result" / "report.html"
+    write_report(path, render_report(report))
     return path
+
+
+def _letters_of(team_dir: Path) -> set[str]:
+    """The letters a team folder has anything for: a character folder of a trial stage, or a per-letter file."""
+    letters = set()
+    for folder in ("raw", "intermediate", "levels", "images"):
+        letters |= {p.name for p in (team_dir / folder).glob("*") if p.is_dir() and len(p.name) == 1}
+    for folder in ("stability", "similarity", "diversity"):
+        letters |= {p.stem for p in (team_dir / folder).glob("*.json") if len(p.stem) == 1}
+    return letters

@@ -1,0 +1,42 @@
+"""Provenance: the classifier named with the SHA-256 of its weights and its measured caveat, the physics' figures."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from podium.tracks.pcg.classifiers import ClassifierSpec
+from podium.tracks.pcg.classifiers.embedded import WEIGHTS_PATH, weights_identity
+from podium.tracks.pcg.provenance import classifier_identity, classifier_provenance, run_provenance
+
+
+def test_the_embedded_classifier_is_named_by_its_weights_with_the_caveat_and_figures() -> None:
+    record = classifier_provenance(ClassifierSpec("embedded"))
+    digest = hashlib.sha256(WEIGHTS_PATH.read_bytes()).hexdigest()
+    assert record.identity == f"sha256:{digest}"
+    assert weights_identity().endswith(digest[:12])  # the identity the ledgers use is its prefix
+    assert record.warn
+    assert "only approximates the official ViT" in record.caveat
+    assert "Spearman 0.6" in record.caveat and "Pearson 0.25" in record.caveat and "1.0" in record.caveat
+
+
+def test_onnx_files_and_local_model_folders_are_hashed_hub_ids_named(tmp_path: Path) -> None:
+    model = tmp_path / "m.onnx"
+    model.write_bytes(b"onnx bytes")
+    assert classifier_identity(f"onnx:{model}") == "sha256:" + hashlib.sha256(b"onnx bytes").hexdigest()
+    folder = tmp_path / "vit"
+    folder.mkdir()
+    (folder / "config.json").write_text("{}")  # not a weights file: left out of the digest
+    (folder / "b.safetensors").write_bytes(b"B")
+    (folder / "a.safetensors").write_bytes(b"A")
+    assert classifier_identity(f"hf:{folder}") == "sha256:" + hashlib.sha256(b"AB").hexdigest()
+    assert classifier_identity("hf:org/model") == "hf:org/model (hub model; weights not hashed)"
+    assert not classifier_provenance(ClassifierSpec(f"onnx:{model}")).warn
+
+
+def test_files_podium_did_not_make_are_said_to_be_supplied() -> None:
+    made = run_provenance(2023, ClassifierSpec("embedded"), simulated=True)
+    assert made.edition == 2023 and "Box2D" in made.physics and "150/150" in made.physics_agreement
+    supplied = run_provenance(2024, None, simulated=False)
+    assert supplied.classifier.spec == "supplied" and supplied.classifier.warn
+    assert "not simulated by podium" in supplied.physics and supplied.physics_agreement == ""
