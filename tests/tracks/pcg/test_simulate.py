@@ -17,6 +17,7 @@ from podium.tracks.pcg.calibrate import compare_with_unity, summarize
 from podium.tracks.pcg.levelxml import level_xml_text
 from podium.tracks.pcg.official.png import encode_gray_as_rgba_png
 from podium.tracks.pcg.stages.simulate import run_simulate
+from podium.tracks.pcg.thumbnails import ThumbnailCache, source_digest, thumbnail_png
 
 
 @pytest.fixture(scope="module")
@@ -144,3 +145,18 @@ def test_png_encoder_round_trips(seed: int) -> None:
     decoded = np.asarray(Image.open(io.BytesIO(encode_gray_as_rgba_png(gray))))
     assert decoded.shape == (*gray.shape, 4)
     assert (decoded[..., 0] == gray).all() and (decoded[..., 2] == gray).all() and (decoded[..., 3] == 255).all()
+
+
+def test_thumbnails_from_the_picture_in_memory_equal_those_from_the_files(pcg_data: Path, tmp_path: Path) -> None:
+    """simulate makes the report's thumbnails before it encodes each PNG; they must be what the file would give."""
+    root = tmp_path / "competition"
+    copy_levels(pcg_data, root, ("v3",))
+    cache = ThumbnailCache(tmp_path / "thumbs.jsonl")
+    run_simulate(root, executor=ProcessPoolExecutor(workers=2, jobs_per_worker=7), thumbnails=cache)
+    images = sorted(root.glob("v3/images/*/*.png"))
+    assert len(images) == 30
+    for image in images:
+        source = image.read_bytes()
+        assert cache.get(source_digest(source)) == thumbnail_png(source), image.name
+    reread = ThumbnailCache(tmp_path / "thumbs.jsonl")  # and they were written down for the report to read
+    assert all(reread.get(source_digest(image.read_bytes())) is not None for image in images)

@@ -4,7 +4,7 @@ One job per level, self-contained so it can run on any worker: parse the level, 
 up to three Box2D runs, ``physics.py``), render the black-and-white image of the first run's final state
 (``render.py``) and write it as the evaluator's PNG. The stability record goes back to the caller, which writes one
 ``stability/<C>.json`` per character folder in Unity's format; so does, when the job asks for it, the classifier's
-input made from the rendered image (``handoff.py``).
+input made from the rendered image (``handoff.py``) and the report's thumbnail of it (``thumbnails.py``).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from PIL import Image
 
 from podium.core.records import StageFailure
 from podium.core.storage.files import write_atomic
@@ -24,6 +25,7 @@ from podium.tracks.pcg.levelxml import LevelParseError, parse_level
 from podium.tracks.pcg.official.png import encode_gray_as_rgba_png
 from podium.tracks.pcg.physics import PhysicsParameters, UnsupportedLevel, evaluate_stability
 from podium.tracks.pcg.render import render_level
+from podium.tracks.pcg.thumbnails import source_digest, thumbnail_of_grey
 from podium.tracks.pcg.verdicts import PcgVerdict
 
 
@@ -36,6 +38,7 @@ class SimulationJob:
     image_path: Path
     params: PhysicsParameters
     make_input: InputMaker | None = None  # when set, the classifier's input from the rendered image comes back too
+    thumbnail: bool = False  # when set, the report's thumbnail of the image comes back too (keyed by its digest)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +58,7 @@ class SimulatedLevel:
 
     outcome: StabilityRecord | StageFailure
     rendered: RenderedInput | None = None
+    thumbnail: tuple[str, bytes] | None = None  # (source_digest of the PNG, thumbnail PNG)
 
 
 def simulate_level(job: SimulationJob) -> SimulatedLevel:
@@ -68,11 +72,14 @@ def simulate_level(job: SimulationJob) -> SimulatedLevel:
     png = encode_gray_as_rgba_png(gray)
     write_atomic(job.image_path, png)
     rendered = None if job.make_input is None else RenderedInput(png_digest(png), job.make_input(gray))
+    # The PNG is opaque grey (R = G = B), so the picture Pillow would decode from it, in grey, is ``gray`` itself.
+    thumbnail = (source_digest(png), thumbnail_of_grey(Image.fromarray(gray, "L"))) if job.thumbnail else None
     if math.isnan(result.score):
         # Unity would store NaN and poison every weight; the white image is still written as Unity does.
         failure = StageFailure(PcgVerdict.EMPTY_LEVEL, "the level has no blocks; no stability score (image is blank)")
-        return SimulatedLevel(failure, rendered)
-    return SimulatedLevel(StabilityRecord(job.tag, result.score, result.starting, result.moving, result.runs), rendered)
+        return SimulatedLevel(failure, rendered, thumbnail)
+    record = StabilityRecord(job.tag, result.score, result.starting, result.moving, result.runs)
+    return SimulatedLevel(record, rendered, thumbnail)
 
 
 def stability_json(records: Sequence[StabilityRecord]) -> str:

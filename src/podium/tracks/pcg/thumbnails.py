@@ -23,6 +23,7 @@ from PIL import Image
 from podium.core.execution.executor import Executor, SerialExecutor
 
 THUMBNAIL_VERSION = "1"  # bump when the thumbnail's size, palette or encoding changes
+THUMBNAIL_PX = 96  # the report's tile size
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,11 +42,20 @@ class ThumbnailBatch:
     pngs: tuple[bytes | None, ...]
 
 
-def thumbnail_png(source: bytes, size_px: int = 96, greys: int = 16) -> bytes:
+def thumbnail_png(source: bytes, size_px: int = THUMBNAIL_PX, greys: int = 16) -> bytes:
     """``source`` (any image Pillow reads) shrunk to fit ``size_px`` square, as a ``greys``-level grey PNG."""
     with Image.open(io.BytesIO(source)) as image:
         image.draft("L", (size_px, size_px))  # JPEG decodes at a fraction of the size; other formats ignore it
         grey = _on_white(image)
+    return thumbnail_of_grey(grey, size_px, greys)
+
+
+def thumbnail_of_grey(grey: Image.Image, size_px: int = THUMBNAIL_PX, greys: int = 16) -> bytes:
+    """The thumbnail of a grey (mode ``L``) picture already in memory: what ``thumbnail_png`` makes of its PNG.
+
+    ``simulate`` holds each level's picture as grey levels before it encodes the PNG, so it makes the thumbnail
+    here without decoding: decoding the 1024² PNG is 7 of the 11 ms a thumbnail costs from the file.
+    """
     factor = max(1, min(grey.size) // (2 * size_px))
     grey = grey.reduce(factor) if factor > 1 else grey
     grey.thumbnail((size_px, size_px), Image.Resampling.BOX, reducing_gap=2.0)
@@ -111,7 +121,7 @@ class ThumbnailCache:
                 handle.write(json.dumps({"digest": digest, "png": base64.b64encode(png).decode("ascii")}) + "\n")
 
 
-def source_digest(source: bytes, size_px: int) -> str:
+def source_digest(source: bytes, size_px: int = THUMBNAIL_PX) -> str:
     """The cache key of a source image at a thumbnail size."""
     digest = hashlib.blake2b(digest_size=16)
     digest.update(f"thumbnail/{THUMBNAIL_VERSION}/{size_px}\0".encode())

@@ -82,6 +82,7 @@ def evaluate(
     evaluation = Evaluation()
     stages = ["extract", "build", "simulate", "classify"] + (["diversity"] if edition.diversity is not None else [])
     make_input = classifier.input_maker()
+    thumbnails = ThumbnailCache(thumbnail_cache_path(root))  # simulate fills it; the report reads it
     for model_root in competition_roots(root, platform):
         path, model = model_root.path, model_root.model or ""
         handoff = None if make_input is None else ImageHandoff(make_input)  # one model root's images at a time
@@ -92,7 +93,9 @@ def evaluate(
                 continue
             callback = None if on_item is None else _tagged(on_item, stage)
             started = time.perf_counter()
-            summary = _run_stage(stage, path, edition, classifier, executor, force, platform, callback, handoff)
+            summary = _run_stage(
+                stage, path, edition, classifier, executor, force, platform, callback, handoff, thumbnails
+            )
             if not summary.events and not any(path.glob(f"*/{STAGE_INPUTS[stage]}/*/*")):
                 _require_handover(previous, stage, path)  # no item, and no input file either
             evaluation.stages.append(StageReport(stage, model, summary, time.perf_counter() - started))
@@ -130,19 +133,28 @@ def _run_stage(
     platform: Platform,
     on_item: Callable[[ItemEvent], None] | None,
     handoff: ImageHandoff | None,
+    thumbnails: ThumbnailCache,
 ) -> StageSummary:
     if stage == "extract":
         return run_extract(path, edition, force=force, platform=platform, on_item=on_item)
     if stage == "build":
         return run_build(path, edition, force=force, platform=platform, on_item=on_item)
     if stage == "simulate":
-        return run_simulate(path, executor=executor, force=force, platform=platform, on_item=on_item, handoff=handoff)
+        return run_simulate(
+            path, executor=executor, force=force, platform=platform, on_item=on_item, handoff=handoff,
+            thumbnails=thumbnails,
+        )  # fmt: skip
     if stage == "classify":
         return run_classify(
             path, classifier, edition, executor=executor, force=force, platform=platform, on_item=on_item,
             handoff=handoff,
         )  # fmt: skip
     return run_diversity(path, edition, force=force, platform=platform, on_item=on_item)
+
+
+def thumbnail_cache_path(root: Path) -> Path:
+    """Where a competition root keeps its report's thumbnails (by source digest, so any stage may add to it)."""
+    return root / STATE_FOLDER / "thumbnails.jsonl"
 
 
 def write_evaluation_report(
@@ -168,7 +180,7 @@ def write_evaluation_report(
                     if key is not None and not image.name.endswith("_raw.png"):
                         images[key] = image
     names = {"/".join(key): key for key in images}
-    cache = ThumbnailCache(root / STATE_FOLDER / "thumbnails.jsonl")
+    cache = ThumbnailCache(thumbnail_cache_path(root))
     made = make_thumbnails({name: images[key] for name, key in names.items()}, executor=executor, cache=cache)
     intervals = {}
     if run.scores and len(run.scores) == 1:  # summed multi-model scores get no intervals (yet)

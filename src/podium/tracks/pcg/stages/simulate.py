@@ -20,6 +20,7 @@ from podium.tracks.pcg.official.stagelog import ItemEvent
 from podium.tracks.pcg.physics import PhysicsParameters
 from podium.tracks.pcg.simulate import SimulationJob, StabilityRecord, simulate_level, stability_json
 from podium.tracks.pcg.stages.driver import ItemCallback, StageRun, StageSummary, character_dirs, over_model_roots
+from podium.tracks.pcg.thumbnails import ThumbnailCache
 from podium.tracks.pcg.verdicts import PcgVerdict
 
 STAGE = "simulate"
@@ -67,8 +68,13 @@ def run_simulate(
     platform: Platform = Platform.POSIX,
     on_item: ItemCallback | None = None,
     handoff: ImageHandoff | None = None,
+    thumbnails: ThumbnailCache | None = None,
 ) -> StageSummary:
-    """``levels/<C>/*.xml`` → ``stability/<C>.json`` and ``images/<C>/*.png`` for every team of ``root``."""
+    """``levels/<C>/*.xml`` → ``stability/<C>.json`` and ``images/<C>/*.png`` for every team of ``root``.
+
+    With ``thumbnails`` (``evaluate`` passes the report's cache), each image's thumbnail is made from the picture
+    in memory and remembered, so the report decodes no PNG this run rendered.
+    """
     params = params or PhysicsParameters()
     chosen_executor = executor or SerialExecutor()
     version_key = content_key(STAGE, VERSION, repr(params))
@@ -98,19 +104,24 @@ def run_simulate(
             for content, image in zip(contents, images, strict=True):
                 tag = "\\".join((path.name, team, "levels", char, content.path.name))
                 origin[tag] = LevelOrigin(group, content.path.name)
-                jobs.append(SimulationJob(tag, content.data, image, params, make_input))
+                jobs.append(SimulationJob(tag, content.data, image, params, make_input, thumbnails is not None))
         results: dict[CharacterFolder, list[LevelOutcome]] = {}
+        made: dict[str, bytes] = {}
         for job, simulated in chosen_executor.map_unordered(simulate_level, jobs):
             group, name = origin[job.tag].group, origin[job.tag].name
             results.setdefault(group, []).append(LevelOutcome(name, simulated.outcome))
             if handoff is not None and simulated.rendered is not None:
                 handoff.keep(simulated.rendered)
+            if simulated.thumbnail is not None:
+                made[simulated.thumbnail[0]] = simulated.thumbnail[1]
             waiting = pending[group]
             if waiting.left > 1:
                 pending[group] = PendingCharacter(waiting.key, waiting.left - 1)
                 continue
             del pending[group]
             _finish_character(run, group, waiting.key, results.pop(group))
+        if thumbnails is not None:
+            thumbnails.add(made)  # once: a killed run loses only thumbnails, which the report makes again
 
     return over_model_roots(root, STAGE, body, platform=platform, force=force, on_item=on_item)
 
