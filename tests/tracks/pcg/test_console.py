@@ -7,7 +7,9 @@ A stage that cannot run at all (no team folders) exits non-zero with one line an
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -102,3 +104,17 @@ def test_a_stage_that_cannot_run_exits_non_zero_in_one_line(tmp_path: Path, caps
         f"error: {tmp_path}: no team folders found",
         "fix: a competition root holds one folder per team, e.g. ROOT/<TEAM>/raw/<C>/<TEAM>_<C>_1.txt",
     ]
+
+
+def test_the_console_prints_the_competition_score_at_table_precision(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Twenty decimal places belong in the result files; the console shows what a reader can take in."""
+    root = tmp_path / "demo"
+    shutil.copytree(Path(__file__).parents[3] / "examples" / "pcg-2023-unity", root)
+    code, out, _ = run(["pcg", "score", str(root), "--edition", "2023"], capsys)
+    assert code == 0, out
+    line = next(x for x in out.splitlines() if x.startswith("competition score"))
+    assert re.match(r"competition score \d\.\d{6}; result files in ", line), line
+    exact = json.loads((root / "result" / "constants.json").read_text())["competitionScore"]
+    assert len(exact.split(".")[1]) > 6 and line.startswith(f"competition score {float(exact):.6f};")

@@ -479,7 +479,8 @@ def _print_leaderboard(run: ScoreRun, fmt: str) -> None:
         rows.append(row)
     click.echo(render_table(header, rows, fmt))
     if fmt in ("table", "markdown"):
-        click.echo(f"\ncompetition score {jsnum.to_fixed(run.competition)}; result files in {run.result_dir}")
+        # at the table's precision; the exact value (20 decimal places, as the official script) is in constants.json
+        click.echo(f"\ncompetition score {float(run.competition):.6f}; result files in {run.result_dir}")
         if run.winner is not None:
             click.echo(run.winner.message)
     for warning in run.warnings:
