@@ -1,10 +1,12 @@
-"""Benchmark of the command line's start-up: ``podium --help`` and ``podium dojo --help``, and what they import.
+"""Benchmark of the command line's start-up: ``podium --help``, ``podium dojo --help`` and a real ``podium dojo
+submit``, and what ``podium --help`` imports.
 
 Each command runs ``--runs`` times (default 20) as a fresh process (``python -m podium``), interleaved so load on
-a shared machine falls on both alike; the table gives the median and range of the wall times. Then one
-``python -X importtime`` run of ``podium --help`` lists the slowest imports and checks that no track's heavy
-dependency (NumPy, SQLAlchemy, Pillow, Box2D, FastAPI, torch) is among them. Target (issue 13): ``podium --help``
-median under 0.2 s.
+a shared machine falls on all alike; the table gives the median and range of the wall times. The submission goes
+to an SQLite database made first (a setter, a solver, an open problem; not timed): each run stores one more
+submission, as a solver's CLI does. Then one ``python -X importtime`` run of ``podium --help`` lists the slowest
+imports and checks that no track's heavy dependency (NumPy, SQLAlchemy, Pillow, Box2D, FastAPI, torch) is among
+them. Targets: ``podium --help`` median under 0.2 s (issue 13); ``podium dojo submit`` well under 0.5 s (issue 17).
 
 Run: ``.venv/bin/python benchmarks/bench_cli_startup.py [--runs N]``.
 """
@@ -12,10 +14,13 @@ Run: ``.venv/bin/python benchmarks/bench_cli_startup.py [--runs N]``.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 from machine import cpu_model
 
@@ -23,20 +28,45 @@ COMMANDS = {"podium --help": ["--help"], "podium dojo --help": ["dojo", "--help"
 HEAVY = ("numpy", "sqlalchemy", "PIL", "Box2D", "fastapi", "torch")
 
 
+SETTER = "a, b = 0, 1\nfor _ in range(250):\n    print(a)\n    a, b = b, a + b\n"
+
+
+def podium(*args: str) -> str:
+    return subprocess.run([sys.executable, "-m", "podium", *args], check=True, capture_output=True, text=True).stdout
+
+
 def wall_s(args: list[str]) -> float:
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "podium", *args], check=True, capture_output=True)
+    podium(*args)
     return time.perf_counter() - start
+
+
+def submit_command(folder: Path) -> list[str]:
+    """A database with an open problem and a solver; the arguments of one submission to it."""
+    os.environ["PODIUM_DB"] = f"sqlite:///{folder / 'dojo.sqlite3'}"
+    (folder / "fib").mkdir()
+    (folder / "fib" / "setter.py").write_text(SETTER)
+    (folder / "solver.py").write_text("a,b=0,1\nfor _ in range(200):print(a);a,b=b,a+b\n")
+    podium("dojo", "init")
+    podium("dojo", "user", "add", "sam", "--role", "setter")
+    token = podium("dojo", "user", "add", "ann", "--role", "solver").split()[-1]
+    podium("dojo", "season", "create", "s1")
+    podium("dojo", "problem", "add", str(folder / "fib"), "--season", "s1", "--setter", "sam")
+    podium("dojo", "validate", "fib")
+    podium("dojo", "open", "fib")
+    return ["dojo", "submit", str(folder / "solver.py"), "--problem", "fib", "--token", token]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=20)
     runs = parser.parse_args().runs
-    times: dict[str, list[float]] = {name: [] for name in COMMANDS}
-    for _ in range(runs):
-        for name, args in COMMANDS.items():
-            times[name].append(wall_s(args))
+    with tempfile.TemporaryDirectory() as folder:
+        commands = COMMANDS | {"podium dojo submit (SQLite)": submit_command(Path(folder))}
+        times: dict[str, list[float]] = {name: [] for name in commands}
+        for _ in range(runs):
+            for name, args in commands.items():
+                times[name].append(wall_s(args))
     print(f"machine: {cpu_model()}; Python {sys.version.split()[0]}; {runs} runs each")
     print("| command | median s | min–max s |\n|---|---:|---:|")
     for name, values in times.items():
