@@ -79,6 +79,10 @@ def _handler(state: ChatServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
+        def setup(self) -> None:
+            super().setup()
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # no 40 ms delayed-ACK stalls
+
         def do_POST(self) -> None:  # noqa: N802 (the name http.server calls)
             length = int(self.headers.get("content-length", "0"))
             body = json.loads(self.rfile.read(length))
