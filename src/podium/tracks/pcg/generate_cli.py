@@ -20,6 +20,8 @@ from podium.core.llm.http import RetryPolicy
 from podium.core.storage.files import read_bytes
 from podium.tracks.pcg.editions import CHARACTERS
 from podium.tracks.pcg.generate import GenerateSettings, Submission, generate_team
+from podium.tracks.pcg.generate_competition import generate_competition
+from podium.tracks.pcg.generate_config import load_config
 from podium.tracks.pcg.generate_records import GenerateVerdict, TeamRun
 from podium.tracks.pcg.generate_rules import rules as edition_rules
 from podium.tracks.pcg.official.text import decode_utf8
@@ -32,7 +34,11 @@ def register(pcg: click.Group) -> None:
 
     @pcg.command()
     @click.argument("root", type=click.Path(path_type=Path, file_okay=False))
-    @click.option("--team", required=True, help="The team's folder name under ROOT.")
+    @click.option("--team", help="The team's folder name under ROOT.")
+    @click.option(
+        "--config", "config_file", type=click.Path(path_type=Path, dir_okay=False, exists=True),
+        help="A TOML file listing every team and model (instead of --team/--program/--prompt/--model).",
+    )  # fmt: skip
     @click.option("--program", type=click.Path(path_type=Path, dir_okay=False, exists=True), help="2024/2025 program.")
     @click.option("--prompt", type=click.Path(path_type=Path, dir_okay=False, exists=True), help="2023 prompt file.")
     @click.option("--model", "model_spec", help="BACKEND:MODEL (default: the edition's model; 2025 needs one).")
@@ -48,7 +54,8 @@ def register(pcg: click.Group) -> None:
     @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary.")
     def generate(
         root: Path,
-        team: str,
+        team: str | None,
+        config_file: Path | None,
         program: Path | None,
         prompt: Path | None,
         model_spec: str | None,
@@ -61,6 +68,13 @@ def register(pcg: click.Group) -> None:
         as_json: bool,
     ) -> None:
         """Ask a model for a team's responses: ROOT/TEAM/raw/C/TEAM_C_n.txt, keeping those that exist."""
+        if config_file is not None:
+            if team or program or prompt or model_spec:
+                raise ConfigError("--config lists the teams and models", fix="drop --team/--program/--prompt/--model")
+            _run_config(root, config_file, backend, as_json)
+            return
+        if team is None:
+            raise ConfigError("name the team (--team NAME), or give --config FILE")
         rules = edition_rules(int(edition))
         if (program is None) == (prompt is None):
             raise ConfigError("give exactly one of --program FILE and --prompt FILE")
@@ -88,23 +102,38 @@ def register(pcg: click.Group) -> None:
         _print(run, as_json)
 
 
+def _run_config(root: Path, config_file: Path, backend: str, as_json: bool) -> None:
+    config = load_config(config_file)
+    programs = config.rules.program_package is not None
+    sandbox = open_sandbox(backend, allow_weaker=backend != "bubblewrap") if programs else None
+    runs = generate_competition(config, root.resolve(), sandbox)
+    if as_json:
+        click.echo(json.dumps([_summary(run) for run in runs], indent=2))
+        return
+    for run in runs:
+        _print(run, as_json=False)
+
+
+def _summary(run: TeamRun) -> dict[str, object]:
+    return {
+        "team": run.team,
+        "counts": dict(Counter(o.verdict.value for o in run.outcomes)),
+        "log": str(run.log),
+        "transcript": str(run.transcript),
+        "processes": run.processes,
+        "trials": [
+            {"character": o.key.character, "trial": o.key.number, "verdict": o.verdict.value, "reason": o.reason,
+             "calls": o.calls, "total_tokens": o.total_tokens}
+            for o in run.outcomes
+        ],
+    }  # fmt: skip
+
+
 def _print(run: TeamRun, as_json: bool) -> None:
     counts = Counter(o.verdict.value for o in run.outcomes)
     failures = [o for o in run.outcomes if o.verdict not in (GenerateVerdict.OK, GenerateVerdict.SKIPPED)]
     if as_json:
-        summary = {
-            "team": run.team,
-            "counts": dict(counts),
-            "log": str(run.log),
-            "transcript": str(run.transcript),
-            "processes": run.processes,
-            "trials": [
-                {"character": o.key.character, "trial": o.key.number, "verdict": o.verdict.value, "reason": o.reason,
-                 "calls": o.calls, "total_tokens": o.total_tokens}
-                for o in run.outcomes
-            ],
-        }  # fmt: skip
-        click.echo(json.dumps(summary, indent=2))
+        click.echo(json.dumps(_summary(run), indent=2))
         return
     click.echo(f"{run.team}: " + ", ".join(f"{n} {verdict}" for verdict, n in sorted(counts.items())))
     for outcome in failures[:_SHOWN_FAILURES]:
