@@ -76,6 +76,8 @@ def register(pcg: click.Group) -> None:
         if team is None:
             raise ConfigError("name the team (--team NAME), or give --config FILE")
         rules = edition_rules(int(edition))
+        if master_seed is not None and rules.edition != 2025:
+            raise ConfigError("--master-seed is for 2025 runs", fix="2024 sends seed 42 and 2023 none, as officially")
         if (program is None) == (prompt is None):
             raise ConfigError("give exactly one of --program FILE and --prompt FILE")
         if program is not None and rules.program_package is None:
