@@ -25,7 +25,8 @@ from tests.core.test_sandbox import _required
 from tests.tracks.pcg.chat_server import ChatServer, serve_chat
 
 HOSTILE = """
-import os, json, urllib.request
+import os, json, sys, urllib.request
+from openai.types.chat import ChatCompletionUserMessageParam
 from llms4pcg.competition import chat_with_llm
 from llms4pcg.models.trial_loop import TrialLoop
 
@@ -63,6 +64,11 @@ class Hostile(TrialLoop):
                 except ValueError:
                     ctx.add_prompt_token_count(-ctx.get_total_token_count())
             return "done anyway, tokens " + str(ctx.get_total_token_count())
+        if c == "I":  # more memory than the process may have
+            hog = [bytearray(1 << 20) for _ in range(8192)]
+        if c == "J":  # a flood of output
+            while True:
+                sys.stdout.write("x" * 65536)
         return ask(ctx, "draw " + c)
 """
 
@@ -106,12 +112,14 @@ def test_hostile_programs_are_contained_and_the_run_completes(sandbox: Bubblewra
         other_bytes = other_file.read_bytes()
         asked_before = len(server.requests)
         program = HOSTILE.format(root=str(root)).encode()
-        run = generate_team(Submission("hostile", "hostile.py", program), settings(root, server, "ABCDEFGH"), sandbox)
+        hostile = Submission("hostile", "hostile.py", program)
+        run = generate_team(hostile, settings(root, server, "ABCDEFGHIJK"), sandbox)
         hostile_requests = server.requests[asked_before:]
 
     found = verdicts(run)
     reasons = {o.key.character: o.reason for o in run.outcomes}
     assert found["A"] is GenerateVerdict.OK and found["H"] is GenerateVerdict.OK  # before and after it all
+    assert found["K"] is GenerateVerdict.OK
     assert found["B"] is GenerateVerdict.PROGRAM_ERROR and "URLError" in reasons["B"]
     assert all(body["messages"][0]["content"] != "sneak" for body in hostile_requests)  # only the judge's calls
     # C reads nothing of the run: not the other team's file, not the logs (the error, not a listing, ends it)
@@ -121,14 +129,18 @@ def test_hostile_programs_are_contained_and_the_run_completes(sandbox: Bubblewra
     assert found["E"] is GenerateVerdict.HARD_LIMIT and "hard limit of 2 s" in reasons["E"]
     assert found["F"] is GenerateVerdict.HARD_LIMIT
     assert found["G"] is GenerateVerdict.TOKEN_LIMIT and "Prompt token limit exceeded" in reasons["G"]
-    assert run.processes == 3  # a fresh process after each kill
+    # the memory hog gets MemoryError (address-space backstop) or is killed by the cgroup; either way only its trial
+    assert found["I"] in (GenerateVerdict.PROGRAM_ERROR, GenerateVerdict.HARD_LIMIT), reasons["I"]
+    assert "MemoryError" in reasons["I"] or "memory" in reasons["I"]
+    assert found["J"] is GenerateVerdict.HARD_LIMIT and "output_limit" in reasons["J"]
+    assert run.processes == 4 + (found["I"] is GenerateVerdict.HARD_LIMIT)  # a fresh process after each kill
     files = sorted(p.name for p in (root / "hostile" / "raw").rglob("*.txt"))
-    assert files == ["hostile_A_1.txt", "hostile_H_1.txt"]
+    assert files == ["hostile_A_1.txt", "hostile_H_1.txt", "hostile_K_1.txt"]
     assert other_file.read_bytes() == other_bytes
     log = run.log.read_text()
     assert "Trial 1 failed with error: Prompt token limit exceeded." in log
     transcript = [json.loads(line) for line in run.transcript.read_text().splitlines()]
-    assert [t["character"] for t in transcript] == ["A", "G", "G", "G", "H"]
+    assert [t["character"] for t in transcript] == ["A", "G", "G", "G", "H", "K"]
     assert all(t["request"]["temperature"] == 1 and t["request"]["seed"] is None for t in transcript)
 
 

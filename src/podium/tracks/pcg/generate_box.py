@@ -7,6 +7,7 @@ the same import paths. Each official module becomes a line or two re-exporting `
     /box/_podium/{__init__,link,context,api,driver}.py      podium.tracks.pcg.sandboxed, copied
     /box/chatgpt4pcg/competition.py, utils.py, models/trial_context.py, models/trial_loop.py     (2024 names)
     /box/llms4pcg/...                                                                           (2025 names)
+    /box/openai/types/chat/__init__.py        only the message type names, for programs' type hints
     /box/<MODULE>.py                                                                            the program
 """
 
@@ -38,7 +39,20 @@ _COMMON_SHIMS = {
     "models/trial_loop.py": "from _podium.context import TrialLoop\n",
     "utils.py": "from _podium.api import log\n",
 }
-RESERVED_MODULES = frozenset({BOX_PACKAGE, *_SHIMS})
+# the message types the packages' signatures name, for programs that import them in their type hints; the client
+# itself is absent (every call goes through the judge)
+_OPENAI_TYPES = (
+    "ChatCompletionMessageParam",
+    "ChatCompletionSystemMessageParam",
+    "ChatCompletionUserMessageParam",
+    "ChatCompletionAssistantMessageParam",
+)
+_OPENAI_SHIMS = {
+    "openai/__init__.py": '"""podium: only the message types of the OpenAI client exist in the sandbox."""\n',
+    "openai/types/__init__.py": "",
+    "openai/types/chat/__init__.py": "".join(f"{name} = dict\n" for name in _OPENAI_TYPES),
+}
+RESERVED_MODULES = frozenset({BOX_PACKAGE, "openai", *_SHIMS})
 
 
 def module_name(file_name: str) -> str:
@@ -59,5 +73,6 @@ def box_files(program_name: str, program: bytes) -> dict[str, bytes]:
     for official, shims in _SHIMS.items():
         for path, text in {**_COMMON_SHIMS, **shims}.items():
             files[f"{official}/{path}"] = text.encode()
+    files.update({path: text.encode() for path, text in _OPENAI_SHIMS.items()})
     files[f"{module_name(program_name)}.py"] = program
     return files
