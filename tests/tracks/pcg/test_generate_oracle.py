@@ -10,6 +10,7 @@ bubblewrap are missing, unless ``PODIUM_REQUIRE_ORACLE=1``.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -131,3 +132,46 @@ def test_a_rerun_asks_for_nothing_and_logs_the_skips_as_the_package_does(tmp_pat
     assert raw_files(tmp_path / "podium") == first
     lines = log_lines(tmp_path / "podium")
     assert "Trial 1 for character A for team team_x already exists. Skipping." in lines
+
+
+API = """
+import importlib, inspect, json, sys
+package = sys.argv[1]
+names = {}
+for module in ("competition", "utils", "models.trial_context", "models.trial_loop"):
+    loaded = importlib.import_module(package + "." + module)
+    for name in ("TrialContext", "TrialLoop", "run_evaluation", "chat_with_chatgpt", "chat_with_llm", "log"):
+        value = getattr(loaded, name, None)
+        if value is None:
+            continue
+        if inspect.isclass(value):
+            names[module + "." + name] = sorted(n for n in dir(value) if not n.startswith("_"))
+            names[module + "." + name + "()"] = list(inspect.signature(value.__init__).parameters)
+        else:
+            names[module + "." + name] = list(inspect.signature(value).parameters)
+print(json.dumps(names, sort_keys=True))
+"""
+
+
+@pytest.mark.parametrize("edition", [2024, 2025])
+def test_the_stand_ins_have_the_official_modules_names_and_signatures(edition: int, tmp_path: Path) -> None:
+    """Every name a program can import from the official modules, with its methods and parameters."""
+    from podium.tracks.pcg.generate_box import box_files
+
+    python = _oracle(edition)
+    official = subprocess.run([str(python), "-c", API, PACKAGES[edition]], capture_output=True, text=True, check=True)
+    for path, data in box_files("program.py", b"").items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_bytes(data)
+    ours = subprocess.run(
+        ["python3", "-S", "-c", API, PACKAGES[edition]], cwd=tmp_path, capture_output=True, text=True, check=True
+    )
+    expected = json.loads(official.stdout)
+    # run_evaluation takes the official parameters (and ignores them: the judge decides the trials)
+    found = json.loads(ours.stdout)
+    assert found.keys() == expected.keys()
+    for name, value in expected.items():
+        if name.endswith("run_evaluation"):
+            assert found[name][:3] == value[:3], name
+        else:
+            assert found[name] == value, name

@@ -26,17 +26,18 @@ _SHIMS: dict[str, dict[str, str]] = {
         "competition.py": "from _podium.api import chat_with_chatgpt, log, run_evaluation\n"
         "from _podium.context import TrialContext, TrialLoop\n",
         "models/trial_context.py": "from _podium.context import TrialContext\n",
+        "models/trial_loop.py": "from _podium.context import TrialContext, TrialLoop\n",
     },
     "llms4pcg": {
         "competition.py": "from _podium.api import chat_with_llm, log, run_evaluation\n"
         "from _podium.context import ModelTrialContext as TrialContext, TrialLoop\n",
         "models/trial_context.py": "from _podium.context import ModelTrialContext as TrialContext\n",
+        "models/trial_loop.py": "from _podium.context import ModelTrialContext as TrialContext, TrialLoop\n",
     },
 }
 _COMMON_SHIMS = {
     "__init__.py": "",
     "models/__init__.py": "",
-    "models/trial_loop.py": "from _podium.context import TrialLoop\n",
     "utils.py": "from _podium.api import log\n",
 }
 # the message types the packages' signatures name, for programs that import them in their type hints; the client
