@@ -104,6 +104,7 @@ def generate_team(
     *,
     now: Callable[[], datetime] = datetime.now,
     clock: Callable[[], float] = time.monotonic,
+    on_outcome: Callable[[TrialOutcome], None] | None = None,
 ) -> TeamRun:
     """Generate every missing response of one team; the outcome of every planned trial."""
     keys = plan_trials(settings.characters, settings.trials)
@@ -126,7 +127,7 @@ def generate_team(
         settings.grace_s,
         settings.between_trials_s,
     )
-    session = TeamSession(session_settings, plan, log, transcript, clock)
+    session = TeamSession(session_settings, plan, log, transcript, clock, on_outcome)
     processes = 0
     if submission.prompt is not None:
         _ask_prompt(session, submission.prompt)
@@ -183,7 +184,7 @@ def _ask_prompt(session: TeamSession, prompt: str) -> None:
         session.log.trial(settings.team, key.character, key.number)
         if exists:
             session.log.skipped(settings.team, key.character, key.number)
-            session.outcomes.append(TrialOutcome(key, GenerateVerdict.SKIPPED))
+            session.record(TrialOutcome(key, GenerateVerdict.SKIPPED))
             continue
         text = prompt.replace("<OBJECT>", f'"{key.character}"')
         request = ChatRequest((ChatMessage("user", text),), temperature=rules.temperature, seed=rules.seed)
@@ -194,7 +195,7 @@ def _ask_prompt(session: TeamSession, prompt: str) -> None:
                                        "request": {"messages": [{"role": "user", "content": text}]},
                                        "error": str(error)})  # fmt: skip
             session.log.failed(key.number, str(error))
-            session.outcomes.append(TrialOutcome(key, GenerateVerdict.MODEL_ERROR, str(error), 1))
+            session.record(TrialOutcome(key, GenerateVerdict.MODEL_ERROR, str(error), 1))
             continue
         session.transcript.record(
             {
@@ -212,4 +213,4 @@ def _ask_prompt(session: TeamSession, prompt: str) -> None:
         )
         write_atomic(response_path(settings.root, settings.team, key), reply.contents[0].encode("utf-8"))
         session.log.succeeded(key.number)
-        session.outcomes.append(TrialOutcome(key, GenerateVerdict.OK, "", 1, reply.usage.total_tokens))
+        session.record(TrialOutcome(key, GenerateVerdict.OK, "", 1, reply.usage.total_tokens))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -100,7 +101,8 @@ def register(pcg: click.Group) -> None:
             sandbox = open_sandbox(backend, allow_weaker=backend != "bubblewrap")
         letters = tuple(c.strip() for c in characters.split(",") if c.strip())
         settings = GenerateSettings(root.resolve(), rules, model, parsed.model, base_url, letters, trials, master_seed)
-        run = generate_team(submission, settings, sandbox)
+        with click.progressbar(length=len(letters) * trials, label=team, file=sys.stderr) as bar:
+            run = generate_team(submission, settings, sandbox, on_outcome=lambda outcome: bar.update(1))
         _print(run, as_json)
 
 

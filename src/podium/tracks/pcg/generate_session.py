@@ -105,6 +105,7 @@ class TeamSession:
     log: RawLog
     transcript: Transcript
     clock: Callable[[], float] = time.monotonic
+    on_outcome: Callable[[TrialOutcome], None] | None = None  # progress: told of each trial as it ends
     outcomes: list[TrialOutcome] = field(default_factory=list)
     aborted: str | None = None
     handed_out: int = 0  # to the current process
@@ -113,6 +114,12 @@ class TeamSession:
     _trial: _Trial | None = None
     _channel: Channel | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def record(self, outcome: TrialOutcome) -> None:
+        """Keep a trial's outcome and tell the progress display."""
+        self.outcomes.append(outcome)
+        if self.on_outcome is not None:
+            self.on_outcome(outcome)
 
     # the process's side
 
@@ -147,7 +154,7 @@ class TeamSession:
             self.aborted = self.aborted or reason
             self.log.line(f"Program rejected: {reason}")
             for key in self._pending():
-                self.outcomes.append(TrialOutcome(key, GenerateVerdict.PROGRAM_REJECTED, reason))
+                self.record(TrialOutcome(key, GenerateVerdict.PROGRAM_REJECTED, reason))
 
     # requests
 
@@ -173,7 +180,7 @@ class TeamSession:
             self.log.trial(self.settings.team, key.character, key.number)
             if exists:
                 self.log.skipped(self.settings.team, key.character, key.number)
-                self.outcomes.append(TrialOutcome(key, GenerateVerdict.SKIPPED))
+                self.record(TrialOutcome(key, GenerateVerdict.SKIPPED))
                 continue
             self._trial = _Trial(key, self.clock())
             self.handed_out += 1
@@ -337,7 +344,7 @@ class TeamSession:
             if detail and detail != reason:
                 for line in detail.splitlines():
                     self.log.line(f"  {line}")
-        self.outcomes.append(TrialOutcome(trial.key, verdict, reason, trial.calls, trial.total_tokens))
+        self.record(TrialOutcome(trial.key, verdict, reason, trial.calls, trial.total_tokens))
         self._trial = None
         self._arm()
 
@@ -346,7 +353,7 @@ class TeamSession:
             key, exists = self.plan[self._cursor]
             self._cursor += 1
             if exists:
-                self.outcomes.append(TrialOutcome(key, GenerateVerdict.SKIPPED))
+                self.record(TrialOutcome(key, GenerateVerdict.SKIPPED))
             else:
                 yield key
 
