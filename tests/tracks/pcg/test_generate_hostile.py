@@ -29,6 +29,7 @@ import os, json, sys, urllib.request
 from openai.types.chat import ChatCompletionUserMessageParam
 from llms4pcg.competition import chat_with_llm
 from llms4pcg.models.trial_loop import TrialLoop
+from llms4pcg.utils import log
 
 ROOT = {root!r}
 
@@ -66,6 +67,9 @@ class Hostile(TrialLoop):
             return "done anyway, tokens " + str(ctx.get_total_token_count())
         if c == "I":  # more memory than the process may have
             hog = [bytearray(1 << 20) for _ in range(8192)]
+        if c == "L":  # fills the judge's log through the official log()
+            for _ in range(1000):
+                log(ctx.get_log_file_path(), "spam " * 2000)
         if c == "J":  # a flood of output
             while True:
                 sys.stdout.write("x" * 65536)
@@ -113,7 +117,7 @@ def test_hostile_programs_are_contained_and_the_run_completes(sandbox: Bubblewra
         asked_before = len(server.requests)
         program = HOSTILE.format(root=str(root)).encode()
         hostile = Submission("hostile", "hostile.py", program)
-        run = generate_team(hostile, settings(root, server, "ABCDEFGHIJK"), sandbox)
+        run = generate_team(hostile, settings(root, server, "ABCDEFGHIJKL"), sandbox)
         hostile_requests = server.requests[asked_before:]
 
     found = verdicts(run)
@@ -135,12 +139,13 @@ def test_hostile_programs_are_contained_and_the_run_completes(sandbox: Bubblewra
     assert found["J"] is GenerateVerdict.HARD_LIMIT and "output_limit" in reasons["J"]
     assert run.processes == 4 + (found["I"] is GenerateVerdict.HARD_LIMIT)  # a fresh process after each kill
     files = sorted(p.name for p in (root / "hostile" / "raw").rglob("*.txt"))
-    assert files == ["hostile_A_1.txt", "hostile_H_1.txt", "hostile_K_1.txt"]
+    assert files == ["hostile_A_1.txt", "hostile_H_1.txt", "hostile_K_1.txt", "hostile_L_1.txt"]
+    assert found["L"] is GenerateVerdict.OK and run.log.stat().st_size < 5 << 20  # 10 MB asked, 4 Mi chars kept
     assert other_file.read_bytes() == other_bytes
     log = run.log.read_text()
     assert "Trial 1 failed with error: Prompt token limit exceeded." in log
     transcript = [json.loads(line) for line in run.transcript.read_text().splitlines()]
-    assert [t["character"] for t in transcript] == ["A", "G", "G", "G", "H", "K"]
+    assert [t["character"] for t in transcript] == ["A", "G", "G", "G", "H", "K", "L"]
     assert all(t["request"]["temperature"] == 1 and t["request"]["seed"] is None for t in transcript)
 
 

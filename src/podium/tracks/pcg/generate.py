@@ -144,7 +144,10 @@ def generate_team(
             result = sandbox.run(RunRequest(argv, files, settings.limits, PROGRAM_ENV, channel=channel))
             _after_process(session, result, channel)
             if session.aborted is not None or (not session.finished and session.handed_out == 0):
-                session.reject_rest(session.aborted or _why_it_ended(result, channel, session))
+                verdict = GenerateVerdict.PROGRAM_REJECTED
+                if result.status is RunStatus.INTERNAL_ERROR and session.aborted is None:
+                    verdict = GenerateVerdict.INTERNAL_ERROR  # the sandbox could not start: not the program's fault
+                session.reject_rest(session.aborted or _why_it_ended(result, channel, session), verdict)
     order = {key: index for index, key in enumerate(keys)}
     outcomes = sorted(session.outcomes, key=lambda o: order[o.key])
     return TeamRun(team, tuple(outcomes), log.path, transcript.path, processes)
@@ -168,7 +171,7 @@ def _why_it_ended(result: RunResult, channel: Channel, session: TeamSession) -> 
     if result.status is RunStatus.TIME_LIMIT and result.detail.startswith("wall time"):
         reason = (
             f"killed: the trial ran over its hard limit of {session.hard_limit_s():g} s outside model calls "
-            "(or the program took too long between trials)"
+            f"(or the program took over {session.settings.between_trials_s:g} s to start or between trials)"
         )
     elif result.status is RunStatus.OK:
         reason = "the program's process ended during the trial"
@@ -180,7 +183,11 @@ def _why_it_ended(result: RunResult, channel: Channel, session: TeamSession) -> 
 def _ask_prompt(session: TeamSession, prompt: str) -> None:
     """2023: the judge sends each trial's prompt itself; an empty answer is an empty file, an error none."""
     settings, rules = session.settings, session.settings.rules
+    last_character = None
     for key, exists in session.plan:
+        if key.character != last_character:
+            session.log.character(settings.team, key.character)
+            last_character = key.character
         session.log.trial(settings.team, key.character, key.number)
         if exists:
             session.log.skipped(settings.team, key.character, key.number)

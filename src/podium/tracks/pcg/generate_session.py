@@ -41,6 +41,8 @@ MAX_CHOICES = 64
 GRACE_S = 60.0
 """Beyond ``max_time``, how long a trial may run outside model calls before it is killed (a program may compute
 after its last call, which the official check allows)."""
+PROGRAM_LOG_CHARS = 4 << 20
+"""How much a program may add to its team's log through ``log()`` over a run; the rest is dropped."""
 BETWEEN_TRIALS_S = 60.0
 """How long a program may take to start, or between ending one trial and asking for the next."""
 
@@ -110,6 +112,7 @@ class TeamSession:
     aborted: str | None = None
     handed_out: int = 0  # to the current process
     _cursor: int = 0
+    _program_log_chars: int = 0
     _last_character: str | None = None
     _trial: _Trial | None = None
     _channel: Channel | None = None
@@ -148,13 +151,13 @@ class TeamSession:
             if self._trial is not None:
                 self._end(verdict, why)
 
-    def reject_rest(self, reason: str) -> None:
+    def reject_rest(self, reason: str, verdict: GenerateVerdict = GenerateVerdict.PROGRAM_REJECTED) -> None:
         """No process can run the program: every trial not yet run fails with ``reason``."""
         with self._lock:
             self.aborted = self.aborted or reason
             self.log.line(f"Program rejected: {reason}")
             for key in self._pending():
-                self.record(TrialOutcome(key, GenerateVerdict.PROGRAM_REJECTED, reason))
+                self.record(TrialOutcome(key, verdict, reason))
 
     # requests
 
@@ -310,7 +313,10 @@ class TeamSession:
         return {}
 
     def _log(self, request: dict[str, Any]) -> dict[str, Any]:
-        self.log.line(str(request.get("message", ""))[:10_000])
+        line = str(request.get("message", ""))[:10_000]
+        self._program_log_chars += len(line)
+        if self._program_log_chars <= PROGRAM_LOG_CHARS:  # the judge's disk is not the program's to fill
+            self.log.line(line)
         return {}
 
     def _abort(self, request: dict[str, Any]) -> dict[str, Any]:
