@@ -151,3 +151,13 @@ def test_a_deadline_moved_by_the_parent_ends_a_run_that_stops_asking(sandbox: Bu
     assert result.status is RunStatus.TIME_LIMIT, result
     assert result.stdout == b"asked\n"
     assert result.wall_time_s < 3.0
+
+
+def test_the_weaker_backend_serves_the_channel_too() -> None:
+    sandbox = open_sandbox("rlimits", allow_weaker=True)
+    channel = Channel(lambda request: {"got": request})
+    result = sandbox.run(
+        RunRequest(PYTHON, {"main.py": (ASK + "print(ask(7))").encode()}, limits=LIMITS, channel=channel)
+    )
+    assert result.status is RunStatus.OK, result
+    assert result.stdout.decode() == "{'got': 7}\n" and not result.isolated
