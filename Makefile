@@ -9,6 +9,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 ORACLE := .oracle/node_modules/chatgpt4pcg/package.json
+PCG_ORACLES := .oracle/chatgpt4pcg-1.2.2/bin/python .oracle/llms4pcg-2.0.1/bin/python
 DEMO_DIR := demo-run
 
 .PHONY: demo test install lint pytest oracle bench bench-sim bench-classify bench-sandbox bench-dojo clean
@@ -32,6 +33,9 @@ $(ORACLE):
 
 oracle: $(ORACLE)
 
+$(PCG_ORACLES):
+	bash scripts/install-pcg-oracles.sh
+
 demo: install
 	rm -rf $(DEMO_DIR) && cp -r examples/pcg-2023-unity $(DEMO_DIR)
 	$(BIN)/podium pcg evaluate $(DEMO_DIR) --edition 2023
@@ -41,7 +45,7 @@ lint: $(VENV)/.test-deps
 	$(BIN)/ruff format --check src tests benchmarks scripts tools
 	$(BIN)/mypy
 
-pytest: $(VENV)/.test-deps $(ORACLE)
+pytest: $(VENV)/.test-deps $(ORACLE) $(PCG_ORACLES)
 	bash scripts/install-system-deps.sh
 	bash scripts/install-fonts.sh
 	PODIUM_REQUIRE_ORACLE=1 PODIUM_REQUIRE_SANDBOX=1 PODIUM_REQUIRE_POSTGRES=1 PODIUM_REQUIRE_BROWSER=1 \

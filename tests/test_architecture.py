@@ -18,10 +18,11 @@ ONE_TRACK: dict[str, str] = {
     # job queue), lifted out of the dojo for the next track
     "podium.core.queue": NEXT_TRACK,
     # execution: every judged program and batch stage goes through these interfaces
-    "podium.core.execution.sandbox": "untrusted code runs only behind it, subprocess only in core/execution "
-    "(CONVENTIONS.md 8)",
     "podium.core.execution.dask": "the Executor's distributed backend (CONVENTIONS.md 9)",
     "podium.core.storage.state": "resumable runs for every batch track (CONVENTIONS.md 10)",
+    # model clients are one of the core's named services (CONVENTIONS.md, "what goes in the core"); pcg's generate
+    # is their first user, the dojo's and wmeval's model-backed features the next
+    "podium.core.llm": "chat clients behind one protocol, a core service by CONVENTIONS.md",
 }
 
 

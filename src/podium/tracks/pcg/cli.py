@@ -489,3 +489,8 @@ def _print_leaderboard(run: ScoreRun, fmt: str) -> None:
 
 def _edition(year: str) -> Edition:
     return edition(int(year))
+
+
+from podium.tracks.pcg.generate_cli import register as _register_generate  # noqa: E402
+
+_register_generate(pcg)

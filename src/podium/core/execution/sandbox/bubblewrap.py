@@ -28,6 +28,7 @@ from pathlib import Path, PurePosixPath
 
 from podium.core.errors import DependencyError
 from podium.core.execution.sandbox.cgroups import MemoryUsage
+from podium.core.execution.sandbox.channel import serving
 from podium.core.execution.sandbox.records import Limits, RunRequest, RunResult, RunStatus
 from podium.core.execution.sandbox.registry import RegisteredRun, RunRegistry, start_sweeper
 from podium.core.execution.sandbox.supervise import (
@@ -187,14 +188,20 @@ class _Run:
         self.sandbox, self.slot, self.box, self.request, self.registered = sandbox, slot, box, request, registered
 
     def execute(self) -> RunResult:
+        with serving(self.request.channel) as channel_fd:
+            return self._execute(channel_fd)
+
+    def _execute(self, channel_fd: int | None) -> RunResult:
         info_read, info_write = os.pipe()
         block_read, block_write = os.pipe()
         inherited_kib = judge_peak_kib()
         try:
-            proc = self._spawn(info_write, block_read)
+            proc = self._spawn(info_write, block_read, channel_fd)
         finally:
             os.close(info_write)
             os.close(block_read)
+            if self.request.channel is not None:
+                self.request.channel.spawned()
         with proc, contextlib.ExitStack() as fds:
             fds.callback(os.close, info_read)
             fds.callback(os.close, block_write)
@@ -215,7 +222,7 @@ class _Run:
                 return self._abandon(proc, outer, f"could not confine the sandbox: {error}")
             return self._supervise(proc, outer, pid1, pidfd1, inherited_kib)
 
-    def _spawn(self, info_write: int, block_read: int) -> subprocess.Popen[bytes]:
+    def _spawn(self, info_write: int, block_read: int, channel_fd: int | None) -> subprocess.Popen[bytes]:
         tools, limits = self.sandbox._tools, self.request.limits
         cgroup = self.slot.cgroup is not None
         rlimits = RlimitValues.of(
@@ -235,8 +242,9 @@ class _Run:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            env=self.request.environment(),
-            pass_fds=(info_write, block_read),
+            env=self.request.environment_with(channel_fd),
+            # bubblewrap hands every inherited descriptor but its own two on to the program: the channel's goes through
+            pass_fds=(info_write, block_read) if channel_fd is None else (info_write, block_read, channel_fd),
             start_new_session=True,  # the judge's terminal signals are not the sandbox's business
         )
 

@@ -13,6 +13,7 @@ from enum import StrEnum
 from typing import Protocol
 
 from podium.core.errors import ConfigError
+from podium.core.execution.sandbox.channel import CHANNEL_FD_ENV, Channel
 
 BASE_ENV: Mapping[str, str] = {"PATH": "/usr/bin", "LANG": "C.UTF-8"}
 """The whole environment of a sandboxed program, before ``RunRequest.env`` is merged over it."""
@@ -65,6 +66,8 @@ class RunRequest:
     limits: Limits = Limits()
     env: Mapping[str, str] = field(default_factory=dict)
     stop_after_lines: int | None = None
+    # a request/answer channel to the parent (one extra descriptor, ``PODIUM_CHANNEL_FD``); see ``channel.py``
+    channel: Channel | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if not self.argv:
@@ -75,6 +78,13 @@ class RunRequest:
     def environment(self) -> dict[str, str]:
         """The program's whole environment: the fixed base with ``env`` merged over it."""
         return {**BASE_ENV, **self.env}
+
+    def environment_with(self, channel_fd: int | None) -> dict[str, str]:
+        """The environment, naming the channel's descriptor when the run has one."""
+        environment = self.environment()
+        if channel_fd is not None:
+            environment[CHANNEL_FD_ENV] = str(channel_fd)
+        return environment
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,7 @@ import subprocess
 import time
 from pathlib import Path
 
+from podium.core.execution.sandbox.channel import serving
 from podium.core.execution.sandbox.records import RunRequest, RunResult
 from podium.core.execution.sandbox.registry import RegisteredRun, RunRegistry, start_sweeper
 from podium.core.execution.sandbox.supervise import (
@@ -57,12 +58,18 @@ class RlimitsSandbox:
         try:
             with self._pool.slot() as slot:
                 uid, path = (slot.uid if can_switch_uid() else None), new_box_path()
-                with self._registry.run(uid, path, ()) as registered, box_directory(request.files, path) as box:
-                    return self._run(slot, box, request, registered)
+                with (
+                    self._registry.run(uid, path, ()) as registered,
+                    box_directory(request.files, path) as box,
+                    serving(request.channel) as channel_fd,
+                ):
+                    return self._run(slot, box, request, registered, channel_fd)
         except OSError as error:
             return internal_result(self.name, self.isolated, f"sandbox failure: {error}")
 
-    def _run(self, slot: Slot, box: Path, request: RunRequest, registered: RegisteredRun) -> RunResult:
+    def _run(
+        self, slot: Slot, box: Path, request: RunRequest, registered: RegisteredRun, channel_fd: int | None
+    ) -> RunResult:
         limits, switch = request.limits, can_switch_uid()
         # without a uid of its own, our uid runs other processes too: no NPROC rather than a wrong one
         processes = limits.processes if switch else 1 << 20
@@ -78,9 +85,12 @@ class RlimitsSandbox:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            env=request.environment(),
+            env=request.environment_with(channel_fd),
+            pass_fds=() if channel_fd is None else (channel_fd,),
             start_new_session=True,  # its own process group, so one killpg reaches the tree (unless it setsids)
         ) as proc:
+            if request.channel is not None:
+                request.channel.spawned()
             assert proc.stdout is not None and proc.stderr is not None
             registered.add_pid(proc.pid)  # the uid and the folder were registered before it started
             captured = capture_run(proc.stdout.fileno(), proc.stderr.fileno(), request)

@@ -41,6 +41,7 @@ MAX_SLOTS = 64
 POOLS_PER_PROCESS = 2  # with and without cgroups
 
 _READ_CHUNK = 1 << 16
+_DEADLINE_POLL_S = 0.1  # how late a moved deadline can be noticed
 _STDERR_TAIL = 4096
 # tmpfs where there is one: creating and removing a folder per run costs ~2 ms on a slow disk, ~0.1 ms there
 _BOX_PARENT = "/dev/shm" if os.access("/dev/shm", os.W_OK | os.X_OK) else None
@@ -318,9 +319,20 @@ class _Stderr:
 
 
 def capture(
-    stdout_fd: int, stderr_fd: int, *, wall_time_s: float, stdout_limit: int, stderr_limit: int, lines: int | None
+    stdout_fd: int,
+    stderr_fd: int,
+    *,
+    wall_time_s: float,
+    stdout_limit: int,
+    stderr_limit: int,
+    lines: int | None,
+    moving_deadline: Callable[[], float] | None = None,
 ) -> Captured:
-    """Read both pipes until they close, enough lines arrive, stdout passes its limit or the wall time is up."""
+    """Read both pipes until they close, enough lines arrive, stdout passes its limit or the wall time is up.
+
+    ``moving_deadline`` (a channel's) is a second, monotonic deadline the parent may move while the run goes on; it
+    is looked at every ``_DEADLINE_POLL_S``.
+    """
     out, err = _Stdout(stdout_limit, lines), _Stderr(stderr_limit)
     feeders: dict[int, Callable[[bytes], Stop | None]] = {stdout_fd: out.feed, stderr_fd: err.feed}
     poller = select.poll()
@@ -329,10 +341,14 @@ def capture(
     deadline = time.monotonic() + wall_time_s
     stop = Stop.EXITED
     while feeders and stop is Stop.EXITED:
-        remaining = deadline - time.monotonic()
+        now = time.monotonic()
+        limit = deadline if moving_deadline is None else min(deadline, moving_deadline())
+        remaining = limit - now
         if remaining <= 0:
             stop = Stop.WALL
             break
+        if moving_deadline is not None:
+            remaining = min(remaining, _DEADLINE_POLL_S)
         for fd, _ in poller.poll(math.ceil(remaining * 1000)):
             chunk = os.read(fd, _READ_CHUNK)
             if not chunk:
@@ -400,6 +416,7 @@ def capture_run(stdout_fd: int, stderr_fd: int, request: RunRequest) -> Captured
         stdout_limit=limits.stdout_bytes,
         stderr_limit=limits.stderr_bytes,
         lines=request.stop_after_lines,
+        moving_deadline=None if request.channel is None else request.channel.deadline,
     )
 
 

@@ -1,0 +1,223 @@
+"""Stage ``generate``: ask a model for one team's responses, by its program (2024, 2025) or its prompt (2023).
+
+A program runs unchanged in the sandbox, all of the team's trials in one process in the official order, as the
+official package runs them (a program may keep state between trials). Its chat calls cross the sandbox's channel
+to a ``TeamSession``, which alone calls the model and enforces the edition's rules. When the process dies or is
+killed mid-trial (a hard limit, a crash), that trial fails with the reason and a fresh process takes the remaining
+trials; a program that cannot even start fails all of them, once. A prompt is sent by the judge itself (no program
+runs): every ``<OBJECT>`` replaced by the letter in double quotes, one user message.
+
+Output is the official layout, ``ROOT/<TEAM>/raw/<C>/<TEAM>_<C>_<n>.txt`` (the response's UTF-8 bytes, written
+atomically), and beside the team folders ``ROOT/logs/<TEAM>_raw_<time>.log`` in the official wording plus
+``...transcript.jsonl`` (every model call). A file that exists is never asked for again, so a rerun after a kill
+completes only what is missing. Nothing under ROOT is visible to the program.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from podium.core.errors import ConfigError
+from podium.core.execution.sandbox import Limits, RunRequest, RunResult, RunStatus, Sandbox
+from podium.core.execution.sandbox.channel import Channel
+from podium.core.llm import ChatMessage, ChatModel, ChatRequest, ModelCallError
+from podium.core.storage.files import write_atomic
+from podium.tracks.pcg.editions import CHARACTERS
+from podium.tracks.pcg.generate_box import box_files, module_name
+from podium.tracks.pcg.generate_records import GenerateVerdict, TeamRun, TrialKey, TrialOutcome
+from podium.tracks.pcg.generate_rules import GenerationRules
+from podium.tracks.pcg.generate_session import SessionSettings, TeamSession, Transcript, response_path
+from podium.tracks.pcg.official.rawlog import RawLog, raw_log_name
+
+PROGRAM_ENV = {"PYTHONHASHSEED": "0", "PYTHONIOENCODING": "utf-8", "PYTHONDONTWRITEBYTECODE": "1"}
+PROCESS_LIMITS = Limits(
+    cpu_time_s=3600.0,  # per process; each trial's own wall limit ends a busy loop long before
+    wall_time_s=30 * 86400.0,  # a run waits on the model for as long as the model takes; the trials have their limits
+    memory_mib=2048,
+    processes=32,
+    file_size_mib=1,
+    tmp_mib=64,
+    stdout_bytes=16 << 20,
+    stderr_bytes=1 << 20,
+)
+FORBIDDEN_TEAM_NAMES = frozenset({"logs", "result", ".", ".."})
+
+
+@dataclass(frozen=True, slots=True)
+class Submission:
+    """What a team submitted: a program (its file name and bytes) or a 2023 prompt."""
+
+    team: str
+    program_name: str | None = None
+    program: bytes | None = None
+    prompt: str | None = None
+
+    def __post_init__(self) -> None:
+        check_team_name(self.team)
+        if (self.program is None) == (self.prompt is None):
+            raise ConfigError("a submission is a program or a prompt", fix="give --program FILE or --prompt FILE")
+        if self.program is not None:
+            module_name(self.program_name or "")
+
+
+def check_team_name(team: str) -> None:
+    """A team name is one plain folder name the official layout can use."""
+    if not team or "/" in team or "\\" in team or team in FORBIDDEN_TEAM_NAMES or team.startswith("."):
+        raise ConfigError(f"team name {team!r} cannot be a folder of the run", fix="use a plain name such as team_a")
+
+
+def plan_trials(characters: Sequence[str], trials: int) -> list[TrialKey]:
+    """The trials in the official order: each letter as given, trials 1..N."""
+    unknown = [c for c in characters if c not in CHARACTERS]
+    if unknown:
+        raise ConfigError(f"unknown characters {unknown}", fix="give upper-case letters A..Z")
+    if trials < 1:
+        raise ConfigError(f"--trials must be at least 1, not {trials}")
+    return [TrialKey(c, n) for c in characters for n in range(1, trials + 1)]
+
+
+@dataclass(frozen=True, slots=True)
+class GenerateSettings:
+    """One team's run: where, which rules and model, which trials, how long."""
+
+    root: Path
+    rules: GenerationRules
+    model: ChatModel
+    model_name: str
+    base_url: str | None
+    characters: tuple[str, ...] = CHARACTERS
+    trials: int = 10
+    master_seed: int | None = None
+    limits: Limits = PROCESS_LIMITS
+    grace_s: float = 60.0
+    between_trials_s: float = 60.0
+
+
+def generate_team(
+    submission: Submission,
+    settings: GenerateSettings,
+    sandbox: Sandbox | None,
+    *,
+    now: Callable[[], datetime] = datetime.now,
+    clock: Callable[[], float] = time.monotonic,
+    on_outcome: Callable[[TrialOutcome], None] | None = None,
+) -> TeamRun:
+    """Generate every missing response of one team; the outcome of every planned trial."""
+    keys = plan_trials(settings.characters, settings.trials)
+    root, team = settings.root, submission.team
+    (root / team / "raw").mkdir(parents=True, exist_ok=True)
+    started = now()
+    log = RawLog(root / "logs" / raw_log_name(team, started), now)
+    transcript = Transcript(log.path.with_name(log.path.name.removesuffix(".log") + ".transcript.jsonl"))
+    plan = [(key, response_path(root, team, key).is_file()) for key in keys]
+    for key, _ in plan:
+        response_path(root, team, key).parent.mkdir(parents=True, exist_ok=True)
+    session_settings = SessionSettings(
+        root,
+        team,
+        settings.rules,
+        settings.model,
+        settings.model_name,
+        settings.base_url,
+        settings.master_seed,
+        settings.grace_s,
+        settings.between_trials_s,
+    )
+    session = TeamSession(session_settings, plan, log, transcript, clock, on_outcome)
+    processes = 0
+    if submission.prompt is not None:
+        _ask_prompt(session, submission.prompt)
+    else:
+        if sandbox is None:
+            raise ConfigError("a program runs only in a sandbox", fix="open one with open_sandbox()")
+        assert submission.program is not None and submission.program_name is not None
+        files = box_files(submission.program_name, submission.program)
+        argv = ("python3", "-s", "-S", "-B", "-m", "_podium.driver", module_name(submission.program_name))
+        while not session.finished:
+            processes += 1
+            channel = Channel(session.handle)
+            session.attach(channel)
+            result = sandbox.run(RunRequest(argv, files, settings.limits, PROGRAM_ENV, channel=channel))
+            _after_process(session, result, channel)
+            if session.aborted is not None or (not session.finished and session.handed_out == 0):
+                verdict = GenerateVerdict.PROGRAM_REJECTED
+                if result.status is RunStatus.INTERNAL_ERROR and session.aborted is None:
+                    verdict = GenerateVerdict.INTERNAL_ERROR  # the sandbox could not start: not the program's fault
+                session.reject_rest(session.aborted or _why_it_ended(result, channel, session), verdict)
+    order = {key: index for index, key in enumerate(keys)}
+    outcomes = sorted(session.outcomes, key=lambda o: order[o.key])
+    return TeamRun(team, tuple(outcomes), log.path, transcript.path, processes)
+
+
+def _after_process(session: TeamSession, result: RunResult, channel: Channel) -> None:
+    """Fail the trial the process was running when it ended, with the reason the sandbox found."""
+    if channel.failures:
+        session.log.line(f"podium internal error: {channel.failures[0]}")
+    why = _why_it_ended(result, channel, session)
+    verdict = {
+        RunStatus.INTERNAL_ERROR: GenerateVerdict.INTERNAL_ERROR,
+        RunStatus.OK: GenerateVerdict.PROGRAM_ERROR,
+        RunStatus.RUNTIME_ERROR: GenerateVerdict.PROGRAM_ERROR,
+    }.get(result.status, GenerateVerdict.HARD_LIMIT)
+    session.process_ended(why, verdict)
+
+
+def _why_it_ended(result: RunResult, channel: Channel, session: TeamSession) -> str:
+    tail = result.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] if result.stderr else []
+    if result.status is RunStatus.TIME_LIMIT and result.detail.startswith("wall time"):
+        reason = (
+            f"killed: the trial ran over its hard limit of {session.hard_limit_s():g} s outside model calls "
+            f"(or the program took over {session.settings.between_trials_s:g} s to start or between trials)"
+        )
+    elif result.status is RunStatus.OK:
+        reason = "the program's process ended during the trial"
+    else:
+        reason = f"{result.status.value}: {result.detail}"
+    return f"{reason}{f' ({tail[0][:300]})' if tail else ''}"
+
+
+def _ask_prompt(session: TeamSession, prompt: str) -> None:
+    """2023: the judge sends each trial's prompt itself; an empty answer is an empty file, an error none."""
+    settings, rules = session.settings, session.settings.rules
+    last_character = None
+    for key, exists in session.plan:
+        if key.character != last_character:
+            session.log.character(settings.team, key.character)
+            last_character = key.character
+        session.log.trial(settings.team, key.character, key.number)
+        if exists:
+            session.log.skipped(settings.team, key.character, key.number)
+            session.record(TrialOutcome(key, GenerateVerdict.SKIPPED))
+            continue
+        text = prompt.replace("<OBJECT>", f'"{key.character}"')
+        request = ChatRequest((ChatMessage("user", text),), temperature=rules.temperature, seed=rules.seed)
+        try:
+            reply = settings.model.chat(request)
+        except ModelCallError as error:
+            session.transcript.record({"team": settings.team, "character": key.character, "trial": key.number,
+                                       "request": {"messages": [{"role": "user", "content": text}]},
+                                       "error": str(error)})  # fmt: skip
+            session.log.failed(key.number, str(error))
+            session.record(TrialOutcome(key, GenerateVerdict.MODEL_ERROR, str(error), 1))
+            continue
+        session.transcript.record(
+            {
+                "team": settings.team,
+                "character": key.character,
+                "trial": key.number,
+                "model": settings.model.name,
+                "request": {"messages": [{"role": "user", "content": text}]},
+                "responses": list(reply.contents),
+                "prompt_tokens": reply.usage.prompt_tokens,
+                "completion_tokens": reply.usage.completion_tokens,
+                "elapsed_s": reply.elapsed_s,
+                "attempts": reply.attempts,
+            }
+        )
+        write_atomic(response_path(settings.root, settings.team, key), reply.contents[0].encode("utf-8"))
+        session.log.succeeded(key.number)
+        session.record(TrialOutcome(key, GenerateVerdict.OK, "", 1, reply.usage.total_tokens))

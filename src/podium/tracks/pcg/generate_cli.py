@@ -1,0 +1,148 @@
+"""``podium pcg generate``: one team's responses from its program or prompt, on the official layout.
+
+The API key of an OpenAI-style server comes from the environment (``PODIUM_LLM_API_KEY`` or ``OPENAI_API_KEY``),
+never from an option or a file: options end up in shell histories and run folders.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections import Counter
+from pathlib import Path
+
+import click
+
+from podium.core.errors import ConfigError
+from podium.core.execution.sandbox import BACKENDS, open_sandbox
+from podium.core.llm import open_model, parse_model_spec
+from podium.core.llm.http import RetryPolicy
+from podium.core.storage.files import read_bytes
+from podium.tracks.pcg.editions import CHARACTERS
+from podium.tracks.pcg.generate import GenerateSettings, Submission, generate_team
+from podium.tracks.pcg.generate_competition import generate_competition
+from podium.tracks.pcg.generate_config import load_config
+from podium.tracks.pcg.generate_records import GenerateVerdict, TeamRun
+from podium.tracks.pcg.generate_rules import rules as edition_rules
+from podium.tracks.pcg.official.text import decode_utf8
+
+_SHOWN_FAILURES = 20
+
+
+def register(pcg: click.Group) -> None:
+    """Add ``generate`` to the ``pcg`` group."""
+
+    @pcg.command()
+    @click.argument("root", type=click.Path(path_type=Path, file_okay=False))
+    @click.option("--team", help="The team's folder name under ROOT.")
+    @click.option(
+        "--config", "config_file", type=click.Path(path_type=Path, dir_okay=False, exists=True),
+        help="A TOML file listing every team and model (instead of --team/--program/--prompt/--model).",
+    )  # fmt: skip
+    @click.option("--program", type=click.Path(path_type=Path, dir_okay=False, exists=True), help="2024/2025 program.")
+    @click.option("--prompt", type=click.Path(path_type=Path, dir_okay=False, exists=True), help="2023 prompt file.")
+    @click.option("--model", "model_spec", help="BACKEND:MODEL (default: the edition's model; 2025 needs one).")
+    @click.option("--base-url", help="The model server (e.g. http://localhost:11434/v1 for Ollama's OpenAI API).")
+    @click.option("--edition", type=click.Choice(["2023", "2024", "2025"]), default="2025", show_default=True)
+    @click.option("--trials", type=int, default=10, show_default=True, help="Trials per character.")
+    @click.option("--characters", default=",".join(CHARACTERS), help="Comma-separated letters, in run order.")
+    @click.option("--master-seed", type=int, help="2025: derive a seed per trial from it (off: no seed, as 2.0.1).")
+    @click.option(
+        "--sandbox", "backend", type=click.Choice(BACKENDS), default="bubblewrap", show_default=True,
+        help="rlimits is weaker and not isolated: only for checking your own program.",
+    )  # fmt: skip
+    @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary.")
+    def generate(
+        root: Path,
+        team: str | None,
+        config_file: Path | None,
+        program: Path | None,
+        prompt: Path | None,
+        model_spec: str | None,
+        base_url: str | None,
+        edition: str,
+        trials: int,
+        characters: str,
+        master_seed: int | None,
+        backend: str,
+        as_json: bool,
+    ) -> None:
+        """Ask a model for a team's responses: ROOT/TEAM/raw/C/TEAM_C_n.txt, keeping those that exist."""
+        if config_file is not None:
+            if team or program or prompt or model_spec:
+                raise ConfigError("--config lists the teams and models", fix="drop --team/--program/--prompt/--model")
+            _run_config(root, config_file, backend, as_json)
+            return
+        if team is None:
+            raise ConfigError("name the team (--team NAME), or give --config FILE")
+        rules = edition_rules(int(edition))
+        if master_seed is not None and rules.edition != 2025:
+            raise ConfigError("--master-seed is for 2025 runs", fix="2024 sends seed 42 and 2023 none, as officially")
+        if (program is None) == (prompt is None):
+            raise ConfigError("give exactly one of --program FILE and --prompt FILE")
+        if program is not None and rules.program_package is None:
+            raise ConfigError("2023 submissions are prompts", fix="use --prompt FILE, or --edition 2024/2025")
+        if prompt is not None and rules.program_package is not None:
+            raise ConfigError(f"{edition} submissions are programs", fix="use --program FILE, or --edition 2023")
+        spec = model_spec or rules.default_model
+        if spec is None:
+            raise ConfigError("2025 runs name their model", fix="add --model openai:qwen2.5:32b-instruct-fp16 ...")
+        parsed = parse_model_spec(spec)
+        model = open_model(
+            parsed, base_url=base_url, env=os.environ, policy=RetryPolicy(timeout_s=rules.http_timeout_s)
+        )
+        if prompt is not None:
+            submission = Submission(team, prompt=decode_utf8(read_bytes(prompt), prompt).text)
+            sandbox = None
+        else:
+            assert program is not None
+            submission = Submission(team, program.name, read_bytes(program))
+            sandbox = open_sandbox(backend, allow_weaker=backend != "bubblewrap")
+        letters = tuple(c.strip() for c in characters.split(",") if c.strip())
+        settings = GenerateSettings(root.resolve(), rules, model, parsed.model, base_url, letters, trials, master_seed)
+        with click.progressbar(length=len(letters) * trials, label=team, file=sys.stderr) as bar:
+            run = generate_team(submission, settings, sandbox, on_outcome=lambda outcome: bar.update(1))
+        _print(run, as_json)
+
+
+def _run_config(root: Path, config_file: Path, backend: str, as_json: bool) -> None:
+    config = load_config(config_file)
+    programs = config.rules.program_package is not None
+    sandbox = open_sandbox(backend, allow_weaker=backend != "bubblewrap") if programs else None
+    runs = generate_competition(config, root.resolve(), sandbox)
+    if as_json:
+        click.echo(json.dumps([_summary(run) for run in runs], indent=2))
+        return
+    for run in runs:
+        _print(run, as_json=False)
+
+
+def _summary(run: TeamRun) -> dict[str, object]:
+    return {
+        "team": run.team,
+        "counts": dict(Counter(o.verdict.value for o in run.outcomes)),
+        "log": str(run.log),
+        "transcript": str(run.transcript),
+        "processes": run.processes,
+        "trials": [
+            {"character": o.key.character, "trial": o.key.number, "verdict": o.verdict.value, "reason": o.reason,
+             "calls": o.calls, "total_tokens": o.total_tokens}
+            for o in run.outcomes
+        ],
+    }  # fmt: skip
+
+
+def _print(run: TeamRun, as_json: bool) -> None:
+    counts = Counter(o.verdict.value for o in run.outcomes)
+    failures = [o for o in run.outcomes if o.verdict not in (GenerateVerdict.OK, GenerateVerdict.SKIPPED)]
+    if as_json:
+        click.echo(json.dumps(_summary(run), indent=2))
+        return
+    click.echo(f"{run.team}: " + ", ".join(f"{n} {verdict}" for verdict, n in sorted(counts.items())))
+    for outcome in failures[:_SHOWN_FAILURES]:
+        key = outcome.key
+        click.echo(f"  {key.character} {key.number}: {outcome.verdict.value}: {outcome.reason}")
+    if len(failures) > _SHOWN_FAILURES:
+        click.echo(f"  ... and {len(failures) - _SHOWN_FAILURES} more (see the log)")
+    click.echo(f"log: {run.log}\ntranscript: {run.transcript}")

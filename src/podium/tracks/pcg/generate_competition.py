@@ -1,0 +1,64 @@
+"""Every team of a competition, under every model, several teams at a time (``podium pcg generate --config``).
+
+Each (model, team) pair is one ``generate_team`` job in a thread: the work is waiting on the sandboxed program and
+the model server, not the judge's CPU, and the sandbox and the model clients are safe to share between threads.
+A server's own concurrency limit (``podium.core.llm.http``) keeps the number of open requests to it bounded
+however many teams run at once.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from podium.core.execution.sandbox import Sandbox
+from podium.core.llm import ChatModel, open_model, parse_model_spec
+from podium.core.llm.http import RetryPolicy
+from podium.core.storage.files import read_bytes
+from podium.tracks.pcg.generate import GenerateSettings, Submission, generate_team
+from podium.tracks.pcg.generate_config import GenerateConfig, ModelEntry, TeamEntry
+from podium.tracks.pcg.generate_records import TeamRun
+from podium.tracks.pcg.official.text import decode_utf8
+
+ModelOpener = Callable[[ModelEntry], ChatModel]
+
+
+def open_config_model(entry: ModelEntry, timeout_s: float | None) -> ChatModel:
+    """The model of a config entry, its API key from the environment."""
+    return open_model(entry.spec, base_url=entry.base_url, env=os.environ, policy=RetryPolicy(timeout_s=timeout_s))
+
+
+def submission_of(team: TeamEntry) -> Submission:
+    """A team's submission, read from its file."""
+    if team.program is not None:
+        return Submission(team.name, team.program.name, read_bytes(team.program))
+    assert team.prompt is not None
+    return Submission(team.name, prompt=decode_utf8(read_bytes(team.prompt), team.prompt).text)
+
+
+def generate_competition(
+    config: GenerateConfig, root: Path, sandbox: Sandbox | None, opener: ModelOpener | None = None
+) -> list[TeamRun]:
+    """Run every (model, team) pair; the runs in the config's order (models, then teams)."""
+    opener = opener or (lambda entry: open_config_model(entry, config.rules.http_timeout_s))
+    models = {entry: opener(entry) for entry in config.models}
+    submissions = {team.name: submission_of(team) for team in config.teams}  # every file read before any run
+
+    def one(entry: ModelEntry, team: TeamEntry) -> TeamRun:
+        settings = GenerateSettings(
+            root if entry.folder is None else root / entry.folder,
+            config.rules,
+            models[entry],
+            parse_model_spec(entry.spec).model,
+            entry.base_url,
+            config.characters,
+            config.trials,
+            config.master_seed,
+        )
+        return generate_team(submissions[team.name], settings, sandbox)
+
+    with concurrent.futures.ThreadPoolExecutor(config.teams_in_parallel) as pool:
+        futures = [pool.submit(one, entry, team) for entry in config.models for team in config.teams]
+        return [future.result() for future in futures]

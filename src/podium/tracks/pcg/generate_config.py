@@ -1,0 +1,147 @@
+"""A competition's generation, declared in one TOML file: every team's program or prompt, and the models.
+
+::
+
+    version = 1
+    edition = 2025                 # 2023 | 2024 | 2025
+    trials = 10                    # optional (10)
+    characters = "A,B,C"           # optional (A..Z)
+    master_seed = 6280             # optional, 2025 only: a seed per trial derived from it
+    teams_in_parallel = 2          # optional (2)
+
+    [[models]]
+    spec = "openai:qwen2.5:32b-instruct-fp16"
+    base_url = "http://localhost:11434/v1"
+    folder = "qwen2.5-32b"         # optional: the model's root under ROOT (default: the model name, ':' as '_')
+
+    [[teams]]
+    name = "team_a"
+    program = "submissions/team_a.py"   # or prompt = "...txt" (2023); paths relative to this file
+
+2025 runs every team once per model, each model in its own official root ``ROOT/<FOLDER>/`` (see
+``docs/design/pcg-2025-models.md``); 2023 and 2024 have one model and write ``ROOT`` itself. The file names no
+secret: API keys come from the environment.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from podium.core.errors import ConfigError, InputError
+from podium.core.storage.files import read_bytes
+from podium.tracks.pcg.editions import CHARACTERS
+from podium.tracks.pcg.generate_rules import GenerationRules, rules
+
+_TOP = {"version", "edition", "trials", "characters", "master_seed", "teams_in_parallel", "models", "teams"}
+
+
+@dataclass(frozen=True, slots=True)
+class ModelEntry:
+    """One model of the run and the folder its official root gets."""
+
+    spec: str
+    base_url: str | None
+    folder: str | None  # None: the run's root itself (one model, 2023 and 2024)
+
+
+@dataclass(frozen=True, slots=True)
+class TeamEntry:
+    """One team's submission file."""
+
+    name: str
+    program: Path | None
+    prompt: Path | None
+
+
+@dataclass(frozen=True, slots=True)
+class GenerateConfig:
+    """The whole run."""
+
+    rules: GenerationRules
+    trials: int
+    characters: tuple[str, ...]
+    master_seed: int | None
+    teams_in_parallel: int
+    models: tuple[ModelEntry, ...]
+    teams: tuple[TeamEntry, ...]
+
+
+def load_config(path: Path) -> GenerateConfig:
+    """Read and check a generation config; ConfigError names the field and the fix."""
+    try:
+        data = tomllib.loads(read_bytes(path).decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise InputError(f"not a TOML file: {error}", path=path) from None
+    unknown = set(data) - _TOP
+    if unknown or data.get("version") != 1:
+        raise ConfigError(f"{path}: version must be 1 and the keys among {sorted(_TOP)}; found {sorted(data)}")
+    edition_rules = rules(_int(data, "edition", 2025))
+    characters = tuple(c.strip() for c in str(data.get("characters", ",".join(CHARACTERS))).split(",") if c.strip())
+    models = tuple(_model(entry, edition_rules) for entry in _tables(data, "models"))
+    if not models and edition_rules.default_model is not None:
+        models = (ModelEntry(edition_rules.default_model, None, None),)
+    if not models:
+        raise ConfigError(f"{path}: 2025 runs name their models", fix='add [[models]] spec = "openai:..."')
+    if edition_rules.edition != 2025 and len(models) > 1:
+        raise ConfigError(f"{path}: only 2025 runs several models")
+    if edition_rules.edition == 2025:
+        models = tuple(ModelEntry(m.spec, m.base_url, m.folder or _folder(m.spec)) for m in models)
+    else:
+        models = tuple(ModelEntry(m.spec, m.base_url, None) for m in models)
+    if len({m.folder for m in models}) != len(models):
+        raise ConfigError(f"{path}: two models share a folder", fix="give each [[models]] its own folder")
+    teams = tuple(_team(entry, path.parent, edition_rules) for entry in _tables(data, "teams"))
+    if not teams or len({t.name for t in teams}) != len(teams):
+        raise ConfigError(f"{path}: list each team once under [[teams]]")
+    master_seed = data.get("master_seed")
+    if master_seed is not None and (not isinstance(master_seed, int) or edition_rules.edition != 2025):
+        raise ConfigError(f"{path}: master_seed is a whole number, for 2025 runs")
+    return GenerateConfig(
+        edition_rules,
+        _int(data, "trials", 10),
+        characters,
+        master_seed,
+        _int(data, "teams_in_parallel", 2),
+        models,
+        teams,
+    )
+
+
+def _int(data: dict[str, Any], key: str, default: int) -> int:
+    value = data.get(key, default)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ConfigError(f"{key} must be a positive whole number, not {value!r}")
+    return value
+
+
+def _tables(data: dict[str, Any], key: str) -> list[dict[str, Any]]:
+    tables = data.get(key, [])
+    if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
+        raise ConfigError(f"{key} must be a list of tables ([[{key}]])")
+    return tables
+
+
+def _model(entry: dict[str, Any], edition_rules: GenerationRules) -> ModelEntry:
+    if set(entry) - {"spec", "base_url", "folder"} or not isinstance(entry.get("spec"), str):
+        raise ConfigError(f"a [[models]] entry has spec, and optionally base_url and folder: {entry}")
+    folder = entry.get("folder")
+    if folder is not None and (not isinstance(folder, str) or "/" in folder or folder in ("", ".", "..", "result")):
+        raise ConfigError(f"model folder {folder!r} must be a plain folder name")
+    return ModelEntry(entry["spec"], entry.get("base_url"), folder)
+
+
+def _folder(spec: str) -> str:
+    return spec.partition(":")[2].replace(":", "_").replace("/", "_")
+
+
+def _team(entry: dict[str, Any], base: Path, edition_rules: GenerationRules) -> TeamEntry:
+    if set(entry) - {"name", "program", "prompt"} or not isinstance(entry.get("name"), str):
+        raise ConfigError(f"a [[teams]] entry has name and program (or prompt, 2023): {entry}")
+    wanted = "prompt" if edition_rules.program_package is None else "program"
+    if not isinstance(entry.get(wanted), str) or len(entry) != 2:
+        raise ConfigError(f"team {entry['name']!r}: {edition_rules.edition} submissions are a {wanted} file")
+    file = base / entry[wanted]
+    return TeamEntry(entry["name"], file if wanted == "program" else None, file if wanted == "prompt" else None)

@@ -1,0 +1,175 @@
+"""Hostile programs under ``generate``, for real (bubblewrap, a loopback chat server): each is contained and reported
+with its own verdict while the rest of the run completes; and the retry path against a failing server.
+
+The edition's 500 s per trial is cut to 1 s (plus a 1 s grace) so that the programs that never return are killed
+within the test's time; nothing else is changed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from podium.core.execution.sandbox import open_sandbox
+from podium.core.execution.sandbox.bubblewrap import BubblewrapSandbox
+from podium.core.llm import open_model
+from podium.core.llm.http import RetryPolicy
+from podium.tracks.pcg.generate import GenerateSettings, Submission, generate_team
+from podium.tracks.pcg.generate_records import GenerateVerdict, TeamRun
+from podium.tracks.pcg.generate_rules import rules
+from tests.core.test_sandbox import _required
+from tests.tracks.pcg.chat_server import ChatServer, serve_chat
+
+HOSTILE = """
+import os, json, sys, urllib.request
+from openai.types.chat import ChatCompletionUserMessageParam
+from llms4pcg.competition import chat_with_llm
+from llms4pcg.models.trial_loop import TrialLoop
+from llms4pcg.utils import log
+
+ROOT = {root!r}
+
+def ask(ctx, text):
+    return chat_with_llm(ctx, [{{"role": "user", "content": text}}])[0]
+
+class Hostile(TrialLoop):
+    @staticmethod
+    def run(ctx, c):
+        if c == "B":  # straight to the model server, around the judge
+            body = json.dumps({{"model": "m", "messages": [{{"role": "user", "content": "sneak"}}]}}).encode()
+            urllib.request.urlopen(ctx.get_local_model_base_url() + "/chat/completions", body, timeout=2)
+        if c == "C":  # another team's responses, then the run's logs and transcripts
+            try:
+                return open(ROOT + "/other/raw/A/other_A_1.txt").read()
+            except OSError:
+                return "listing: " + str(os.listdir(ROOT + "/logs"))
+        if c == "D":  # overwrite another trial's file, or drop one of its own
+            open(ROOT + "/hostile/raw/A/hostile_A_1.txt", "w").write("overwritten")
+        if c == "E":  # a fork bomb
+            while True:
+                try:
+                    os.fork()
+                except OSError:
+                    pass
+        if c == "F":  # never returns
+            while True:
+                pass
+        if c == "G":  # fakes its token counts and swallows the limit's error
+            for _ in range(3):
+                try:
+                    ask(ctx, "BIG")
+                except ValueError:
+                    ctx.add_prompt_token_count(-ctx.get_total_token_count())
+            return "done anyway, tokens " + str(ctx.get_total_token_count())
+        if c == "I":  # more memory than the process may have
+            hog = [bytearray(1 << 20) for _ in range(8192)]
+        if c == "L":  # fills the judge's log through the official log()
+            for _ in range(1000):
+                log(ctx.get_log_file_path(), "spam " * 2000)
+        if c == "J":  # a flood of output
+            while True:
+                sys.stdout.write("x" * 65536)
+        return ask(ctx, "draw " + c)
+"""
+
+NORMAL = """
+from llms4pcg.competition import chat_with_llm
+from llms4pcg.models.trial_loop import TrialLoop
+
+class Normal(TrialLoop):
+    @staticmethod
+    def run(ctx, c):
+        return chat_with_llm(ctx, [{"role": "user", "content": "draw " + c}])[0]
+"""
+
+
+@pytest.fixture(scope="module")
+def sandbox() -> BubblewrapSandbox:
+    if shutil.which("bwrap") is None and not _required():
+        pytest.skip("bubblewrap is not installed (apt-get install bubblewrap; `make test` does it)")
+    opened = open_sandbox("bubblewrap")
+    assert isinstance(opened, BubblewrapSandbox)
+    return opened
+
+
+def settings(root: Path, server: ChatServer, characters: str, **policy: float) -> GenerateSettings:
+    retry = RetryPolicy(first_backoff_s=0.01, max_backoff_s=0.05, **policy)  # type: ignore[arg-type]
+    model = open_model("openai:m", base_url=server.base_url, policy=retry)
+    quick = dataclasses.replace(rules(2025), max_time_s=1.0)
+    return GenerateSettings(root, quick, model, "m", server.base_url, tuple(characters), 1, grace_s=1.0)
+
+
+def verdicts(run: TeamRun) -> dict[str, GenerateVerdict]:
+    return {o.key.character: o.verdict for o in run.outcomes}
+
+
+def test_hostile_programs_are_contained_and_the_run_completes(sandbox: BubblewrapSandbox, tmp_path: Path) -> None:
+    root = tmp_path / "run"
+    with serve_chat() as server:
+        other = generate_team(Submission("other", "normal.py", NORMAL.encode()), settings(root, server, "A"), sandbox)
+        assert verdicts(other) == {"A": GenerateVerdict.OK}
+        other_file = root / "other" / "raw" / "A" / "other_A_1.txt"
+        other_bytes = other_file.read_bytes()
+        asked_before = len(server.requests)
+        program = HOSTILE.format(root=str(root)).encode()
+        hostile = Submission("hostile", "hostile.py", program)
+        run = generate_team(hostile, settings(root, server, "ABCDEFGHIJKL"), sandbox)
+        hostile_requests = server.requests[asked_before:]
+
+    found = verdicts(run)
+    reasons = {o.key.character: o.reason for o in run.outcomes}
+    assert found["A"] is GenerateVerdict.OK and found["H"] is GenerateVerdict.OK  # before and after it all
+    assert found["K"] is GenerateVerdict.OK
+    assert found["B"] is GenerateVerdict.PROGRAM_ERROR and "URLError" in reasons["B"]
+    assert all(body["messages"][0]["content"] != "sneak" for body in hostile_requests)  # only the judge's calls
+    # C reads nothing of the run: not the other team's file, not the logs (the error, not a listing, ends it)
+    assert found["C"] is GenerateVerdict.PROGRAM_ERROR and "FileNotFoundError" in reasons["C"]
+    assert found["D"] is GenerateVerdict.PROGRAM_ERROR
+    assert (root / "hostile" / "raw" / "A" / "hostile_A_1.txt").read_text() != "overwritten"
+    assert found["E"] is GenerateVerdict.HARD_LIMIT and "hard limit of 2 s" in reasons["E"]
+    assert found["F"] is GenerateVerdict.HARD_LIMIT
+    assert found["G"] is GenerateVerdict.TOKEN_LIMIT and "Prompt token limit exceeded" in reasons["G"]
+    # the memory hog gets MemoryError (address-space backstop) or is killed by the cgroup; either way only its trial
+    assert found["I"] in (GenerateVerdict.PROGRAM_ERROR, GenerateVerdict.HARD_LIMIT), reasons["I"]
+    assert "MemoryError" in reasons["I"] or "memory" in reasons["I"]
+    assert found["J"] is GenerateVerdict.HARD_LIMIT and "output_limit" in reasons["J"]
+    assert run.processes == 4 + (found["I"] is GenerateVerdict.HARD_LIMIT)  # a fresh process after each kill
+    files = sorted(p.name for p in (root / "hostile" / "raw").rglob("*.txt"))
+    assert files == ["hostile_A_1.txt", "hostile_H_1.txt", "hostile_K_1.txt", "hostile_L_1.txt"]
+    assert found["L"] is GenerateVerdict.OK and run.log.stat().st_size < 5 << 20  # 10 MB asked, 4 Mi chars kept
+    assert other_file.read_bytes() == other_bytes
+    log = run.log.read_text()
+    assert "Trial 1 failed with error: Prompt token limit exceeded." in log
+    transcript = [json.loads(line) for line in run.transcript.read_text().splitlines()]
+    assert [t["character"] for t in transcript] == ["A", "G", "G", "G", "H", "K", "L"]
+    assert all(t["request"]["temperature"] == 1 and t["request"]["seed"] is None for t in transcript)
+
+
+def test_a_program_that_cannot_start_fails_every_trial_once(sandbox: BubblewrapSandbox, tmp_path: Path) -> None:
+    with serve_chat() as server:
+        broken = Submission("broken", "broken.py", b"import numpy_that_is_not_here\n")
+        run = generate_team(broken, settings(tmp_path, server, "ABC"), sandbox)
+        assert server.requests == []
+    assert {o.verdict for o in run.outcomes} == {GenerateVerdict.PROGRAM_REJECTED}
+    assert run.processes == 1 and "ModuleNotFoundError" in run.outcomes[0].reason
+
+
+def test_transient_server_failures_are_retried_then_fail_only_their_trial(
+    sandbox: BubblewrapSandbox, tmp_path: Path
+) -> None:
+    with serve_chat() as server:
+        server.fail_next = ["503", "reset", "503"]
+        run = generate_team(Submission("t", "normal.py", NORMAL.encode()), settings(tmp_path, server, "AB"), sandbox)
+        assert verdicts(run) == {"A": GenerateVerdict.OK, "B": GenerateVerdict.OK}
+        attempts = [json.loads(line)["attempts"] for line in run.transcript.read_text().splitlines()]
+        assert attempts == [4, 1]
+
+        server.fail_next = ["503"] * 3
+        again = settings(tmp_path / "again", server, "AB", max_attempts=3)
+        run = generate_team(Submission("t", "normal.py", NORMAL.encode()), again, sandbox)
+    assert verdicts(run) == {"A": GenerateVerdict.MODEL_ERROR, "B": GenerateVerdict.OK}
+    assert "HTTP 503" in run.outcomes[0].reason and not (tmp_path / "again" / "t" / "raw" / "A" / "t_A_1.txt").exists()
