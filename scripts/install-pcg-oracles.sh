@@ -12,7 +12,7 @@ for package in chatgpt4pcg==1.2.2 llms4pcg==2.0.1; do
   if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import ${name}.competition" 2>/dev/null; then
     rm -rf "$venv"
     "$PYTHON" -m venv "$venv"
-    "$venv/bin/python" -m pip install -q "$package"
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check "$package"
   fi
   "$venv/bin/python" -c "import ${name}.competition" && echo "oracle: $package installed in $venv/"
 done
