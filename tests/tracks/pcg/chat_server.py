@@ -38,7 +38,7 @@ class ChatServer:
 
     port: int = 0
     requests: list[dict[str, Any]] = field(default_factory=list)
-    fail_next: list[str] = field(default_factory=list)  # "503" or "reset", consumed one per request
+    fail_next: list[str] = field(default_factory=list)  # "503", "reset" or "ok" (answered), one per request
     delay_s: float = 0.0
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -49,7 +49,7 @@ class ChatServer:
     def answer(self, body: dict[str, Any]) -> tuple[int, dict[str, Any] | None]:
         with self.lock:
             failure = self.fail_next.pop(0) if self.fail_next else None
-            if failure is None:
+            if failure in (None, "ok"):
                 self.requests.append(body)
         if failure == "503":
             return 503, {"error": "overloaded"}

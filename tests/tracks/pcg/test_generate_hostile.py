@@ -10,10 +10,12 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
+import socket
 from pathlib import Path
 
 import pytest
 
+from podium.cli.main import main
 from podium.core.execution.sandbox import open_sandbox
 from podium.core.execution.sandbox.bubblewrap import BubblewrapSandbox
 from podium.core.llm import open_model
@@ -65,8 +67,8 @@ class Hostile(TrialLoop):
                 except ValueError:
                     ctx.add_prompt_token_count(-ctx.get_total_token_count())
             return "done anyway, tokens " + str(ctx.get_total_token_count())
-        if c == "I":  # more memory than the process may have
-            hog = [bytearray(1 << 20) for _ in range(8192)]
+        if c == "I":  # more memory than the process may have, in big blocks (calloc'd, so the limit hits at once:
+            hog = [bytearray(1 << 30) for _ in range(8)]  # filling 2 GiB page by page outlasts 2 s on a busy machine)
         if c == "L":  # fills the judge's log through the official log()
             for _ in range(1000):
                 log(ctx.get_log_file_path(), "spam " * 2000)
@@ -101,6 +103,12 @@ def settings(root: Path, server: ChatServer, characters: str, **policy: float) -
     model = open_model("openai:m", base_url=server.base_url, policy=retry)
     quick = dataclasses.replace(rules(2025), max_time_s=1.0)
     return GenerateSettings(root, quick, model, "m", server.base_url, tuple(characters), 1, grace_s=1.0)
+
+
+def write(folder: Path, text: str) -> Path:
+    path = folder / "prompt.txt"
+    path.write_text(text)
+    return path
 
 
 def verdicts(run: TeamRun) -> dict[str, GenerateVerdict]:
@@ -173,3 +181,50 @@ def test_transient_server_failures_are_retried_then_fail_only_their_trial(
         run = generate_team(Submission("t", "normal.py", NORMAL.encode()), again, sandbox)
     assert verdicts(run) == {"A": GenerateVerdict.MODEL_ERROR, "B": GenerateVerdict.OK}
     assert "HTTP 503" in run.outcomes[0].reason and not (tmp_path / "again" / "t" / "raw" / "A" / "t_A_1.txt").exists()
+
+
+def test_a_server_that_stays_down_stops_the_team_after_three_trials(sandbox: BubblewrapSandbox, tmp_path: Path) -> None:
+    """Three trials in a row failed by the server after every retry: the rest are not asked, and the run says so."""
+    with serve_chat() as server:
+        server.fail_next = ["503"] * 9  # three trials of three attempts each
+        slow = settings(tmp_path, server, "ABCDEF", max_attempts=3)
+        run = generate_team(Submission("t", "normal.py", NORMAL.encode()), slow, sandbox)
+        assert server.fail_next == [] and server.requests == []  # nine failed attempts, and nothing asked after
+    assert [o.verdict for o in run.outcomes] == [GenerateVerdict.MODEL_ERROR] * 6
+    assert all("HTTP 503" in o.reason for o in run.outcomes[:3])
+    assert run.server_down is not None and "3 trials in a row" in run.server_down
+    assert all(o.reason == run.server_down for o in run.outcomes[3:])
+    assert not list(tmp_path.glob("t/raw/*/*.txt"))
+    assert f"Stopped: {run.server_down}" in run.log.read_text()
+
+
+def test_a_trial_that_works_resets_the_count_of_server_failures(sandbox: BubblewrapSandbox, tmp_path: Path) -> None:
+    with serve_chat() as server:
+        server.fail_next = ["503"] * 6 + ["ok"] + ["503"] * 6  # two failed trials, one good, two failed, then good
+        slow = settings(tmp_path, server, "ABCDEF", max_attempts=3)
+        run = generate_team(Submission("t", "normal.py", NORMAL.encode()), slow, sandbox)
+    assert [o.verdict.value for o in run.outcomes] == ["model_error"] * 2 + ["ok"] + ["model_error"] * 2 + ["ok"]
+    assert run.server_down is None
+
+
+def test_a_2023_prompt_run_stops_on_a_closed_port_and_the_cli_says_how_to_resume(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with socket.socket() as probe:  # a port nobody listens on: every attempt is refused
+        probe.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
+    model = open_model("openai:m", base_url=closed, policy=RetryPolicy(first_backoff_s=0.01, max_backoff_s=0.02))
+    prompt = Submission("p", prompt="Build <OBJECT>")
+    run = generate_team(prompt, GenerateSettings(tmp_path, rules(2023), model, "m", closed, tuple("ABCDE"), 2), None)
+    assert [o.verdict for o in run.outcomes] == [GenerateVerdict.MODEL_ERROR] * 10
+    assert "Connection refused" in run.outcomes[0].reason and run.server_down is not None
+    assert all(o.reason == run.server_down for o in run.outcomes[3:])
+
+    with pytest.raises(SystemExit) as stop:
+        main(["pcg", "generate", str(tmp_path / "cli"), "--team", "p", "--prompt", str(write(tmp_path, "<OBJECT>")),
+              "--edition", "2023", "--model", "openai:m", "--base-url", closed, "--characters", "A,B,C,D",
+              "--trials", "1", "--attempts", "1"])  # fmt: skip
+    err = capsys.readouterr().err
+    assert stop.value.code == 1
+    assert "error: stopped asking the model for p: the model server failed 3 trials in a row" in err
+    assert "fix: start the model server (or correct --base-url), then run the same command again" in err

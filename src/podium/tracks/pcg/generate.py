@@ -144,13 +144,14 @@ def generate_team(
             result = sandbox.run(RunRequest(argv, files, settings.limits, PROGRAM_ENV, channel=channel))
             _after_process(session, result, channel)
             if session.aborted is not None or (not session.finished and session.handed_out == 0):
-                verdict = GenerateVerdict.PROGRAM_REJECTED
+                verdict = session.abort_verdict if session.aborted is not None else GenerateVerdict.PROGRAM_REJECTED
                 if result.status is RunStatus.INTERNAL_ERROR and session.aborted is None:
                     verdict = GenerateVerdict.INTERNAL_ERROR  # the sandbox could not start: not the program's fault
                 session.reject_rest(session.aborted or _why_it_ended(result, channel, session), verdict)
     order = {key: index for index, key in enumerate(keys)}
     outcomes = sorted(session.outcomes, key=lambda o: order[o.key])
-    return TeamRun(team, tuple(outcomes), log.path, transcript.path, processes)
+    server_down = session.aborted if session.abort_verdict is GenerateVerdict.MODEL_ERROR else None
+    return TeamRun(team, tuple(outcomes), log.path, transcript.path, processes, server_down)
 
 
 def _after_process(session: TeamSession, result: RunResult, channel: Channel) -> None:
@@ -184,7 +185,7 @@ def _ask_prompt(session: TeamSession, prompt: str) -> None:
     """2023: the judge sends each trial's prompt itself; an empty answer is an empty file, an error none."""
     settings, rules = session.settings, session.settings.rules
     last_character = None
-    for key, exists in session.plan:
+    for key, exists in session.planned():
         if key.character != last_character:
             session.log.character(settings.team, key.character)
             last_character = key.character
@@ -203,6 +204,10 @@ def _ask_prompt(session: TeamSession, prompt: str) -> None:
                                        "error": str(error)})  # fmt: skip
             session.log.failed(key.number, str(error))
             session.record(TrialOutcome(key, GenerateVerdict.MODEL_ERROR, str(error), 1))
+            session.stop_if_server_down(str(error) if error.transient else None)
+            if session.aborted is not None:
+                session.reject_rest(session.aborted, session.abort_verdict)
+                return
             continue
         session.transcript.record(
             {
@@ -221,3 +226,4 @@ def _ask_prompt(session: TeamSession, prompt: str) -> None:
         write_atomic(response_path(settings.root, settings.team, key), reply.contents[0].encode("utf-8"))
         session.log.succeeded(key.number)
         session.record(TrialOutcome(key, GenerateVerdict.OK, "", 1, reply.usage.total_tokens))
+        session.stop_if_server_down(None)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from podium.core.errors import ConfigError
+from podium.core.errors import ConfigError, PodiumError
 from podium.core.execution.sandbox import BACKENDS, open_sandbox
 from podium.core.llm import open_model, parse_model_spec
 from podium.core.llm.http import RetryPolicy
@@ -49,6 +49,10 @@ def register(pcg: click.Group) -> None:
     @click.option("--characters", default=",".join(CHARACTERS), help="Comma-separated letters, in run order.")
     @click.option("--master-seed", type=int, help="2025: derive a seed per trial from it (off: no seed, as 2.0.1).")
     @click.option(
+        "--attempts", type=click.IntRange(1, 20), default=RetryPolicy().max_attempts, show_default=True,
+        help="Tries per model call on a transient failure (refused, reset, timeout, 429, 5xx), backing off from 1 s.",
+    )  # fmt: skip
+    @click.option(
         "--sandbox", "backend", type=click.Choice(BACKENDS), default="bubblewrap", show_default=True,
         help="rlimits is weaker and not isolated: only for checking your own program.",
     )  # fmt: skip
@@ -65,6 +69,7 @@ def register(pcg: click.Group) -> None:
         trials: int,
         characters: str,
         master_seed: int | None,
+        attempts: int,
         backend: str,
         as_json: bool,
     ) -> None:
@@ -89,9 +94,8 @@ def register(pcg: click.Group) -> None:
         if spec is None:
             raise ConfigError("2025 runs name their model", fix="add --model openai:qwen2.5:32b-instruct-fp16 ...")
         parsed = parse_model_spec(spec)
-        model = open_model(
-            parsed, base_url=base_url, env=os.environ, policy=RetryPolicy(timeout_s=rules.http_timeout_s)
-        )
+        policy = RetryPolicy(max_attempts=attempts, timeout_s=rules.http_timeout_s)
+        model = open_model(parsed, base_url=base_url, env=os.environ, policy=policy)
         if prompt is not None:
             submission = Submission(team, prompt=decode_utf8(read_bytes(prompt), prompt).text)
             sandbox = None
@@ -104,6 +108,7 @@ def register(pcg: click.Group) -> None:
         with click.progressbar(length=len(letters) * trials, label=team, file=sys.stderr) as bar:
             run = generate_team(submission, settings, sandbox, on_outcome=lambda outcome: bar.update(1))
         _print(run, as_json)
+        _fail_if_a_server_was_down([run])
 
 
 def _run_config(root: Path, config_file: Path, backend: str, as_json: bool) -> None:
@@ -113,9 +118,22 @@ def _run_config(root: Path, config_file: Path, backend: str, as_json: bool) -> N
     runs = generate_competition(config, root.resolve(), sandbox)
     if as_json:
         click.echo(json.dumps([_summary(run) for run in runs], indent=2))
-        return
-    for run in runs:
-        _print(run, as_json=False)
+    else:
+        for run in runs:
+            _print(run, as_json=False)
+    _fail_if_a_server_was_down(runs)
+
+
+def _fail_if_a_server_was_down(runs: list[TeamRun]) -> None:
+    """A run that stopped asking a failing model server ends with an error (exit 1), after its summary."""
+    stopped = [run for run in runs if run.server_down is not None]
+    if stopped:
+        teams = ", ".join(run.team for run in stopped)
+        raise PodiumError(
+            f"stopped asking the model for {teams}: {stopped[0].server_down}",
+            fix="start the model server (or correct --base-url), then run the same command again: the responses "
+            "already written are kept and only the missing trials are asked",
+        )
 
 
 def _summary(run: TeamRun) -> dict[str, object]:
@@ -125,6 +143,7 @@ def _summary(run: TeamRun) -> dict[str, object]:
         "log": str(run.log),
         "transcript": str(run.transcript),
         "processes": run.processes,
+        "server_down": run.server_down,
         "trials": [
             {"character": o.key.character, "trial": o.key.number, "verdict": o.verdict.value, "reason": o.reason,
              "calls": o.calls, "total_tokens": o.total_tokens}

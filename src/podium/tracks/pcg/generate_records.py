@@ -59,6 +59,7 @@ class TeamRun:
     log: Path
     transcript: Path
     processes: int  # sandboxed processes started (1 unless one died mid-run)
+    server_down: str | None = None  # why the run stopped asking a model server that kept failing, if it did
 
     def count(self, verdict: GenerateVerdict) -> int:
         """How many trials ended with ``verdict``."""

@@ -68,6 +68,31 @@ class Transcript:
             handle.write(line + "\n")
 
 
+SERVER_DOWN_AFTER = 3  # trials in a row that gave up on the model server: the rest of the team is not asked
+
+
+@dataclass
+class ServerWatch:
+    """Stops asking a model server that is down.
+
+    A trial gives up on the server when every retry of a call failed on a transient error (refused, reset, timed
+    out, 429/5xx). After ``SERVER_DOWN_AFTER`` such trials in a row the team's remaining trials are not sent:
+    without this a run against a stopped server spends its retries (about 15 s) on every trial, over an hour for
+    260, to fail them all. The run then ends with an error, and a rerun asks only for the missing trials.
+    """
+
+    streak: int = 0
+
+    def trial_ended(self, gave_up: str | None) -> str | None:
+        """Count a finished trial (``gave_up``: why its server failed it, else None); the reason to stop, if any."""
+        self.streak = self.streak + 1 if gave_up is not None else 0
+        if gave_up is None or self.streak < SERVER_DOWN_AFTER:
+            return None
+        return f"the model server failed {self.streak} trials in a row after every retry ({gave_up}); the team's " + (
+            "remaining trials were not asked"
+        )
+
+
 @dataclass
 class _Trial:
     key: TrialKey
@@ -77,6 +102,7 @@ class _Trial:
     calls: int = 0
     model_time_s: float = 0.0
     failure: tuple[GenerateVerdict, str] | None = None
+    server_gave_up: str | None = None  # a call failed on a transient error after every retry
 
     @property
     def total_tokens(self) -> int:
@@ -110,6 +136,8 @@ class TeamSession:
     on_outcome: Callable[[TrialOutcome], None] | None = None  # progress: told of each trial as it ends
     outcomes: list[TrialOutcome] = field(default_factory=list)
     aborted: str | None = None
+    abort_verdict: GenerateVerdict = GenerateVerdict.PROGRAM_REJECTED  # what the trials not run get
+    server: ServerWatch = field(default_factory=ServerWatch)
     handed_out: int = 0  # to the current process
     _cursor: int = 0
     _program_log_chars: int = 0
@@ -155,7 +183,7 @@ class TeamSession:
         """No process can run the program: every trial not yet run fails with ``reason``."""
         with self._lock:
             self.aborted = self.aborted or reason
-            self.log.line(f"Program rejected: {reason}")
+            self.log.line(f"{'Stopped' if verdict is GenerateVerdict.MODEL_ERROR else 'Program rejected'}: {reason}")
             for key in self._pending():
                 self.record(TrialOutcome(key, verdict, reason))
 
@@ -174,7 +202,7 @@ class TeamSession:
     def _next(self, request: dict[str, Any]) -> dict[str, Any]:
         if self._trial is not None:
             self._end(GenerateVerdict.PROGRAM_ERROR, "asked for the next trial before ending this one")
-        while self._cursor < len(self.plan):
+        while self.aborted is None and self._cursor < len(self.plan):
             key, exists = self.plan[self._cursor]
             self._cursor += 1
             if key.character != self._last_character:
@@ -255,6 +283,8 @@ class TeamSession:
             reply = self.settings.model.chat(chat)
         except ModelCallError as error:
             self.transcript.record({**entry, "error": str(error), "elapsed_s": self.clock() - started})
+            if error.transient:
+                trial.server_gave_up = str(error)
             return str(error)
         finally:
             trial.model_time_s += self.clock() - started
@@ -353,11 +383,22 @@ class TeamSession:
         self.record(TrialOutcome(trial.key, verdict, reason, trial.calls, trial.total_tokens))
         self._trial = None
         self._arm()
+        self.stop_if_server_down(trial.server_gave_up if verdict is GenerateVerdict.MODEL_ERROR else None)
+
+    def stop_if_server_down(self, gave_up: str | None) -> None:
+        """Count a finished trial; after too many in a row failed by the server, run no more (``ServerWatch``)."""
+        stop = self.server.trial_ended(gave_up)
+        if stop is not None and self.aborted is None:
+            self.aborted, self.abort_verdict = stop, GenerateVerdict.MODEL_ERROR
+
+    def planned(self) -> Iterator[tuple[TrialKey, bool]]:
+        """The trials not yet handed out, in the official order, each taken as it is yielded."""
+        while self._cursor < len(self.plan):
+            self._cursor += 1
+            yield self.plan[self._cursor - 1]
 
     def _pending(self) -> Iterator[TrialKey]:
-        while self._cursor < len(self.plan):
-            key, exists = self.plan[self._cursor]
-            self._cursor += 1
+        for key, exists in self.planned():
             if exists:
                 self.record(TrialOutcome(key, GenerateVerdict.SKIPPED))
             else:
