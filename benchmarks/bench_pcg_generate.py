@@ -32,9 +32,9 @@ from machine import cpu_model
 
 from podium.core.execution.sandbox import open_sandbox
 from podium.core.llm import ChatMessage, ChatRequest, open_model
-from podium.tracks.pcg.generate import GenerateSettings, Submission, generate_team
-from podium.tracks.pcg.generate_records import GenerateVerdict
-from podium.tracks.pcg.generate_rules import rules
+from podium.tracks.pcg.generation.records import GenerateVerdict
+from podium.tracks.pcg.generation.rules import rules
+from podium.tracks.pcg.generation.team import GenerateSettings, Submission, generate_team
 
 ANSWER = json.dumps(
     {

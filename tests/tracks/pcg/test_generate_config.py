@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from podium.core.errors import ConfigError
-from podium.tracks.pcg.generate_config import load_config
+from podium.tracks.pcg.generation.config import load_config
 from tests.core.test_sandbox import _required
 from tests.tracks.pcg.chat_server import serve_chat
 

@@ -20,9 +20,9 @@ from podium.core.execution.sandbox import open_sandbox
 from podium.core.execution.sandbox.bubblewrap import BubblewrapSandbox
 from podium.core.llm import open_model
 from podium.core.llm.http import RetryPolicy
-from podium.tracks.pcg.generate import GenerateSettings, Submission, generate_team
-from podium.tracks.pcg.generate_records import GenerateVerdict, TeamRun
-from podium.tracks.pcg.generate_rules import rules
+from podium.tracks.pcg.generation.records import GenerateVerdict, TeamRun
+from podium.tracks.pcg.generation.rules import rules
+from podium.tracks.pcg.generation.team import GenerateSettings, Submission, generate_team
 from tests.core.test_sandbox import _required
 from tests.tracks.pcg.chat_server import ChatServer, serve_chat
 
@@ -67,8 +67,8 @@ class Hostile(TrialLoop):
                 except ValueError:
                     ctx.add_prompt_token_count(-ctx.get_total_token_count())
             return "done anyway, tokens " + str(ctx.get_total_token_count())
-        if c == "I":  # more memory than the process may have, in big blocks (calloc'd, so the limit hits at once:
-            hog = [bytearray(1 << 30) for _ in range(8)]  # filling 2 GiB page by page outlasts 2 s on a busy machine)
+        if c == "I":  # more memory than the process may have, in blocks bytes() callocs, so the limit hits at once
+            hog = [bytes(1 << 30) for _ in range(8)]  # (bytearray zero-fills: 3 GiB of page faults outlast 2 s)
         if c == "L":  # fills the judge's log through the official log()
             for _ in range(1000):
                 log(ctx.get_log_file_path(), "spam " * 2000)

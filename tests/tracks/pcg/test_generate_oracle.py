@@ -156,7 +156,7 @@ print(json.dumps(names, sort_keys=True))
 @pytest.mark.parametrize("edition", [2024, 2025])
 def test_the_stand_ins_have_the_official_modules_names_and_signatures(edition: int, tmp_path: Path) -> None:
     """Every name a program can import from the official modules, with its methods and parameters."""
-    from podium.tracks.pcg.generate_box import box_files
+    from podium.tracks.pcg.generation.box import box_files
 
     python = _oracle(edition)
     official = subprocess.run([str(python), "-c", API, PACKAGES[edition]], capture_output=True, text=True, check=True)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from podium.tracks.pcg.generate_rules import trial_seed
+from podium.tracks.pcg.generation.rules import trial_seed
 from tests.core.test_sandbox import _required
 from tests.tracks.pcg.chat_server import reply_text, serve_chat
 

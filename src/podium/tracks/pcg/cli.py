@@ -491,6 +491,6 @@ def _edition(year: str) -> Edition:
     return edition(int(year))
 
 
-from podium.tracks.pcg.generate_cli import register as _register_generate  # noqa: E402
+from podium.tracks.pcg.generation.cli import register as _register_generate  # noqa: E402
 
 _register_generate(pcg)

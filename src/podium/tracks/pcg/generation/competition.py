@@ -17,9 +17,9 @@ from podium.core.execution.sandbox import Sandbox
 from podium.core.llm import ChatModel, open_model, parse_model_spec
 from podium.core.llm.http import RetryPolicy
 from podium.core.storage.files import read_bytes
-from podium.tracks.pcg.generate import GenerateSettings, Submission, generate_team
-from podium.tracks.pcg.generate_config import GenerateConfig, ModelEntry, TeamEntry
-from podium.tracks.pcg.generate_records import TeamRun
+from podium.tracks.pcg.generation.config import GenerateConfig, ModelEntry, TeamEntry
+from podium.tracks.pcg.generation.records import TeamRun
+from podium.tracks.pcg.generation.team import GenerateSettings, Submission, generate_team
 from podium.tracks.pcg.official.text import decode_utf8
 
 ModelOpener = Callable[[ModelEntry], ChatModel]

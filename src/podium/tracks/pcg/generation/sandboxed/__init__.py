@@ -1,6 +1,6 @@
 """The code podium puts inside a participant's sandbox, beside the program: its end of the channel and the API.
 
-These modules are copied into the sandbox as the package ``_podium`` (``podium.tracks.pcg.generate_box`` lays the
+These modules are copied into the sandbox as the package ``_podium`` (``podium.tracks.pcg.generation.box`` lays the
 box out), where thin modules named like the official packages (``chatgpt4pcg.competition``,
 ``llms4pcg.models.trial_context``, ...) re-export them, so a program written against ``chatgpt4pcg`` 1.2.2 or
 ``llms4pcg`` 2.0.1 imports what it always imported. They run under the system's Python with the standard library

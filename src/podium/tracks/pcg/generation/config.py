@@ -33,7 +33,7 @@ from typing import Any
 from podium.core.errors import ConfigError, InputError
 from podium.core.storage.files import read_bytes
 from podium.tracks.pcg.editions import CHARACTERS
-from podium.tracks.pcg.generate_rules import GenerationRules, rules
+from podium.tracks.pcg.generation.rules import GenerationRules, rules
 
 _TOP = {"version", "edition", "trials", "characters", "master_seed", "teams_in_parallel", "models", "teams"}
 

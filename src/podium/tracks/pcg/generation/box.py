@@ -4,7 +4,7 @@ The official packages are not installed in the sandbox (they would bring the Ope
 the network that only the closed network namespace would stop); podium's own small modules stand in for them under
 the same import paths. Each official module becomes a line or two re-exporting ``_podium``'s names::
 
-    /box/_podium/{__init__,link,context,api,driver}.py      podium.tracks.pcg.sandboxed, copied
+    /box/_podium/{__init__,link,context,api,driver}.py      podium.tracks.pcg.generation.sandboxed, copied
     /box/chatgpt4pcg/competition.py, utils.py, models/trial_context.py, models/trial_loop.py     (2024 names)
     /box/llms4pcg/...                                                                           (2025 names)
     /box/openai/types/chat/__init__.py        only the message type names, for programs' type hints
@@ -69,7 +69,7 @@ def module_name(file_name: str) -> str:
 
 def box_files(program_name: str, program: bytes) -> dict[str, bytes]:
     """Every file of the sandbox's working folder for ``program`` (whichever official package it imports)."""
-    package = resources.files("podium.tracks.pcg.sandboxed")
+    package = resources.files("podium.tracks.pcg.generation.sandboxed")
     files = {f"{BOX_PACKAGE}/{name}": package.joinpath(name).read_bytes() for name in _SOURCES}
     for official, shims in _SHIMS.items():
         for path, text in {**_COMMON_SHIMS, **shims}.items():

@@ -32,8 +32,8 @@ from typing import Any
 from podium.core.execution.sandbox.channel import Channel
 from podium.core.llm import ChatMessage, ChatModel, ChatRequest, ModelCallError
 from podium.core.storage.files import write_atomic
-from podium.tracks.pcg.generate_records import GenerateVerdict, TrialKey, TrialOutcome
-from podium.tracks.pcg.generate_rules import GenerationRules, trial_seed
+from podium.tracks.pcg.generation.records import GenerateVerdict, TrialKey, TrialOutcome
+from podium.tracks.pcg.generation.rules import GenerationRules, trial_seed
 from podium.tracks.pcg.official.rawlog import RawLog
 
 ROLES = frozenset({"system", "user", "assistant"})

@@ -27,10 +27,10 @@ from podium.core.execution.sandbox.channel import Channel
 from podium.core.llm import ChatMessage, ChatModel, ChatRequest, ModelCallError
 from podium.core.storage.files import write_atomic
 from podium.tracks.pcg.editions import CHARACTERS
-from podium.tracks.pcg.generate_box import box_files, module_name
-from podium.tracks.pcg.generate_records import GenerateVerdict, TeamRun, TrialKey, TrialOutcome
-from podium.tracks.pcg.generate_rules import GenerationRules
-from podium.tracks.pcg.generate_session import SessionSettings, TeamSession, Transcript, response_path
+from podium.tracks.pcg.generation.box import box_files, module_name
+from podium.tracks.pcg.generation.records import GenerateVerdict, TeamRun, TrialKey, TrialOutcome
+from podium.tracks.pcg.generation.rules import GenerationRules
+from podium.tracks.pcg.generation.session import SessionSettings, TeamSession, Transcript, response_path
 from podium.tracks.pcg.official.rawlog import RawLog, raw_log_name
 
 PROGRAM_ENV = {"PYTHONHASHSEED": "0", "PYTHONIOENCODING": "utf-8", "PYTHONDONTWRITEBYTECODE": "1"}

@@ -20,11 +20,11 @@ from podium.core.llm import open_model, parse_model_spec
 from podium.core.llm.http import RetryPolicy
 from podium.core.storage.files import read_bytes
 from podium.tracks.pcg.editions import CHARACTERS
-from podium.tracks.pcg.generate import GenerateSettings, Submission, generate_team
-from podium.tracks.pcg.generate_competition import generate_competition
-from podium.tracks.pcg.generate_config import load_config
-from podium.tracks.pcg.generate_records import GenerateVerdict, TeamRun
-from podium.tracks.pcg.generate_rules import rules as edition_rules
+from podium.tracks.pcg.generation.competition import generate_competition
+from podium.tracks.pcg.generation.config import load_config
+from podium.tracks.pcg.generation.records import GenerateVerdict, TeamRun
+from podium.tracks.pcg.generation.rules import rules as edition_rules
+from podium.tracks.pcg.generation.team import GenerateSettings, Submission, generate_team
 from podium.tracks.pcg.official.text import decode_utf8
 
 _SHOWN_FAILURES = 20
