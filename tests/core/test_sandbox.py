@@ -8,10 +8,12 @@ skips only where ``bwrap`` is not installed and nobody asked for it (``make test
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import os
 import resource
 import shutil
 import subprocess
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,7 +23,7 @@ import pytest
 from podium.core.errors import ConfigError
 from podium.core.execution.sandbox import Limits, RunRequest, RunResult, RunStatus, open_sandbox
 from podium.core.execution.sandbox.bubblewrap import BubblewrapSandbox
-from podium.core.execution.sandbox.supervise import slot_pool
+from podium.core.execution.sandbox.supervise import can_switch_uid, is_slot_uid, slot_pool
 
 PYTHON = ("python3", "-s", "-S", "-P", "-B", "solver.py")
 JUDGE_ENV = {"PYTHONHASHSEED": "0", "PYTHONINTMAXSTRDIGITS": "0"}
@@ -104,8 +106,7 @@ def test_sleeping_forever_hits_the_wall_limit(sandbox: BubblewrapSandbox) -> Non
     assert 2.0 <= result.wall_time_s < 3.5
 
 
-def test_fork_counting_stops_at_the_process_limit(sandbox: BubblewrapSandbox) -> None:
-    source = """
+FORK_LOOP = """
 import os, time
 count = 0
 try:
@@ -117,10 +118,52 @@ try:
 except OSError as error:
     print(count, error.errno)
 """
-    result = solve(sandbox, source)
+
+
+def test_fork_counting_stops_at_the_process_limit(sandbox: BubblewrapSandbox) -> None:
+    result = solve(sandbox, FORK_LOOP)
     assert result.status is RunStatus.OK, result
     forked, errno = (int(word) for word in result.stdout.split())
     assert forked < 16 and errno == 11  # EAGAIN: the pids cgroup or RLIMIT_NPROC of the slot's own uid
+
+
+def test_without_a_cgroup_rlimit_nproc_alone_stops_a_fork_loop(sandbox: BubblewrapSandbox) -> None:
+    # no pids cgroup here: only RLIMIT_NPROC, counted against the slot's own uid, can refuse the fork
+    result = solve(BubblewrapSandbox(cgroups=False), FORK_LOOP)
+    assert result.status is RunStatus.OK, result
+    forked, errno = (int(word) for word in result.stdout.split())
+    assert forked < 16 and errno == 11, result
+
+
+@pytest.mark.skipif(not can_switch_uid(), reason="only root can run the program as a slot's own uid")
+def test_the_program_runs_as_the_slots_own_uid_with_no_groups(sandbox: BubblewrapSandbox) -> None:
+    token = uuid.uuid4().hex  # in the program's command line, so that the host can find its process
+    request = RunRequest(("python3", "-c", f"print(1, flush=True); import time; time.sleep(5)  # {token}"), {})
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        running = pool.submit(sandbox.run, request)
+        status = _status_of_process_with(token, deadline_s=5.0)
+        for entry in os.scandir("/proc"):  # stop it early: the test has what it needs
+            with contextlib.suppress(OSError):
+                if entry.name.isdigit() and token.encode() in Path(entry.path, "cmdline").read_bytes():
+                    os.kill(int(entry.name), 9)
+        running.result()
+    # the host sees the slot's uid and gid (not root's) in every field, and none of the judge's groups
+    uids, gids = set(status["Uid"].split()), set(status["Gid"].split())
+    assert len(uids) == 1 and is_slot_uid(int(uids.pop())) and len(gids) == 1, status
+    assert status["Groups"] == "", status
+
+
+def _status_of_process_with(token: str, deadline_s: float) -> dict[str, str]:
+    """``/proc/PID/status`` (host view) of the process whose command line holds ``token``, once it runs."""
+    deadline = time.monotonic() + deadline_s
+    while time.monotonic() < deadline:
+        for entry in os.scandir("/proc"):
+            with contextlib.suppress(OSError):
+                if entry.name.isdigit() and token.encode() in Path(entry.path, "cmdline").read_bytes():
+                    fields = (line.partition(":") for line in Path(entry.path, "status").read_text().splitlines())
+                    return {name: value.strip() for name, _, value in fields}
+        time.sleep(0.02)
+    raise AssertionError("the program never showed up on the host")
 
 
 def test_fork_bomb_is_contained_and_cleaned_up(sandbox: BubblewrapSandbox) -> None:
