@@ -2,8 +2,7 @@
 
 One run, from the trusted side::
 
-    judge forks, switches to SLOT_UID (Popen's user=, group=, extra_groups=[]), execs
-    prlimit --cpu=... --nproc=... -- bwrap [namespaces, binds] --info-fd --block-fd
+    setpriv --reuid=SLOT_UID ... -- prlimit --cpu=... --nproc=... -- bwrap [namespaces, binds] --info-fd --block-fd
         bwrap (outer, SLOT_UID) -- clone into new namespaces --> bwrap as pid 1 (blocks on --block-fd)
     judge: reads pid 1's host pid from --info-fd, moves it into the slot's cgroup, writes to --block-fd
         pid 1 --> the program (uid 65534 inside, SLOT_UID outside; rlimits inherited from the chain)
@@ -50,6 +49,7 @@ from podium.core.execution.sandbox.supervise import (
     rlimit_args,
     slot_pool,
     sweep_uid,
+    uid_switch_args,
     util_linux_tools,
     wait_with_deadline,
 )
@@ -103,6 +103,7 @@ class BubblewrapSandbox:
 @dataclass(frozen=True, slots=True)
 class _Tools:
     bwrap: str
+    setpriv: str
     prlimit: str
 
 
@@ -110,7 +111,7 @@ def _tools() -> _Tools:
     bwrap = shutil.which("bwrap", path=SYSTEM_PATH)
     if bwrap is None:
         raise DependencyError("bubblewrap is missing (no bwrap on PATH)", fix=_FIX)
-    return _Tools(bwrap, util_linux_tools()[1])
+    return _Tools(bwrap, *util_linux_tools())
 
 
 def _host_layout() -> list[str]:
@@ -220,10 +221,9 @@ class _Run:
         rlimits = RlimitValues.of(
             limits.cpu_time_s, address_space_mib(limits, cgroup), limits.file_size_mib, _nproc(limits, self.slot.uid)
         )
-        # Popen switches the uid in the forked child, in C, between fork and exec: no preexec_fn (unsafe with
-        # threads) and no setpriv exec (one exec less before bwrap)
-        uid = self.slot.uid if can_switch_uid() else None
+        chain = uid_switch_args(tools.setpriv, self.slot.uid) if can_switch_uid() else []
         argv = [
+            *chain,
             *rlimit_args(tools.prlimit, rlimits),
             tools.bwrap,
             *bwrap_args(self.sandbox._layout, self.box, limits),
@@ -238,9 +238,6 @@ class _Run:
             env=self.request.environment(),
             pass_fds=(info_write, block_read),
             start_new_session=True,  # the judge's terminal signals are not the sandbox's business
-            user=uid,
-            group=uid,
-            extra_groups=None if uid is None else [],  # setgroups(0): none of the judge's groups
         )
 
     def _handshake(self, info_read: int) -> int | str:
