@@ -208,8 +208,7 @@ class _Run:
             pidfd1 = os.pidfd_open(pid1)
             fds.callback(os.close, pidfd1)
             try:
-                self.registered.add_pid(proc.pid)
-                self.registered.add_pid(pid1)  # before the program is released
+                self.registered.add_pid(proc.pid, pid1)  # before the program is released
                 self._confine(pid1)
                 os.write(block_write, b"go")
             except OSError as error:
