@@ -145,6 +145,22 @@ def test_the_program_runs_as_the_slots_own_uid_with_no_groups(sandbox: Bubblewra
     assert status["Groups"] == "", status
 
 
+def test_a_slot_cgroup_says_whether_it_holds_a_process(sandbox: BubblewrapSandbox) -> None:
+    # what decides whether pid 1 must still be moved after the handshake (it was cloned before the outer moved)
+    if sandbox.cgroups.startswith("none"):
+        pytest.skip(f"no cgroups here: {sandbox.cgroups}")
+    with slot_pool(True).slot() as slot, subprocess.Popen(["sleep", "30"]) as sleeper:
+        assert slot.cgroup is not None
+        try:
+            assert not slot.cgroup.holds(sleeper.pid)
+            slot.cgroup.attach(sleeper.pid)
+            assert slot.cgroup.holds(sleeper.pid)
+        finally:
+            sleeper.kill()
+            sleeper.wait()
+            slot.cgroup.kill_all()
+
+
 def test_every_process_of_a_run_is_in_the_slots_cgroup(sandbox: BubblewrapSandbox) -> None:
     if sandbox.cgroups.startswith("none"):
         pytest.skip(f"no cgroups here: {sandbox.cgroups}")
