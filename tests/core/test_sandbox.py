@@ -8,20 +8,23 @@ skips only where ``bwrap`` is not installed and nobody asked for it (``make test
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import os
 import resource
 import shutil
 import subprocess
+import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from podium.core.errors import ConfigError
 from podium.core.execution.sandbox import Limits, RunRequest, RunResult, RunStatus, open_sandbox
 from podium.core.execution.sandbox.bubblewrap import BubblewrapSandbox
-from podium.core.execution.sandbox.supervise import slot_pool
+from podium.core.execution.sandbox.supervise import can_switch_uid, is_slot_uid, slot_pool
 
 PYTHON = ("python3", "-s", "-S", "-P", "-B", "solver.py")
 JUDGE_ENV = {"PYTHONHASHSEED": "0", "PYTHONINTMAXSTRDIGITS": "0"}
@@ -104,8 +107,7 @@ def test_sleeping_forever_hits_the_wall_limit(sandbox: BubblewrapSandbox) -> Non
     assert 2.0 <= result.wall_time_s < 3.5
 
 
-def test_fork_counting_stops_at_the_process_limit(sandbox: BubblewrapSandbox) -> None:
-    source = """
+FORK_LOOP = """
 import os, time
 count = 0
 try:
@@ -117,10 +119,97 @@ try:
 except OSError as error:
     print(count, error.errno)
 """
-    result = solve(sandbox, source)
+
+
+def test_fork_counting_stops_at_the_process_limit(sandbox: BubblewrapSandbox) -> None:
+    result = solve(sandbox, FORK_LOOP)
     assert result.status is RunStatus.OK, result
     forked, errno = (int(word) for word in result.stdout.split())
     assert forked < 16 and errno == 11  # EAGAIN: the pids cgroup or RLIMIT_NPROC of the slot's own uid
+
+
+def test_without_a_cgroup_rlimit_nproc_alone_stops_a_fork_loop(sandbox: BubblewrapSandbox) -> None:
+    # no pids cgroup here: only RLIMIT_NPROC, counted against the slot's own uid, can refuse the fork
+    result = solve(BubblewrapSandbox(cgroups=False), FORK_LOOP)
+    assert result.status is RunStatus.OK, result
+    forked, errno = (int(word) for word in result.stdout.split())
+    assert forked < 16 and errno == 11, result
+
+
+@pytest.mark.skipif(not can_switch_uid(), reason="only root can run the program as a slot's own uid")
+def test_the_program_runs_as_the_slots_own_uid_with_no_groups(sandbox: BubblewrapSandbox) -> None:
+    status = _while_running(sandbox, lambda pid: _status(pid))
+    # the host sees the slot's uid and gid (not root's) in every field, and none of the judge's groups
+    uids, gids = set(status["Uid"].split()), set(status["Gid"].split())
+    assert len(uids) == 1 and is_slot_uid(int(uids.pop())) and len(gids) == 1, status
+    assert status["Groups"] == "", status
+
+
+def test_a_slot_cgroup_says_whether_it_holds_a_process(sandbox: BubblewrapSandbox) -> None:
+    # what decides whether pid 1 must still be moved after the handshake (it was cloned before the outer moved)
+    if sandbox.cgroups.startswith("none"):
+        pytest.skip(f"no cgroups here: {sandbox.cgroups}")
+    with slot_pool(True).slot() as slot, subprocess.Popen(["sleep", "30"]) as sleeper:
+        assert slot.cgroup is not None
+        try:
+            assert not slot.cgroup.holds(sleeper.pid)
+            slot.cgroup.attach(sleeper.pid)
+            assert slot.cgroup.holds(sleeper.pid)
+        finally:
+            sleeper.kill()
+            sleeper.wait()
+            slot.cgroup.kill_all()
+
+
+def test_every_process_of_a_run_is_in_the_slots_cgroup(sandbox: BubblewrapSandbox) -> None:
+    if sandbox.cgroups.startswith("none"):
+        pytest.skip(f"no cgroups here: {sandbox.cgroups}")
+    # the outer bubblewrap is moved in while it starts and pid 1 (the program's parent) is checked: both, and
+    # the program they start, must be inside whichever got cloned first
+    folder = f"/podium-sandbox-{os.getpid()}/slot-"
+    memberships = _while_running(sandbox, lambda pid: Path(f"/proc/{pid}/cgroup").read_text(), every=True)
+    assert len(memberships) == 3, memberships  # outer bubblewrap, pid 1, the program
+    for lines_of_one in memberships:
+        wanted = [line for line in lines_of_one.splitlines() if ":memory:" in line or ":pids:" in line]
+        wanted = wanted or [line for line in lines_of_one.splitlines() if line.startswith("0::")]  # v2
+        assert wanted and all(folder in line for line in wanted), lines_of_one
+
+
+def _while_running(sandbox: BubblewrapSandbox, look: Callable[[int], Any], every: bool = False) -> Any:
+    """``look`` at the host process of a running program (or at every process of its run)."""
+    token = uuid.uuid4().hex  # in the command line of each process of the run, so that the host can find them
+    request = RunRequest(("python3", "-c", f"import time; time.sleep(5)  # {token}"), {})
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        running = pool.submit(sandbox.run, request)
+        try:
+            deadline = time.monotonic() + 5.0
+            while time.monotonic() < deadline:
+                pids = _processes_with(token)
+                # the program has started once one of the three runs python rather than bwrap
+                program = [pid for pid in pids if Path(f"/proc/{pid}/cmdline").read_bytes().startswith(b"python3")]
+                if len(pids) == 3 and program:
+                    return [look(pid) for pid in pids] if every else look(program[0])
+                time.sleep(0.02)
+            raise AssertionError("the program never showed up on the host")
+        finally:
+            for pid in _processes_with(token):  # stop it early: the test has what it needs
+                with contextlib.suppress(OSError):
+                    os.kill(pid, 9)
+            running.result()
+
+
+def _processes_with(token: str) -> list[int]:
+    found = []
+    for entry in os.scandir("/proc"):
+        with contextlib.suppress(OSError):
+            if entry.name.isdigit() and token.encode() in Path(entry.path, "cmdline").read_bytes():
+                found.append(int(entry.name))
+    return sorted(found)
+
+
+def _status(pid: int) -> dict[str, str]:
+    fields = (line.partition(":") for line in Path(f"/proc/{pid}/status").read_text().splitlines())
+    return {name: value.strip() for name, _, value in fields}
 
 
 def test_fork_bomb_is_contained_and_cleaned_up(sandbox: BubblewrapSandbox) -> None:

@@ -123,3 +123,12 @@ def test_a_sweeper_acts_only_on_its_own_private_entries_naming_sandbox_things(tm
 
 def test_the_default_registry_is_per_user() -> None:
     assert registry_root().name == f"podium-registry-{os.geteuid()}" or REGISTRY_ENV in os.environ
+
+
+def test_pids_added_together_are_written_in_one_entry(tmp_path: Path) -> None:
+    registry = RunRegistry(tmp_path / "registry")
+    with registry.run(None, new_box_path(), ()) as registered:
+        registered.add_pid(11, 12)
+        registered.add_pid(13)
+        entry = json.loads(registry.path(registered.entry.name).read_text())
+        assert entry["pids"] == [11, 12, 13]

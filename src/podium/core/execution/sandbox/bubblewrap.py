@@ -4,7 +4,8 @@ One run, from the trusted side::
 
     setpriv --reuid=SLOT_UID ... -- prlimit --cpu=... --nproc=... -- bwrap [namespaces, binds] --info-fd --block-fd
         bwrap (outer, SLOT_UID) -- clone into new namespaces --> bwrap as pid 1 (blocks on --block-fd)
-    judge: reads pid 1's host pid from --info-fd, moves it into the slot's cgroup, writes to --block-fd
+    judge: moves the outer bwrap into the slot's cgroup while it starts (pid 1 is then cloned inside),
+        reads pid 1's host pid from --info-fd, moves pid 1 too if it was cloned first, writes to --block-fd
         pid 1 --> the program (uid 65534 inside, SLOT_UID outside; rlimits inherited from the chain)
 
 Only the interpreter's files are visible: ``/usr`` and the ``/bin``, ``/lib*`` links read-only, a fresh ``/proc``
@@ -207,14 +208,14 @@ class _Run:
             fds.callback(os.close, block_write)
             outer = os.pidfd_open(proc.pid)
             fds.callback(os.close, outer)
+            self._confine_early(proc.pid)
             pid1 = self._handshake(info_read)
             if isinstance(pid1, str):
                 return self._abandon(proc, outer, pid1)
             pidfd1 = os.pidfd_open(pid1)
             fds.callback(os.close, pidfd1)
             try:
-                self.registered.add_pid(proc.pid)
-                self.registered.add_pid(pid1)  # before the program is released
+                self.registered.add_pid(proc.pid, pid1)  # before the program is released
                 self._confine(pid1)
                 os.write(block_write, b"go")
             except OSError as error:
@@ -264,10 +265,24 @@ class _Run:
         except (ValueError, KeyError, TypeError):
             return f"bubblewrap said something unexpected on --info-fd: {data[:200]!r}"
 
-    def _confine(self, pid1: int) -> None:
+    def _confine_early(self, outer_pid: int) -> None:
+        """Start moving the outer bubblewrap into the slot's cgroup while it sets the sandbox up.
+
+        A v1 ``cgroup.procs`` write first waits for an RCU grace period (6-12 ms here) when no other write came
+        just before. Made now, that wait overlaps bubblewrap's own start instead of following the handshake; pid 1,
+        cloned after the move, is born inside, and if it was cloned during the wait, moving it in ``_confine`` is
+        quick, as a write right after another does not wait again.
+        """
         cgroup, limits = self.slot.cgroup, self.request.limits
         if cgroup is not None:
-            cgroup.prepare(limits.memory_mib, limits.processes + 1)  # + 1: bubblewrap's pid 1 is in there too
+            with contextlib.suppress(OSError):  # bubblewrap gave up already, or the cgroup refuses: _confine says
+                cgroup.prepare(limits.memory_mib, limits.processes + 2)  # + 2: both bubblewraps are in there too
+                cgroup.attach(outer_pid)
+
+    def _confine(self, pid1: int) -> None:
+        cgroup, limits = self.slot.cgroup, self.request.limits
+        if cgroup is not None and not cgroup.holds(pid1):
+            cgroup.prepare(limits.memory_mib, limits.processes + 2)
             cgroup.attach(pid1)
 
     def _abandon(self, proc: subprocess.Popen[bytes], outer: int, reason: str) -> RunResult:

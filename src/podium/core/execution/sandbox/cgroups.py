@@ -44,6 +44,10 @@ class Cgroup(Protocol):
         """Move a process (and so all it will fork) into the cgroup."""
         ...
 
+    def holds(self, pid: int) -> bool:
+        """Whether the process is in the cgroup (in every hierarchy, for v1)."""
+        ...
+
     def usage(self) -> MemoryUsage:
         """The run's memory counters, each cgroup file read once."""
         ...
@@ -148,6 +152,9 @@ class _V1Cgroup:
         _write(self.memory / "cgroup.procs", str(pid))
         _write(self.pids / "cgroup.procs", str(pid))
 
+    def holds(self, pid: int) -> bool:
+        return all(str(pid) in (path / "cgroup.procs").read_text().split() for path in (self.memory, self.pids))
+
     def usage(self) -> MemoryUsage:
         oom_kills = _counters(self.memory / "memory.oom_control").get("oom_kill", 0) - self._oom_before
         peak = int((self.memory / "memory.max_usage_in_bytes").read_text()) if self._peak_known else None
@@ -192,6 +199,9 @@ class _V2Cgroup:
 
     def attach(self, pid: int) -> None:
         _write(self.path / "cgroup.procs", str(pid))
+
+    def holds(self, pid: int) -> bool:
+        return str(pid) in (self.path / "cgroup.procs").read_text().split()
 
     def usage(self) -> MemoryUsage:
         events = _counters(self.path / "memory.events")
