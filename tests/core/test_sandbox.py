@@ -11,7 +11,6 @@ import concurrent.futures
 import contextlib
 import os
 import resource
-import shutil
 import subprocess
 import time
 import uuid
@@ -22,7 +21,7 @@ from typing import Any
 import pytest
 
 from podium.core.errors import ConfigError
-from podium.core.execution.sandbox import Limits, RunRequest, RunResult, RunStatus, open_sandbox
+from podium.core.execution.sandbox import Limits, RunRequest, RunResult, RunStatus
 from podium.core.execution.sandbox.bubblewrap import BubblewrapSandbox
 from podium.core.execution.sandbox.supervise import can_switch_uid, is_slot_uid, slot_pool
 
@@ -32,20 +31,6 @@ QUICK = Limits(cpu_time_s=1.0, wall_time_s=2.0)
 # Memory attacks get CPU time to spare: on a slow machine a growing list can spend 1 s of CPU before it reaches the
 # limit, and these tests are about the memory limit, not the clock.
 ROOMY_CLOCK = Limits(cpu_time_s=10.0, wall_time_s=20.0)
-
-
-def _required() -> bool:
-    flags = ("PODIUM_REQUIRE_SANDBOX", "PODIUM_REQUIRE_ORACLE")
-    return any(os.environ.get(flag) == "1" for flag in flags) or bool(os.environ.get("CI"))
-
-
-@pytest.fixture(scope="module")
-def sandbox() -> BubblewrapSandbox:
-    if shutil.which("bwrap") is None and not _required():
-        pytest.skip("bubblewrap is not installed (apt-get install bubblewrap; `make test` does it)")
-    opened = open_sandbox("bubblewrap")
-    assert isinstance(opened, BubblewrapSandbox)
-    return opened
 
 
 def solve(

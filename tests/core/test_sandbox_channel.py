@@ -7,7 +7,6 @@ a file outside its box. A moving deadline set by the handler ends a run that sto
 from __future__ import annotations
 
 import json
-import shutil
 import socket
 import threading
 import uuid
@@ -20,7 +19,6 @@ import pytest
 from podium.core.execution.sandbox import Limits, RunRequest, RunStatus, open_sandbox
 from podium.core.execution.sandbox.bubblewrap import BubblewrapSandbox
 from podium.core.execution.sandbox.channel import Channel
-from tests.core.test_sandbox import _required
 
 PYTHON = ("python3", "-s", "-S", "-B", "main.py")
 LIMITS = Limits(cpu_time_s=5.0, wall_time_s=10.0)
@@ -33,15 +31,6 @@ def ask(value):
     stream.write(json.dumps(value).encode() + b"\\n"); stream.flush()
     return json.loads(stream.readline())
 """
-
-
-@pytest.fixture(scope="module")
-def sandbox() -> BubblewrapSandbox:
-    if shutil.which("bwrap") is None and not _required():
-        pytest.skip("bubblewrap is not installed (apt-get install bubblewrap; `make test` does it)")
-    opened = open_sandbox("bubblewrap")
-    assert isinstance(opened, BubblewrapSandbox)
-    return opened
 
 
 def run(sandbox: BubblewrapSandbox, source: str, channel: Channel, limits: Limits = LIMITS) -> Any:

@@ -23,6 +23,7 @@ from podium.core.execution.sandbox.registry import (
     registry_root,
 )
 from podium.core.execution.sandbox.supervise import new_box_path
+from tests.conftest import required
 
 SLEEPER = """
 from podium.core.execution.sandbox import Limits, RunRequest, open_sandbox
@@ -30,10 +31,6 @@ sandbox = open_sandbox("bubblewrap")
 sandbox.run(RunRequest(("python3", "-c", "import time; time.sleep(120)"), {"keep.txt": b"x"},
                        limits=Limits(wall_time_s=60.0)))
 """
-
-
-def _required() -> bool:
-    return os.environ.get("PODIUM_REQUIRE_SANDBOX") == "1" or bool(os.environ.get("CI"))
 
 
 def wait_for_running_entry(registry: RunRegistry, worker: subprocess.Popen[bytes]) -> RunEntry:
@@ -65,7 +62,7 @@ def our_zombies(uid: int) -> list[int]:
 
 
 def test_a_killed_workers_sandbox_is_swept_and_a_live_ones_is_not(tmp_path: Path) -> None:
-    if shutil.which("bwrap") is None and not _required():
+    if shutil.which("bwrap") is None and not required("PODIUM_REQUIRE_SANDBOX"):
         pytest.skip("bubblewrap is not installed")
     if os.geteuid() != 0:
         pytest.skip("runs as a slot's own uid only as root")

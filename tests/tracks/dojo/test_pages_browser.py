@@ -25,13 +25,12 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 
 import pytest
@@ -55,7 +54,6 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.slow
 
 CORPUS = Path(__file__).parent / "corpus"
-CHROMIUM = Path("/usr/bin/chromium")
 SEASON = "spring"
 OTHER_SEASON, OPEN_PROBLEM = "summer", "fib-open"
 # Reward Correct, 35 bytes: 1000 (reward_base) + floor(200·e^(−35/800)) = 191 (brevity) + 30 (first of its method
@@ -67,17 +65,6 @@ BOB_SOLVER = (CORPUS / "stage_only" / "first_150.py").read_bytes()
 BOB_SCORE = 200
 SCREENSHOTS = os.environ.get("PODIUM_DOJO_SCREENSHOTS")  # a folder: keep the page screenshots there (docs/)
 MAX_PAGE_HEIGHT_PX = 2600  # the revealed problem page, with its 200 terms and setter in blocks a few lines high
-
-
-def _browser_required() -> bool:
-    return os.environ.get("PODIUM_REQUIRE_BROWSER") == "1" or bool(os.environ.get("CI"))
-
-
-def _missing(what: str, fix: str) -> NoReturn:
-    message = f"{what}: {fix} (`make test` does it)"
-    if _browser_required():
-        pytest.fail(f"{message} (required: PODIUM_REQUIRE_BROWSER=1 or CI is set)")
-    pytest.skip(message)
 
 
 @dataclass
@@ -172,24 +159,6 @@ def site(bubblewrap: Sandbox, tmp_path_factory: pytest.TempPathFactory) -> Itera
     finally:
         server.terminate()
         server.wait(timeout=30)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """Debian's Chromium, headless, through Playwright (no browser download: the system's Chromium is the one)."""
-    if not (CHROMIUM.is_file() or shutil.which("chromium")):
-        _missing(f"Chromium is not installed ({CHROMIUM})", "apt-get install chromium")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ModuleNotFoundError:
-        _missing("the Python package playwright is not installed", "pip install -e '.[test]'")
-    executable = str(CHROMIUM) if CHROMIUM.is_file() else shutil.which("chromium")
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, headless=True)
-        try:
-            yield launched
-        finally:
-            launched.close()
 
 
 @pytest.fixture

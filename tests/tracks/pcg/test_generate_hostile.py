@@ -9,21 +9,18 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import shutil
 import socket
 from pathlib import Path
 
 import pytest
 
 from podium.cli.main import main
-from podium.core.execution.sandbox import open_sandbox
 from podium.core.execution.sandbox.bubblewrap import BubblewrapSandbox
 from podium.core.llm import open_model
 from podium.core.llm.http import RetryPolicy
 from podium.tracks.pcg.generation.records import GenerateVerdict, TeamRun
 from podium.tracks.pcg.generation.rules import rules
 from podium.tracks.pcg.generation.team import GenerateSettings, Submission, generate_team
-from tests.core.test_sandbox import _required
 from tests.tracks.pcg.chat_server import ChatServer, serve_chat
 
 HOSTILE = """
@@ -87,15 +84,6 @@ class Normal(TrialLoop):
     def run(ctx, c):
         return chat_with_llm(ctx, [{"role": "user", "content": "draw " + c}])[0]
 """
-
-
-@pytest.fixture(scope="module")
-def sandbox() -> BubblewrapSandbox:
-    if shutil.which("bwrap") is None and not _required():
-        pytest.skip("bubblewrap is not installed (apt-get install bubblewrap; `make test` does it)")
-    opened = open_sandbox("bubblewrap")
-    assert isinstance(opened, BubblewrapSandbox)
-    return opened
 
 
 def settings(root: Path, server: ChatServer, characters: str, **policy: float) -> GenerateSettings:

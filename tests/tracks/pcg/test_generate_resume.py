@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.core.test_sandbox import _required
+from tests.conftest import required
 from tests.tracks.pcg.chat_server import ChatServer, serve_chat
 
 REPO = Path(__file__).resolve().parents[3]
@@ -46,7 +46,7 @@ def trials_asked(server: ChatServer, since: int = 0) -> set[tuple[str, str]]:
 
 
 def test_a_killed_run_resumes_with_only_the_missing_trials(tmp_path: Path) -> None:
-    if shutil.which("bwrap") is None and not _required():
+    if shutil.which("bwrap") is None and not required("PODIUM_REQUIRE_SANDBOX", "PODIUM_REQUIRE_ORACLE"):
         pytest.skip("bubblewrap is not installed (apt-get install bubblewrap; `make test` does it)")
     with serve_chat() as server:
         subprocess.run(command(tmp_path / "whole", server), env=ENV, check=True, timeout=120, capture_output=True)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,30 +27,9 @@ if TYPE_CHECKING:
 
 pytestmark = pytest.mark.slow
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]  # fmt: skip
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "pcg-2023-unity"
 LETTERS = LARGE_LETTERS
 SCREENSHOTS = os.environ.get("PODIUM_PCG_SCREENSHOTS")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    if not CHROMIUM.is_file():
-        if os.environ.get("PODIUM_REQUIRE_BROWSER") == "1" or os.environ.get("CI"):
-            pytest.fail("Chromium is not installed: apt-get install chromium")
-        pytest.skip("Chromium is not installed: apt-get install chromium")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ModuleNotFoundError:
-        pytest.skip("the Python package playwright is not installed: pip install -e '.[test]'")
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield launched
-        finally:
-            launched.close()
 
 
 @pytest.fixture(scope="module")

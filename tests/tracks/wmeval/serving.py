@@ -21,11 +21,6 @@ import uvicorn
 from podium.tracks.wmeval.track import TRACK
 from podium.web.app import create_app
 
-CHROMIUM_ARGS = [  # spec wmeval.md 4: Debian's Chromium, headless, nothing fetched from outside
-    "--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-    "--disable-sync", "--no-first-run",
-]  # fmt: skip
-
 
 def free_port() -> int:
     with socket.socket() as probe:

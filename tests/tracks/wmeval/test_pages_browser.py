@@ -36,14 +36,13 @@ from podium.tracks.wmeval.cli import wmeval
 from podium.tracks.wmeval.store import open_store
 
 from .conftest import make_gt, make_team
-from .serving import CHROMIUM_ARGS, serve
+from .serving import serve
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
 pytestmark = pytest.mark.slow
 
-CHROMIUM = Path("/usr/bin/chromium")
 TEAMS = ("short", "tidy", "odd")
 GIVEN = {"short": 3, "tidy": 2, "odd": 1}
 SCREENSHOTS = os.environ.get("PODIUM_WMEVAL_SCREENSHOTS")  # a folder: keep the page screenshots there (docs/)
@@ -88,24 +87,6 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     cli("assign", "--annotators-per-task", "1", "--seed", "11", "--gold", "1", "--db", db)
     with serve(db) as base:
         yield Site(f"{base}/wmeval", db, tokens, tmp)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    if not CHROMIUM.is_file():
-        if os.environ.get("PODIUM_REQUIRE_BROWSER") == "1" or os.environ.get("CI"):
-            pytest.fail("Chromium is not installed: apt-get install chromium")
-        pytest.skip("Chromium is not installed: apt-get install chromium")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ModuleNotFoundError:
-        pytest.skip("the Python package playwright is not installed: pip install -e '.[test]'")
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield launched
-        finally:
-            launched.close()
 
 
 def sign_in(browser: Browser, site: Site, name: str) -> tuple[Page, list[str]]:
