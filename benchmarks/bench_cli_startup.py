@@ -2,11 +2,12 @@
 submit``, and what ``podium --help`` imports.
 
 Each command runs ``--runs`` times (default 20) as a fresh process (``python -m podium``), interleaved so load on
-a shared machine falls on all alike; the table gives the median and range of the wall times. The submission goes
-to an SQLite database made first (a setter, a solver, an open problem; not timed): each run stores one more
-submission, as a solver's CLI does. Then one ``python -X importtime`` run of ``podium --help`` lists the slowest
-imports and checks that no track's heavy dependency (NumPy, SQLAlchemy, Pillow, Box2D, FastAPI, torch) is among
-them. Targets: ``podium --help`` median under 0.2 s (issue 13); ``podium dojo submit`` well under 0.5 s (issue 17).
+a shared machine falls on all alike; the table gives the median and range of the wall times. The submissions go
+to an SQLite database made first (a setter, a solver, an open problem; not timed): each run stores one more,
+straight into the database (``--db``) or through ``podium serve`` on loopback (``--server``, as contestants do).
+Then one ``python -X importtime`` run of ``podium --help`` lists the slowest imports and checks that no track's
+heavy dependency (NumPy, SQLAlchemy, Pillow, Box2D, FastAPI, torch) is among them. Targets: ``podium --help``
+median under 0.2 s (issue 13); ``podium dojo submit`` well under 0.5 s (issue 17).
 
 Run: ``.venv/bin/python benchmarks/bench_cli_startup.py [--runs N]``.
 """
@@ -15,11 +16,15 @@ from __future__ import annotations
 
 import argparse
 import os
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from machine import cpu_model
@@ -57,16 +62,43 @@ def submit_command(folder: Path) -> list[str]:
     return ["dojo", "submit", str(folder / "solver.py"), "--problem", "fib", "--token", token]
 
 
+@contextmanager
+def serving() -> Iterator[str]:
+    """``podium serve`` on the benchmark's database (PODIUM_DB), on a free loopback port, until the block ends."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "podium", "serve", "--port", str(port)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(300):
+            try:
+                urllib.request.urlopen(f"{url}/healthz", timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        yield url
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=20)
     runs = parser.parse_args().runs
     with tempfile.TemporaryDirectory() as folder:
-        commands = COMMANDS | {"podium dojo submit (SQLite)": submit_command(Path(folder))}
-        times: dict[str, list[float]] = {name: [] for name in commands}
-        for _ in range(runs):
-            for name, args in commands.items():
-                times[name].append(wall_s(args))
+        submit = submit_command(Path(folder))
+        with serving() as url:
+            commands = COMMANDS | {
+                "podium dojo submit --db (SQLite)": submit,
+                "podium dojo submit --server (podium serve on loopback)": [*submit, "--server", url],
+            }
+            times: dict[str, list[float]] = {name: [] for name in commands}
+            for _ in range(runs):
+                for name, args in commands.items():
+                    times[name].append(wall_s(args))
     print(f"machine: {cpu_model()}; Python {sys.version.split()[0]}; {runs} runs each")
     print("| command | median s | min–max s |\n|---|---:|---:|")
     for name, values in times.items():
