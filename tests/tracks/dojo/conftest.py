@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 from collections.abc import Iterator
@@ -14,6 +13,8 @@ import pytest
 
 from podium.core.errors import DependencyError
 from podium.core.execution.sandbox import Sandbox, open_sandbox
+
+from .serving import free_port
 
 
 @pytest.fixture(scope="session")
@@ -43,7 +44,7 @@ def postgres_url() -> Iterator[str]:
     as_user = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
     if as_user:
         shutil.chown(folder, "postgres")
-    port = _free_port()
+    port = free_port()
     subprocess.run([*as_user, str(bin_dir / "initdb"), "-D", str(data), "-U", "podium", "--auth=trust", "-E", "UTF8"],
                    check=True, capture_output=True)  # fmt: skip
     options = f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200"
@@ -57,9 +58,3 @@ def postgres_url() -> Iterator[str]:
         subprocess.run([*as_user, str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"],
                        capture_output=True)  # fmt: skip
         shutil.rmtree(folder, ignore_errors=True)
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import socket
 import subprocess
+import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -31,3 +34,19 @@ def wait_until_up(url: str, server: subprocess.Popen[bytes], log: Path) -> None:
         except httpx.TransportError:
             time.sleep(0.1)
     raise TimeoutError(f"`podium serve` did not answer {url} within {START_TIMEOUT_S} s:\n{log.read_text()}")
+
+
+@contextmanager
+def podium_serve(db_url: str, folder: Path) -> Iterator[str]:
+    """``http://127.0.0.1:PORT``: ``podium serve`` on ``db_url`` in its own process (its log in ``folder``)."""
+    port, log = free_port(), folder / "serve.log"
+    with log.open("wb") as sink:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "podium", "serve", "--db", db_url, "--port", str(port)], stdout=sink, stderr=sink
+        )
+    try:
+        wait_until_up(f"http://127.0.0.1:{port}/healthz", server, log)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

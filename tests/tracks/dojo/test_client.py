@@ -27,7 +27,7 @@ from podium.tracks.dojo.records import Role
 from podium.tracks.dojo.store import open_store
 from tests.needs import need_module
 
-from .serving import free_port, wait_until_up
+from .serving import podium_serve
 
 CORPUS = Path(__file__).parent / "corpus"
 SOLVER = "a,b=0,1\nfor _ in range(200):print(a);a,b=b,a+b\n"
@@ -53,17 +53,8 @@ def server(bubblewrap: Sandbox, tmp_path_factory: pytest.TempPathFactory) -> Ite
     dojo.add_problem("s1", "fib", "sam", load_problem(CORPUS / "problem"))
     assert dojo.validate("fib").accepted
     dojo.open("fib")
-    port, log = free_port(), folder / "serve.log"
-    with log.open("wb") as sink:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "podium", "serve", "--db", url, "--port", str(port)], stdout=sink, stderr=sink
-        )
-    try:
-        wait_until_up(f"http://127.0.0.1:{port}/healthz", process, log)
-        yield Server(f"http://127.0.0.1:{port}", dojo, ann, sam)
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
+    with podium_serve(url, folder) as base:
+        yield Server(base, dojo, ann, sam)
 
 
 def submit(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:

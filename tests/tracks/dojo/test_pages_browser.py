@@ -25,8 +25,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,7 +43,7 @@ from podium.tracks.dojo.store import open_store
 from podium.tracks.dojo.worker import work
 from tests.needs import need_module
 
-from .serving import free_port, wait_until_up
+from .serving import podium_serve
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, ConsoleMessage, Locator, Page
@@ -148,17 +146,8 @@ def site(bubblewrap: Sandbox, tmp_path_factory: pytest.TempPathFactory) -> Itera
     dojo.add_problem(OTHER_SEASON, OPEN_PROBLEM, "sam", load_problem(CORPUS / "problem"))
     assert dojo.validate(OPEN_PROBLEM).accepted
     dojo.open(OPEN_PROBLEM)
-    port, log = free_port(), folder / "serve.log"
-    with log.open("wb") as sink:
-        server = subprocess.Popen(
-            [sys.executable, "-m", "podium", "serve", "--db", url, "--port", str(port)], stdout=sink, stderr=sink
-        )
-    try:
-        wait_until_up(f"http://127.0.0.1:{port}/healthz", server, log)
-        yield Site(f"http://127.0.0.1:{port}/dojo", dojo, tokens, bubblewrap)
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
+    with podium_serve(url, folder) as base:
+        yield Site(f"{base}/dojo", dojo, tokens, bubblewrap)
 
 
 @pytest.fixture
