@@ -290,6 +290,22 @@ for folder in ('/box', '/usr', '/', '/root', '/dev', '/proc', '/etc', '/home'):
         assert not (Path(folder) / name).exists()
 
 
+def test_dev_holds_only_the_harmless_devices_and_they_work(sandbox: BubblewrapSandbox) -> None:
+    source = """
+import os
+print(sorted(os.listdir('/dev')))
+open('/dev/null', 'w').write('gone')
+print(len(open('/dev/urandom', 'rb').read(16)), open('/dev/zero', 'rb').read(2))
+print(os.readlink('/dev/stdout'), os.path.isdir('/dev/fd'))
+"""
+    result = solve(sandbox, source)
+    assert result.status is RunStatus.OK, result
+    listing, reads, links = result.stdout.decode().splitlines()
+    assert listing == str(sorted(["fd", "full", "null", "random", "stderr", "stdin", "stdout", "urandom", "zero"]))
+    assert reads == "16 b'\\x00\\x00'"
+    assert links == "/proc/self/fd/1 True"
+
+
 def test_host_files_are_out_of_sight(sandbox: BubblewrapSandbox, canaries: list[Path]) -> None:
     targets = [*map(str, canaries), "/etc/passwd", "/etc/shadow", "/etc/hostname", str(Path.cwd() / "pyproject.toml")]
     source = f"""

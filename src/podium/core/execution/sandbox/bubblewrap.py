@@ -2,16 +2,17 @@
 
 One run, from the trusted side::
 
-    setpriv --reuid=SLOT_UID ... -- prlimit --cpu=... --nproc=... -- bwrap [namespaces, binds] --info-fd --block-fd
+    unshare --setgid=SLOT_UID --setuid=SLOT_UID -- prlimit --cpu=... -- bwrap [namespaces, binds] --info-fd --block-fd
         bwrap (outer, SLOT_UID) -- clone into new namespaces --> bwrap as pid 1 (blocks on --block-fd)
     judge: moves the outer bwrap into the slot's cgroup while it starts (pid 1 is then cloned inside),
         reads pid 1's host pid from --info-fd, moves pid 1 too if it was cloned first, writes to --block-fd
         pid 1 --> the program (uid 65534 inside, SLOT_UID outside; rlimits inherited from the chain)
 
-Only the interpreter's files are visible: ``/usr`` and the ``/bin``, ``/lib*`` links read-only, a fresh ``/proc``
-and ``/dev``, an 8 MiB ``/tmp``, and ``/box`` (the working directory) holding only the given files, read-only.
-No ``/etc`` beyond the loader cache and alternatives links, no ``/home``, ``/root`` or the repository. Killing the
-namespace's pid 1 kills every process in it, so the parent's wall limit reaches the whole tree however it forks.
+Only the interpreter's files are visible: ``/usr`` and the ``/bin``, ``/lib*`` links read-only, a fresh ``/proc``,
+a ``/dev`` of five harmless devices, an 8 MiB ``/tmp``, and ``/box`` (the working directory) holding only the given
+files, read-only. No ``/etc`` beyond the loader cache and alternatives links, no ``/home``, ``/root`` or the
+repository. Killing the namespace's pid 1 kills every process in it, so the parent's wall limit reaches the whole
+tree however it forks.
 """
 
 from __future__ import annotations
@@ -105,7 +106,7 @@ class BubblewrapSandbox:
 @dataclass(frozen=True, slots=True)
 class _Tools:
     bwrap: str
-    setpriv: str
+    unshare: str
     prlimit: str
 
 
@@ -148,8 +149,7 @@ def bwrap_args(layout: list[str], box: Path, limits: Limits) -> list[str]:
         *layout,
         "--proc",
         "/proc",
-        "--dev",
-        "/dev",
+        *_dev_args(),
         "--perms",
         "1777",
         "--size",
@@ -167,6 +167,21 @@ def bwrap_args(layout: list[str], box: Path, limits: Limits) -> list[str]:
         "--remount-ro",
         "/",
     ]
+
+
+def _dev_args() -> list[str]:
+    """A ``/dev`` of the five character devices programs use and the ``fd`` links, nothing else.
+
+    bubblewrap's own ``--dev`` adds a private ``devpts`` mount, ``/dev/tty``, ``/dev/shm`` and ``/dev/ptmx``, none
+    of which a judged program needs (``/dev`` is read-only anyway), for 0.7 ms more per run here.
+    """
+    args = ["--tmpfs", "/dev"]
+    for device in ("null", "zero", "full", "random", "urandom"):
+        args += ["--dev-bind-try", f"/dev/{device}", f"/dev/{device}"]
+    args += ["--symlink", "/proc/self/fd", "/dev/fd"]
+    for number, stream in enumerate(("stdin", "stdout", "stderr")):
+        args += ["--symlink", f"/proc/self/fd/{number}", f"/dev/{stream}"]
+    return args
 
 
 def _program_exists(request: RunRequest) -> bool:
@@ -229,7 +244,7 @@ class _Run:
         rlimits = RlimitValues.of(
             limits.cpu_time_s, address_space_mib(limits, cgroup), limits.file_size_mib, _nproc(limits, self.slot.uid)
         )
-        chain = uid_switch_args(tools.setpriv, self.slot.uid) if can_switch_uid() else []
+        chain = uid_switch_args(tools.unshare, self.slot.uid) if can_switch_uid() else []
         argv = [
             *chain,
             *rlimit_args(tools.prlimit, rlimits),
