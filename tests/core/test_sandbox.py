@@ -346,6 +346,62 @@ print(sorted(name for _, name in socket.if_nameindex()))
     assert out[0] == "connect OSError" and out[1] == "dns gaierror" and out[2] == "['lo']", out
 
 
+def test_loopback_works_within_a_run_and_the_program_cannot_change_the_network(sandbox: BubblewrapSandbox) -> None:
+    source = """
+import fcntl, os, socket, struct
+server = socket.create_server(('127.0.0.1', 0))
+client = socket.create_connection(server.getsockname(), timeout=1)
+accepted, _ = server.accept()
+client.sendall(b'ping')
+print(accepted.recv(4).decode())
+request = struct.pack('16sH14x', b'lo', 0)
+try:
+    fcntl.ioctl(client, 0x8914, request)  # SIOCSIFFLAGS: lo down
+    print('changed')
+except OSError as error:
+    print(type(error).__name__)
+print(sorted(os.listdir('/proc/self/fd')))
+"""
+    result = solve(sandbox, source)
+    assert result.status is RunStatus.OK, result
+    ping, change, fds = lines(result)
+    assert ping == "ping" and change == "PermissionError", result
+    # stdin, stdout, stderr, the three sockets and listdir's own: no descriptor of the slot's network namespace
+    assert fds == str(sorted(str(n) for n in range(7))), fds
+
+
+def test_nothing_a_run_listens_on_outlives_it_in_its_slot(sandbox: BubblewrapSandbox) -> None:
+    """Runs of a slot share its network namespace (netns.py); what a run opened there dies with the run."""
+    listen = """
+import os, socket, time
+server = socket.socket(socket.AF_UNIX)
+server.bind('\\0podium-left-behind')
+server.listen()
+tcp = socket.create_server(('127.0.0.1', 47011))
+if os.fork() == 0:
+    os.setsid()
+    time.sleep(60)
+print(os.readlink('/proc/self/ns/net'))
+"""
+    connect = """
+import os, socket
+print(os.readlink('/proc/self/ns/net'))
+for family, address in ((socket.AF_UNIX, '\\0podium-left-behind'), (socket.AF_INET, ('127.0.0.1', 47011))):
+    try:
+        socket.socket(family).connect(address)
+        print('connected')
+    except OSError as error:
+        print(type(error).__name__)
+"""
+    first = lines(solve(sandbox, listen))
+    result = solve(sandbox, connect)  # one run at a time: the same slot comes back
+    namespace, *refused = lines(result)
+    assert refused == ["ConnectionRefusedError", "ConnectionRefusedError"], result
+    assert namespace != os.readlink("/proc/self/ns/net")
+    if can_switch_uid():  # as root, both runs were in the slot's namespace, so the test above means something
+        assert first == [namespace]
+
+
 def test_the_environment_is_cleared(sandbox: BubblewrapSandbox, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PODIUM_TEST_SECRET", "hunter2")
     result = solve(sandbox, "import os\nprint(sorted(os.environ.items()))")

@@ -37,6 +37,7 @@ from podium.core.execution.sandbox.supervise import (
     SYSTEM_PATH,
     RlimitValues,
     Slot,
+    UtilLinux,
     address_space_mib,
     become_subreaper,
     box_directory,
@@ -106,15 +107,14 @@ class BubblewrapSandbox:
 @dataclass(frozen=True, slots=True)
 class _Tools:
     bwrap: str
-    unshare: str
-    prlimit: str
+    chain: UtilLinux
 
 
 def _tools() -> _Tools:
     bwrap = shutil.which("bwrap", path=SYSTEM_PATH)
     if bwrap is None:
         raise DependencyError("bubblewrap is missing (no bwrap on PATH)", fix=_FIX)
-    return _Tools(bwrap, *util_linux_tools())
+    return _Tools(bwrap, util_linux_tools())
 
 
 def _host_layout() -> list[str]:
@@ -132,10 +132,14 @@ def _host_layout() -> list[str]:
     return args
 
 
-def bwrap_args(layout: list[str], box: Path, limits: Limits) -> list[str]:
-    """Namespaces, mounts and identity of one sandbox (everything but the handshake fds and the argv)."""
+def bwrap_args(layout: list[str], box: Path, limits: Limits, *, slot_network: bool = False) -> list[str]:
+    """Namespaces, mounts and identity of one sandbox (everything but the handshake fds and the argv).
+
+    ``slot_network``: the chain already joined the slot's network namespace (netns.py) instead of a new one.
+    """
     return [
         "--unshare-all",  # pid, net (no network, no DNS), ipc, uts, cgroup; and "try" user
+        *(["--share-net"] if slot_network else []),
         "--unshare-user",  # not just "try": --uid and --disable-userns need it
         "--disable-userns",  # and the program cannot make a user namespace of its own
         "--die-with-parent",
@@ -244,12 +248,14 @@ class _Run:
         rlimits = RlimitValues.of(
             limits.cpu_time_s, address_space_mib(limits, cgroup), limits.file_size_mib, _nproc(limits, self.slot.uid)
         )
-        chain = uid_switch_args(tools.unshare, self.slot.uid) if can_switch_uid() else []
+        switch = can_switch_uid()
+        network = self.slot.network if switch else None
+        chain = uid_switch_args(tools.chain, self.slot.uid, network) if switch else []
         argv = [
             *chain,
-            *rlimit_args(tools.prlimit, rlimits),
+            *rlimit_args(tools.chain.prlimit, rlimits),
             tools.bwrap,
-            *bwrap_args(self.sandbox._layout, self.box, limits),
+            *bwrap_args(self.sandbox._layout, self.box, limits, slot_network=network is not None),
             *("--info-fd", str(info_write), "--block-fd", str(block_read), "--"),
             *self.request.argv,
         ]

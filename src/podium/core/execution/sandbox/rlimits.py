@@ -47,7 +47,7 @@ class RlimitsSandbox:
     isolated = False
 
     def __init__(self) -> None:
-        self._unshare, self._prlimit = util_linux_tools()
+        self._tools = util_linux_tools()
         self._pool = slot_pool(False)
         become_subreaper()
         self._registry = RunRegistry()
@@ -76,8 +76,8 @@ class RlimitsSandbox:
         rlimits = RlimitValues.of(
             limits.cpu_time_s, address_space_mib(limits, cgroup=False), limits.file_size_mib, processes
         )
-        chain = uid_switch_args(self._unshare, slot.uid) if switch else []
-        argv = [*chain, *rlimit_args(self._prlimit, rlimits), *request.argv]
+        chain = uid_switch_args(self._tools, slot.uid) if switch else []
+        argv = [*chain, *rlimit_args(self._tools.prlimit, rlimits), *request.argv]
         started, inherited_kib = time.monotonic(), judge_peak_kib()
         with subprocess.Popen(
             argv,
