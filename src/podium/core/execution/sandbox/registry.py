@@ -37,7 +37,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from podium.core.execution.sandbox.cgroups import SANDBOX_CGROUP_PREFIX
@@ -92,6 +92,18 @@ def _pid_namespace() -> str:
         return os.readlink("/proc/self/ns/pid")
     except OSError:
         return ""
+
+
+_owner: dict[int, tuple[str, str]] = {}
+
+
+def _this_owner() -> tuple[int, str, str]:
+    """The pid, start time and pid namespace of this process, read once per process (a forked child reads its own)."""
+    me = os.getpid()
+    if me not in _owner:
+        _owner.clear()
+        _owner[me] = (process_start(me) or "", _pid_namespace())
+    return (me, *_owner[me])
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,28 +163,44 @@ class RunRegistry:
 
     def _checked_root(self) -> Path:
         """The registry folder, made if missing; ``UntrustedRegistry`` unless it is this user's private folder."""
-        self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
+        try:
+            os.mkdir(self.root, mode=0o700)
+        except FileExistsError:
+            pass
+        except FileNotFoundError:
+            self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
         if not _own_private(self.root, folder=True):
             raise UntrustedRegistry(f"{self.root} is not a private folder of uid {os.geteuid()}; remove it")
         return self.root
 
     def write(self, entry: RunEntry) -> None:
         """Write ``entry`` atomically (a sweeper never reads half of it)."""
-        self._checked_root()
-        temporary = self.root / f".{entry.name}.{threading.get_ident()}.tmp"
-        data = asdict(entry)
-        del data["name"]
-        temporary.write_text(json.dumps(data))
-        os.replace(temporary, self.path(entry.name))
+        root = str(self._checked_root())
+        data = {
+            "owner_pid": entry.owner_pid,
+            "owner_start": entry.owner_start,
+            "pid_namespace": entry.pid_namespace,
+            "uid": entry.uid,
+            "box": entry.box,
+            "cgroups": list(entry.cgroups),
+            "pids": list(entry.pids),
+        }
+        temporary = f"{root}/.{entry.name}.{threading.get_ident()}.tmp"
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+        try:
+            os.write(fd, json.dumps(data).encode())
+        finally:
+            os.close(fd)
+        os.replace(temporary, f"{root}/{entry.name}.json")
 
     @contextlib.contextmanager
     def run(self, uid: int | None, box: Path, cgroups: Sequence[Path]) -> Iterator[RegisteredRun]:
         """Register a run for the duration of the block (the entry is written before the block starts)."""
-        me = os.getpid()
+        me, start, namespace = _this_owner()
         entry = RunEntry(
             owner_pid=me,
-            owner_start=process_start(me) or "",
-            pid_namespace=_pid_namespace(),
+            owner_start=start,
+            pid_namespace=namespace,
             uid=uid,
             box=str(box),
             cgroups=tuple(str(c) for c in cgroups),

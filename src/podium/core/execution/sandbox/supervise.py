@@ -208,9 +208,9 @@ def remove_box(box: Path) -> None:
     """Remove a scratch folder the sandbox made read-only (its own run's, or an orphaned one)."""
     if not box.exists():
         return
-    for folder in [box, *(p for p in box.rglob("*") if p.is_dir())]:
+    for folder, _, _ in os.walk(box):  # top down: each folder is opened up before its contents are listed
         with contextlib.suppress(OSError):
-            folder.chmod(0o755)
+            os.chmod(folder, 0o755)
     shutil.rmtree(box, ignore_errors=True)
 
 
@@ -223,13 +223,24 @@ def box_directory(files: Mapping[str, bytes], root: Path | None = None) -> Itera
     root = root or new_box_path()
     root.mkdir(mode=0o700)
     try:
+        folders = {str(root)}
         for name, data in files.items():
-            target = root / _relative(name)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
-            target.chmod(0o444)
-        for folder in [root, *(p for p in root.rglob("*") if p.is_dir())]:
-            folder.chmod(0o555)  # readable by the slot's uid, writable by nobody but root
+            relative = _relative(name)
+            for depth in range(1, len(relative.parts)):
+                folder = os.path.join(root, *relative.parts[:depth])
+                if folder not in folders:
+                    os.makedirs(folder, exist_ok=True)
+                    folders.add(folder)
+            fd = os.open(os.path.join(root, relative), os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o400)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
+                os.fchmod(fd, 0o444)  # whatever the umask
+            finally:
+                os.close(fd)
+        for folder in folders:
+            os.chmod(folder, 0o555)  # readable by the slot's uid, writable by nobody but root
         yield root
     finally:
         remove_box(root)
