@@ -22,6 +22,7 @@ words (queued, running, done) and keeps everything else: what a job is, how it i
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import socket
 import threading
@@ -32,7 +33,8 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import Column, Connection, Engine, Integer, Row, String, Table, or_, select, update
+from sqlalchemy import Column, Connection, Engine, Integer, Row, String, Table, Update, bindparam, or_, select, update
+from sqlalchemy.sql import Select
 
 from podium.core.clock import Clock, utc_text
 
@@ -82,18 +84,12 @@ class JobQueue:
 
     def claim(self, worker_id: str) -> Claim | None:
         """Claim the oldest queued (or stale) job, or None when there is nothing to do."""
-        jobs = self.table.c
+        jobs, sql = self.table.c, _statements(self.table, self.queued, self.running)
         now = self.clock.now()
         stale = utc_text(now - timedelta(seconds=self.stale_after_s))
         with self.engine.begin() as db:
             while True:
-                row = db.execute(
-                    select(self.table)
-                    .where(or_(jobs.status == self.queued, (jobs.status == self.running) & (jobs.claimed_at < stale)))
-                    .order_by(jobs.id)
-                    .limit(1)
-                    .with_for_update(skip_locked=True)  # PostgreSQL; SQLite compiles no FOR UPDATE (BEGIN IMMEDIATE)
-                ).first()
+                row = db.execute(sql.next_job, {"p_stale": stale}).first()
                 if row is None:
                     return None
                 given_up = row.status == self.running and row.attempts >= self.max_attempts
@@ -101,11 +97,8 @@ class JobQueue:
                     break
                 values = self.exhausted(db, row)
                 db.execute(update(self.table).where(jobs.id == row.id).values(status=self.done, **values))
-            db.execute(
-                update(self.table)
-                .where(jobs.id == row.id)
-                .values(status=self.running, claimed_by=worker_id, claimed_at=utc_text(now), attempts=row.attempts + 1)
-            )
+            taken = {"p_job": row.id, "p_worker": worker_id, "p_now": utc_text(now), "p_attempts": row.attempts + 1}
+            db.execute(sql.take, taken)
         return Claim(row.id, worker_id, row.attempts + 1, row)
 
     def heartbeat(self, claim: Claim) -> bool:
@@ -151,13 +144,16 @@ class JobQueue:
         was its last allowed attempt. True when the result was stored; False when it was queued again or the claim
         was lost (then ``then`` is not called).
         """
-        jobs = self.table.c
-        mine = (jobs.id == claim.id) & (jobs.status == self.running) & (jobs.claimed_by == claim.worker_id)
+        unknown = set(values) - set(self.table.c.keys())
+        if unknown:  # a statement without .values() would drop them silently
+            raise ValueError(f"{self.table.name} has no column {', '.join(sorted(unknown))}")
+        sql = _statements(self.table, self.queued, self.running)
+        mine = {"p_job": claim.id, "p_worker": claim.worker_id}
         with self.transaction(self.engine) as db:
             if retry and claim.attempt < self.max_attempts:
-                db.execute(update(self.table).where(mine).values(status=self.queued))
+                db.execute(sql.update_mine, {**mine, "status": self.queued})
                 return False
-            stored = db.execute(update(self.table).where(mine).values(status=self.done, **values)).rowcount
+            stored = db.execute(sql.update_mine, {**mine, **values, "status": self.done}).rowcount
             if stored and then is not None:
                 then(db)
             return bool(stored)
@@ -193,6 +189,42 @@ class JobQueue:
                 raise
             if handled:
                 done += 1
+
+
+@dataclass(frozen=True, slots=True)
+class _Statements:
+    """The statements every claim and result runs, built once per queue table.
+
+    A statement built anew per call costs SQLAlchemy its construction and cache key each time, ~1 ms of a judge's
+    CPU per job; these are built once, with bound parameters, and their cache keys are memoised.
+    """
+
+    next_job: Select[Any]  # p_stale: the oldest queued job, or the oldest running one claimed before p_stale
+    take: Update  # p_job, p_worker, p_now, p_attempts: mark it running under this worker
+    update_mine: Update  # p_job, p_worker, then the columns to set: only while this worker's claim stands
+
+
+@functools.lru_cache(maxsize=32)
+def _statements(table: Table, queued: str, running: str) -> _Statements:
+    jobs = table.c
+    stale = (jobs.status == running) & (jobs.claimed_at < bindparam("p_stale"))
+    mine = (jobs.id == bindparam("p_job")) & (jobs.status == running) & (jobs.claimed_by == bindparam("p_worker"))
+    return _Statements(
+        next_job=select(table)
+        .where(or_(jobs.status == queued, stale))
+        .order_by(jobs.id)
+        .limit(1)
+        .with_for_update(skip_locked=True),  # PostgreSQL; SQLite compiles no FOR UPDATE (BEGIN IMMEDIATE)
+        take=update(table)
+        .where(jobs.id == bindparam("p_job"))
+        .values(
+            status=running,
+            claimed_by=bindparam("p_worker"),
+            claimed_at=bindparam("p_now"),
+            attempts=bindparam("p_attempts"),
+        ),
+        update_mine=update(table).where(mine),  # the SET clause comes from the parameters' names
+    )
 
 
 def default_worker_id() -> str:
