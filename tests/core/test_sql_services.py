@@ -120,6 +120,16 @@ def test_claims_take_the_oldest_job_once_and_results_need_the_claim(engine: Engi
     assert (row.status, row.output, row.claimed_by, row.attempts) == ("done", "a.webm", "w3", 2)
 
 
+def test_a_result_naming_a_column_the_table_lacks_is_refused_not_dropped(engine: Engine, clock: ManualClock) -> None:
+    add_jobs(engine, "a.mp4")
+    work = queue(engine, clock)
+    claim = work.claim("w1")
+    assert claim is not None
+    with pytest.raises(ValueError, match="has no column outptu"):
+        work.finish(claim, {"outptu": "a.webm"})
+    assert work.finish(claim, {"output": "a.webm"})  # nothing was stored by the refused call
+
+
 def test_a_retryable_failure_is_queued_again_until_the_last_attempt(engine: Engine, clock: ManualClock) -> None:
     add_jobs(engine, "a.mp4")
     work = queue(engine, clock)
