@@ -164,3 +164,23 @@ def test_limits_and_requests_are_validated() -> None:
         "LANG": "C.UTF-8",
         "X": "1",
     }
+
+
+def test_a_v2_slot_cgroup_sets_limits_and_reads_its_counters(tmp_path: Path) -> None:
+    """The v2 cgroup's file handling, against plain files laid out as cgroupfs would (this host runs v1)."""
+    slot = tmp_path / "slot-0"
+    slot.mkdir()
+    for name, text in {"memory.events": "low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\n", "cgroup.procs": "12\n34\n"}.items():
+        (slot / name).write_text(text)
+    for name in ("memory.max", "memory.swap.max", "pids.max", "cgroup.kill"):
+        (slot / name).write_text("")
+    cgroup = _V2Factory(tmp_path).create("slot-0")
+    cgroup.prepare(64, 10)
+    assert (slot / "memory.max").read_text() == str(64 << 20) and (slot / "pids.max").read_text() == "10"
+    assert (slot / "memory.swap.max").read_text() == "0"
+    (slot / "memory.events").write_text("low 0\nhigh 0\nmax 2\noom 1\noom_kill 1\n")
+    usage = cgroup.usage()
+    assert (usage.oom_kills, usage.reached_limit, usage.peak_bytes) == (1, True, None)
+    assert cgroup.holds(34) and not cgroup.holds(3)
+    cgroup.kill_all()
+    assert (slot / "cgroup.kill").read_text() == "1"
