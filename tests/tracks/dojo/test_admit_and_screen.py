@@ -131,6 +131,8 @@ def test_four_hundred_kilobytes_of_additions_do_not_crash_the_screen() -> None:
         (b"1\n2\n3", False, ("1", "2"), None),  # ...but not when the reader stopped the program mid-line
         (b"1 \t\r\n-2\r\n\n\n", True, ("1", "-2"), None),
         (b"-0\n", True, ("0",), None),
+        (b"5\n-0\n-7\n10\n", False, ("5", "0", "-7", "10"), None),
+        (b"5\n-0\n-7\n10 \n", False, ("5", "0", "-7", "10"), None),
         (b"", True, (), None),
         (b"1\n\n2\n", True, None, "line 2"),
         (b"1_000\n", True, None, "line 1"),

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 TERM = re.compile(rb"-?(?:0|[1-9][0-9]*)")
+_ALL_TERMS = re.compile(rb"(?:-?(?:0|[1-9][0-9]*)\n)*-?(?:0|[1-9][0-9]*)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +43,9 @@ def parse_terms(stdout: bytes, n_check: int, *, output_ended: bool) -> Terms:
     if output_ended:
         while lines and not lines[-1]:
             lines.pop()
+    block = b"\n".join(lines)
+    if _ALL_TERMS.fullmatch(block):  # the common case in one pass; otherwise the loop finds the first bad line
+        return Terms(tuple("0" if term == "-0" else term for term in block.decode("ascii").split("\n")))
     values: list[str] = []
     for number, line in enumerate(lines, start=1):
         if not TERM.fullmatch(line):

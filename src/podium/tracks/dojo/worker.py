@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, Row, select
+from sqlalchemy import Connection, Row, bindparam, select
 
 from podium.core.execution.sandbox import Sandbox
 from podium.core.queue import MAX_ATTEMPTS, STALE_AFTER_S, Claim, JobQueue, default_worker_id
@@ -69,14 +69,18 @@ def judge_queue(dojo: Dojo, *, stale_after_s: float = STALE_AFTER_S, max_attempt
     )
 
 
+# the problem and its season's rules in one query, built once (a statement built per judgment costs ~0.2 ms of CPU)
+_PROBLEM_AND_RULES = (
+    select(problems, seasons.c.rules_json)
+    .join(seasons, seasons.c.id == problems.c.season_id)
+    .where(problems.c.id == bindparam("p_problem"))
+)
+
+
 def job_of(dojo: Dojo, claimed: Claim) -> Job:
     """A claimed submission with its problem's terms and its season's rules."""
     with dojo.engine.connect() as db:
-        found = db.execute(  # the problem and its season's rules in one query
-            select(problems, seasons.c.rules_json)
-            .join(seasons, seasons.c.id == problems.c.season_id)
-            .where(problems.c.id == claimed.row.problem_id)
-        ).one()
+        found = db.execute(_PROBLEM_AND_RULES, {"p_problem": claimed.row.problem_id}).one()
     problem = Problem.from_row(found)
     row = claimed.row
     return Job(claimed, bytes(row.source), problem.terms or (), Season.rules_from_row(found), row.method_tag)

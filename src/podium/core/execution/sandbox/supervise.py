@@ -332,10 +332,9 @@ class _Stdout:
 
 
 def _nth_newline(data: bytes, n: int) -> int:
-    position = -1
-    for _ in range(n):
-        position = data.index(b"\n", position + 1)
-    return position
+    """The index of the ``n``-th newline of ``data``, which holds at least ``n``: one split in C, not n searches."""
+    rest = data.split(b"\n", n)[n]
+    return len(data) - len(rest) - 1
 
 
 class _Stderr:
