@@ -4,7 +4,8 @@ A season with one open problem (squares) on a fresh SQLite database; ``--submiss
 solvers (a one-line endless generator, each a different source) are queued through the platform, then judged by
 ``--threads`` worker threads in this process with the real bubblewrap sandbox (``work_in_threads``: claim from
 the database, admit, screen, run, gate, record with its audit entry). Reported: wall time from the first claim to
-the last record, and submissions per second, median of ``--repeats`` runs (min-max).
+the last record, and submissions per second, median of ``--repeats`` runs (min-max); per run, the CPU one
+judgment cost the whole machine (``/proc/stat``: the sandboxed programs and the kernel's work included).
 
 Run: ``.venv/bin/python benchmarks/bench_dojo_judge.py [--submissions N] [--threads T] [--repeats R]``.
 """
@@ -18,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from machine import cpu_model  # benchmarks/machine.py, beside this script
+from machine import busy_cpu_seconds, cpu_model  # benchmarks/machine.py, beside this script
 
 from podium.core.clock import SystemClock
 from podium.core.execution.sandbox import open_sandbox
@@ -43,10 +44,15 @@ def one_run(submissions: int, threads: int) -> float:
         dojo.open("squares")
         for i in range(submissions):
             dojo.submit(solver, "squares", f"n=0#{i}\nwhile 1:print(n*n);n+=1\n".encode())
-        started = time.perf_counter()
+        started, cpu_before = time.perf_counter(), busy_cpu_seconds()
         judged = work_in_threads(dojo, sandbox, threads)
-        elapsed = time.perf_counter() - started
+        elapsed, cpu = time.perf_counter() - started, busy_cpu_seconds() - cpu_before
         assert judged == submissions
+        cores = len(os.sched_getaffinity(0))
+        print(
+            f"  {submissions / elapsed:.1f}/s; CPU per judgment {cpu / submissions * 1000:.1f} ms (whole machine), "
+            f"{cpu / elapsed / cores:.0%} of {cores} cores busy"
+        )
         return submissions / elapsed
 
 

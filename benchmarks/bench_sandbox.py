@@ -7,12 +7,14 @@ on all of them alike), ``--runs`` rounds (default 200), wall time per run with `
 
 - ``bare``: ``subprocess.run`` of the solver, cleared environment, output captured (the floor);
 - ``bwrap alone``: ``subprocess.run`` of bubblewrap with the sandbox's own options around the solver, without
-  podium (what bubblewrap itself costs here);
+  podium (what bubblewrap itself costs here), with a network namespace of its own per run (as root, the sandbox
+  joins its slot's instead);
 - ``bubblewrap, no cgroup``: ``BubblewrapSandbox(cgroups=False).run`` (uid switch, rlimits, handshake, reader, reaping);
 - ``bubblewrap + cgroup``: ``BubblewrapSandbox().run`` with the pooled per-slot cgroup (when the host allows one);
 - ``rlimits``: the weaker backend, for reference.
 
-Then throughput: ``--pool-runs`` (default 400) runs through ``BubblewrapSandbox().run`` from a thread pool of 4.
+Then throughput: ``--pool-runs`` (default 400) runs through ``BubblewrapSandbox().run`` from a thread pool of 4,
+with the machine's CPU per run (``/proc/stat``, kernel work included).
 The whole is repeated ``--repeats`` times (default 3); the table gives the median of the per-repeat medians, with
 the range of those medians, and p90 of the last repeat. Target: overhead over bare at most 20 ms median (spec
 6/11), 10 ms (issue 17).
@@ -30,6 +32,8 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+from machine import busy_cpu_seconds  # benchmarks/machine.py, beside this script
 
 from podium.core.execution.sandbox import Limits, RunRequest, RunStatus, open_sandbox
 from podium.core.execution.sandbox.bubblewrap import BubblewrapSandbox, _host_layout, bwrap_args
@@ -77,12 +81,13 @@ def timed_rounds(rows: dict[str, Callable[[], None]], runs: int) -> dict[str, li
     return times
 
 
-def throughput(sandbox: BubblewrapSandbox, runs: int, workers: int = 4) -> float:
-    started = time.perf_counter()
+def throughput(sandbox: BubblewrapSandbox, runs: int, workers: int = 4) -> tuple[float, float]:
+    """Runs per second through a pool of ``workers`` threads, and the machine's CPU milliseconds per run."""
+    started, cpu_before = time.perf_counter(), busy_cpu_seconds()
     with concurrent.futures.ThreadPoolExecutor(workers) as pool:
         for result in pool.map(lambda _: sandbox.run(REQUEST), range(runs)):
             assert result.status is RunStatus.OK
-    return runs / (time.perf_counter() - started)
+    return runs / (time.perf_counter() - started), (busy_cpu_seconds() - cpu_before) / runs * 1000
 
 
 def main() -> None:
@@ -112,9 +117,10 @@ def main() -> None:
             times = timed_rounds(rows, args.runs)
             for name, values in times.items():
                 medians.setdefault(name, []).append(statistics.median(values))
-            rates.append(throughput(with_cgroup, args.pool_runs))
+            rate, cpu_ms = throughput(with_cgroup, args.pool_runs)
+            rates.append(rate)
             print(f"repeat {repeat + 1}: " + ", ".join(f"{n} {statistics.median(v):.1f}" for n, v in times.items()))
-            print(f"  pool of 4: {rates[-1]:.0f} runs/s")
+            print(f"  pool of 4: {rate:.0f} runs/s, {cpu_ms:.1f} ms of the machine's CPU per run")
 
     floor = statistics.median(medians["bare"])
     print("\n| run | median ms (range of medians) | p90 ms (last repeat) | overhead over bare ms |")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import platform
 from pathlib import Path
 
@@ -15,3 +16,14 @@ def cpu_model() -> str:
     except OSError:
         pass
     return platform.processor() or "unknown"
+
+
+def busy_cpu_seconds() -> float:
+    """CPU seconds every core has spent busy since boot (/proc/stat), kernel threads included.
+
+    The difference over a stretch of work is what it cost the whole machine: it counts what no rusage sees, such
+    as a sandboxed program killed inside its pid namespace and the kernel tearing namespaces down.
+    """
+    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle and iowait
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")  # guest time is already counted in user
