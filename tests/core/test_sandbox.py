@@ -494,6 +494,17 @@ def test_an_endless_generator_is_stopped_after_enough_lines(sandbox: BubblewrapS
     assert lines(result) == [str(i) for i in range(200)]
 
 
+def test_a_program_stopped_after_some_lines_gets_a_one_page_pipe_and_long_lines_still_arrive(
+    sandbox: BubblewrapSandbox,
+) -> None:
+    # F_GETPIPE_SZ: the pipe the reader stops early is one page, so the program blocks soon after the last line
+    source = "import fcntl, os\nprint(fcntl.fcntl(1, 1032), flush=True)\nprint(str(7) * 100_000)\nprint(1)"
+    early = solve(sandbox, source, stop_after_lines=3)
+    assert early.status is RunStatus.OK and lines(early) == [str(os.sysconf("SC_PAGE_SIZE")), "7" * 100_000, "1"]
+    whole = solve(sandbox, source)
+    assert lines(whole)[0] == str(1 << 16), whole  # other runs keep the kernel's default
+
+
 def test_lines_beyond_the_output_limit_are_an_output_limit(sandbox: BubblewrapSandbox) -> None:
     limits = Limits(cpu_time_s=1.0, wall_time_s=2.0, stdout_bytes=1000)
     result = solve(sandbox, "print('x' * 2000)\nprint(1)", limits, stop_after_lines=2)

@@ -51,6 +51,7 @@ from podium.core.execution.sandbox.supervise import (
     program_peak_kib,
     reap_orphan,
     rlimit_args,
+    shrink_stdout_pipe,
     slot_pool,
     sweep_uid,
     uid_switch_args,
@@ -217,6 +218,8 @@ class _Run:
         inherited_kib = judge_peak_kib()
         try:
             proc = self._spawn(info_write, block_read, channel_fd)
+            assert proc.stdout is not None
+            shrink_stdout_pipe(proc.stdout.fileno(), self.request)  # the program waits on --block-fd yet
         finally:
             os.close(info_write)
             os.close(block_read)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import ctypes
+import fcntl
 import math
 import os
 import resource
@@ -438,6 +439,22 @@ def sweep_uid(uid: int) -> int:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, 0)
     return found
+
+
+_F_SETPIPE_SZ = 1031
+
+
+def shrink_stdout_pipe(stdout_fd: int, request: RunRequest) -> None:
+    """Give a program the reader stops after some lines a one-page stdout pipe, before the program starts.
+
+    Between the line that completes ``stop_after_lines`` and the kill, an endless generator keeps printing; a
+    64 KiB pipe lets it run eight more 8 KiB flushes of Python's buffer before it blocks, a page one none. Measured
+    on the dojo's endless solver, 4 threads: 19.1 ms of the machine's CPU per run with the default pipe, 18.0 with
+    one page. A long output costs a read per page instead (the reader keeps up).
+    """
+    if request.stop_after_lines is not None:
+        with contextlib.suppress(OSError):  # an old kernel, or a pipe already holding more: keep its size
+            fcntl.fcntl(stdout_fd, _F_SETPIPE_SZ, os.sysconf("SC_PAGE_SIZE"))
 
 
 def capture_run(stdout_fd: int, stderr_fd: int, request: RunRequest) -> Captured:
