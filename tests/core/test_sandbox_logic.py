@@ -170,8 +170,8 @@ def test_a_v2_slot_cgroup_sets_limits_and_reads_its_counters(tmp_path: Path) -> 
     """The v2 cgroup's file handling, against plain files laid out as cgroupfs would (this host runs v1)."""
     slot = tmp_path / "slot-0"
     slot.mkdir()
-    for name, text in {"memory.events": "low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\n", "cgroup.procs": "12\n34\n"}.items():
-        (slot / name).write_text(text)
+    (slot / "memory.events").write_text("low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\n")
+    (slot / "cgroup.procs").write_text("12\n34\n")
     for name in ("memory.max", "memory.swap.max", "pids.max", "cgroup.kill"):
         (slot / name).write_text("")
     cgroup = _V2Factory(tmp_path).create("slot-0")
