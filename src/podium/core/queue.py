@@ -84,7 +84,7 @@ class JobQueue:
 
     def claim(self, worker_id: str) -> Claim | None:
         """Claim the oldest queued (or stale) job, or None when there is nothing to do."""
-        jobs, sql = self.table.c, _statements(self.table, self.queued, self.running)
+        jobs, sql = self.table.c, self._sql
         now = self.clock.now()
         stale = utc_text(now - timedelta(seconds=self.stale_after_s))
         with self.engine.begin() as db:
@@ -103,11 +103,9 @@ class JobQueue:
 
     def heartbeat(self, claim: Claim) -> bool:
         """Renew ``claim`` (``claimed_at`` := now) if it still stands; False when another worker holds the job now."""
-        jobs = self.table.c
-        mine = (jobs.id == claim.id) & (jobs.status == self.running) & (jobs.claimed_by == claim.worker_id)
+        renew = {**self._mine(claim), "claimed_at": utc_text(self.clock.now())}
         with self.engine.begin() as db:
-            renewed = db.execute(update(self.table).where(mine).values(claimed_at=utc_text(self.clock.now())))
-            return bool(renewed.rowcount)
+            return bool(db.execute(self._sql.update_mine, renew).rowcount)
 
     @contextlib.contextmanager
     def kept_alive(self, claim: Claim) -> Iterator[None]:
@@ -147,23 +145,29 @@ class JobQueue:
         unknown = set(values) - set(self.table.c.keys())
         if unknown:  # a statement without .values() would drop them silently
             raise ValueError(f"{self.table.name} has no column {', '.join(sorted(unknown))}")
-        sql = _statements(self.table, self.queued, self.running)
-        mine = {"p_job": claim.id, "p_worker": claim.worker_id}
+        mine = self._mine(claim)
         with self.transaction(self.engine) as db:
             if retry and claim.attempt < self.max_attempts:
-                db.execute(sql.update_mine, {**mine, "status": self.queued})
+                db.execute(self._sql.update_mine, {**mine, "status": self.queued})
                 return False
-            stored = db.execute(sql.update_mine, {**mine, **values, "status": self.done}).rowcount
+            stored = db.execute(self._sql.update_mine, {**mine, **values, "status": self.done}).rowcount
             if stored and then is not None:
                 then(db)
             return bool(stored)
 
     def release(self, claim: Claim) -> bool:
         """Put a claimed job back in the queue untouched, if ``claim`` still stands (its handler failed)."""
-        jobs = self.table.c
-        mine = (jobs.id == claim.id) & (jobs.status == self.running) & (jobs.claimed_by == claim.worker_id)
         with self.transaction(self.engine) as db:
-            return bool(db.execute(update(self.table).where(mine).values(status=self.queued)).rowcount)
+            return bool(db.execute(self._sql.update_mine, {**self._mine(claim), "status": self.queued}).rowcount)
+
+    @property
+    def _sql(self) -> _Statements:
+        return _statements(self.table, self.queued, self.running)
+
+    @staticmethod
+    def _mine(claim: Claim) -> dict[str, Any]:
+        """The parameters of ``update_mine``: this job, still running under this worker."""
+        return {"p_job": claim.id, "p_worker": claim.worker_id}
 
     def work(
         self, worker_id: str, handle: Callable[[Claim], bool], *, until_idle: bool = True, poll_s: float = 0.5
