@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install the system packages podium's tests need, only where they are missing (Debian/Ubuntu, apt):
 #   bubblewrap   the sandbox that runs untrusted solvers (bwrap)
-#   util-linux   setpriv and prlimit, which start each sandboxed run (essential on Debian; checked anyway)
+#   libseccomp2  compiles the sandbox's system-call filter (on every Debian with apt; checked anyway)
+#   util-linux   unshare and prlimit, which start each sandboxed run (essential on Debian; checked anyway)
 #   postgresql   a real PostgreSQL server that the dojo tests start in a temporary folder
 #   chromium     the real browser the dojo page tests drive through Playwright (/usr/bin/chromium; Playwright's
 #                own browser downloads are never used)
@@ -10,7 +11,8 @@ set -euo pipefail
 
 missing=()
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
-{ command -v setpriv >/dev/null 2>&1 && command -v prlimit >/dev/null 2>&1; } || missing+=(util-linux)
+/sbin/ldconfig -p 2>/dev/null | grep -q 'libseccomp\.so\.2 ' || missing+=(libseccomp2)
+{ command -v unshare >/dev/null 2>&1 && command -v prlimit >/dev/null 2>&1; } || missing+=(util-linux)
 compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
 { [ -x /usr/bin/chromium ] || command -v chromium >/dev/null 2>&1; } || missing+=(chromium)
 [ ${#missing[@]} -eq 0 ] && exit 0

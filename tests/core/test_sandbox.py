@@ -338,7 +338,7 @@ try:
     print(socket.getaddrinfo('example.com', 80))
 except OSError as error:
     print('dns', type(error).__name__)
-print(sorted(name for _, name in socket.if_nameindex()))
+print(sorted(line.split(':')[0].strip() for line in open('/proc/net/dev').readlines()[2:]))
 """
     result = solve(sandbox, source)
     assert result.status is RunStatus.OK, result
@@ -370,8 +370,11 @@ print(sorted(os.listdir('/proc/self/fd')))
     assert fds == str(sorted(str(n) for n in range(7))), fds
 
 
-def test_nothing_a_run_listens_on_outlives_it_in_its_slot(sandbox: BubblewrapSandbox) -> None:
-    """Runs of a slot share its network namespace (netns.py); what a run opened there dies with the run."""
+def test_every_run_has_a_network_namespace_of_its_own_and_nothing_outlives_it(sandbox: BubblewrapSandbox) -> None:
+    """A listener, and a daemon holding it, die with their run; the next run of the slot starts in a new namespace.
+
+    ``test_sandbox_isolation.py`` tries the subtler channel: connections left in TIME_WAIT, which no process holds.
+    """
     listen = """
 import os, socket, time
 server = socket.socket(socket.AF_UNIX)
@@ -397,9 +400,7 @@ for family, address in ((socket.AF_UNIX, '\\0podium-left-behind'), (socket.AF_IN
     result = solve(sandbox, connect)  # one run at a time: the same slot comes back
     namespace, *refused = lines(result)
     assert refused == ["ConnectionRefusedError", "ConnectionRefusedError"], result
-    assert namespace != os.readlink("/proc/self/ns/net")
-    if can_switch_uid():  # as root, both runs were in the slot's namespace, so the test above means something
-        assert first == [namespace]
+    assert namespace not in (os.readlink("/proc/self/ns/net"), *first), (first, namespace)
 
 
 def test_the_environment_is_cleared(sandbox: BubblewrapSandbox, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -2,17 +2,22 @@
 
 One run, from the trusted side::
 
-    unshare --setgid=SLOT_UID --setuid=SLOT_UID -- prlimit --cpu=... -- bwrap [namespaces, binds] --info-fd --block-fd
+    slot's spawner thread: joins a fresh anonymous session keyring (spawn.py), then starts
+    unshare --setgid=SLOT_UID --setuid=SLOT_UID -- prlimit --cpu=... -- bwrap [namespaces, binds] --seccomp FD
+        --info-fd --block-fd
         bwrap (outer, SLOT_UID) -- clone into new namespaces --> bwrap as pid 1 (blocks on --block-fd)
     judge: moves the outer bwrap into the slot's cgroup while it starts (pid 1 is then cloned inside),
         reads pid 1's host pid from --info-fd, moves pid 1 too if it was cloned first, writes to --block-fd
-        pid 1 --> the program (uid 65534 inside, SLOT_UID outside; rlimits inherited from the chain)
+        pid 1 --> loads the system-call filter (seccomp.py) --> the program (uid 65534 inside, SLOT_UID outside;
+        rlimits inherited from the chain)
 
-Only the interpreter's files are visible: ``/usr`` and the ``/bin``, ``/lib*`` links read-only, a fresh ``/proc``,
-a ``/dev`` of five harmless devices, an 8 MiB ``/tmp``, and ``/box`` (the working directory) holding only the given
-files, read-only. No ``/etc`` beyond the loader cache and alternatives links, no ``/home``, ``/root`` or the
-repository. Killing the namespace's pid 1 kills every process in it, so the parent's wall limit reaches the whole
-tree however it forks.
+Nothing of one run is there for the next: each gets new user, pid, network, IPC, UTS, mount and cgroup
+namespaces, its own ``/tmp`` and session keyring, and a filter that refuses the kernel keyrings, other processes,
+new namespaces and mounts (``tests/core/sandbox_attacks`` holds the channels this closes). Only the interpreter's
+files are visible: ``/usr`` and the ``/bin``, ``/lib*`` links read-only, a fresh ``/proc``, a ``/dev`` of five
+harmless devices, an 8 MiB ``/tmp``, and ``/box`` (the working directory) holding only the given files, read-only.
+No ``/etc`` beyond the loader cache and alternatives links, no ``/home``, ``/root`` or the repository. Killing the
+namespace's pid 1 kills every process in it, so the parent's wall limit reaches the whole tree however it forks.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from podium.core.execution.sandbox.cgroups import MemoryUsage
 from podium.core.execution.sandbox.channel import serving
 from podium.core.execution.sandbox.records import Limits, RunRequest, RunResult, RunStatus
 from podium.core.execution.sandbox.registry import RegisteredRun, RunRegistry, start_sweeper
+from podium.core.execution.sandbox.seccomp import filter_program
 from podium.core.execution.sandbox.supervise import (
     SYSTEM_PATH,
     RlimitValues,
@@ -77,6 +83,7 @@ class BubblewrapSandbox:
 
     def __init__(self, *, cgroups: bool = True) -> None:
         self._tools = _tools()
+        self._filter = filter_program()
         self._pool = slot_pool(cgroups)
         self._layout = _host_layout()
         become_subreaper()
@@ -133,14 +140,14 @@ def _host_layout() -> list[str]:
     return args
 
 
-def bwrap_args(layout: list[str], box: Path, limits: Limits, *, slot_network: bool = False) -> list[str]:
-    """Namespaces, mounts and identity of one sandbox (everything but the handshake fds and the argv).
+def bwrap_args(layout: list[str], box: Path, limits: Limits) -> list[str]:
+    """Namespaces, mounts and identity of one sandbox (everything but the descriptors and the argv).
 
-    ``slot_network``: the chain already joined the slot's network namespace (netns.py) instead of a new one.
+    Every namespace is new for every run. A network namespace kept per slot once saved 1 ms a run, and let a run
+    park data for the next in TCP connections left in TIME_WAIT (``tests/core/sandbox_attacks/tcp_time_wait``).
     """
     return [
         "--unshare-all",  # pid, net (no network, no DNS), ipc, uts, cgroup; and "try" user
-        *(["--share-net"] if slot_network else []),
         "--unshare-user",  # not just "try": --uid and --disable-userns need it
         "--disable-userns",  # and the program cannot make a user namespace of its own
         "--die-with-parent",
@@ -215,14 +222,16 @@ class _Run:
     def _execute(self, channel_fd: int | None) -> RunResult:
         info_read, info_write = os.pipe()
         block_read, block_write = os.pipe()
+        filter_read = _filter_pipe(self.sandbox._filter)
         inherited_kib = judge_peak_kib()
         try:
-            proc = self._spawn(info_write, block_read, channel_fd)
+            proc = self.slot.spawner.start(lambda: self._spawn(info_write, block_read, filter_read, channel_fd))
             assert proc.stdout is not None
             shrink_stdout_pipe(proc.stdout.fileno(), self.request)  # the program waits on --block-fd yet
         finally:
             os.close(info_write)
             os.close(block_read)
+            os.close(filter_read)
             if self.request.channel is not None:
                 self.request.channel.spawned()
         with proc, contextlib.ExitStack() as fds:
@@ -245,21 +254,22 @@ class _Run:
                 return self._abandon(proc, outer, f"could not confine the sandbox: {error}")
             return self._supervise(proc, outer, pid1, pidfd1, inherited_kib)
 
-    def _spawn(self, info_write: int, block_read: int, channel_fd: int | None) -> subprocess.Popen[bytes]:
+    def _spawn(
+        self, info_write: int, block_read: int, filter_read: int, channel_fd: int | None
+    ) -> subprocess.Popen[bytes]:
         tools, limits = self.sandbox._tools, self.request.limits
         cgroup = self.slot.cgroup is not None
         rlimits = RlimitValues.of(
             limits.cpu_time_s, address_space_mib(limits, cgroup), limits.file_size_mib, _nproc(limits, self.slot.uid)
         )
-        switch = can_switch_uid()
-        network = self.slot.network if switch else None
-        chain = uid_switch_args(tools.chain, self.slot.uid, network) if switch else []
+        chain = uid_switch_args(tools.chain, self.slot.uid) if can_switch_uid() else []
+        descriptors = (info_write, block_read, filter_read)
         argv = [
             *chain,
             *rlimit_args(tools.chain.prlimit, rlimits),
             tools.bwrap,
-            *bwrap_args(self.sandbox._layout, self.box, limits, slot_network=network is not None),
-            *("--info-fd", str(info_write), "--block-fd", str(block_read), "--"),
+            *bwrap_args(self.sandbox._layout, self.box, limits),
+            *("--seccomp", str(filter_read), "--info-fd", str(info_write), "--block-fd", str(block_read), "--"),
             *self.request.argv,
         ]
         return subprocess.Popen(
@@ -268,8 +278,8 @@ class _Run:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env=self.request.environment_with(channel_fd),
-            # bubblewrap hands every inherited descriptor but its own two on to the program: the channel's goes through
-            pass_fds=(info_write, block_read) if channel_fd is None else (info_write, block_read, channel_fd),
+            # bubblewrap hands every inherited descriptor but its own three on to the program: the channel's passes
+            pass_fds=descriptors if channel_fd is None else (*descriptors, channel_fd),
             start_new_session=True,  # the judge's terminal signals are not the sandbox's business
         )
 
@@ -353,6 +363,19 @@ class _Run:
             backend=self.sandbox.name,
             isolated=self.sandbox.isolated,
         )
+
+
+def _filter_pipe(program: bytes) -> int:
+    """A pipe's read end holding the compiled filter, which bubblewrap reads to its end (a few hundred bytes)."""
+    read, write = os.pipe()
+    try:
+        os.write(write, program)  # far below a pipe's capacity: never blocks
+    except BaseException:
+        os.close(read)
+        raise
+    finally:
+        os.close(write)
+    return read
 
 
 def _nproc(limits: Limits, uid: int) -> int:

@@ -79,16 +79,20 @@ class RlimitsSandbox:
         chain = uid_switch_args(self._tools, slot.uid) if switch else []
         argv = [*chain, *rlimit_args(self._tools.prlimit, rlimits), *request.argv]
         started, inherited_kib = time.monotonic(), judge_peak_kib()
-        with subprocess.Popen(
-            argv,
-            cwd=box,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=request.environment_with(channel_fd),
-            pass_fds=() if channel_fd is None else (channel_fd,),
-            start_new_session=True,  # its own process group, so one killpg reaches the tree (unless it setsids)
-        ) as proc:
+        # from the slot's thread, in a fresh session keyring: not the judge's, not the previous run's (spawn.py)
+        spawned = slot.spawner.start(
+            lambda: subprocess.Popen(
+                argv,
+                cwd=box,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=request.environment_with(channel_fd),
+                pass_fds=() if channel_fd is None else (channel_fd,),
+                start_new_session=True,  # its own process group, so one killpg reaches the tree (unless it setsids)
+            )
+        )
+        with spawned as proc:
             if request.channel is not None:
                 request.channel.spawned()
             assert proc.stdout is not None and proc.stderr is not None

@@ -1,10 +1,11 @@
 """The trusted side of a run, shared by every backend: slots, the working directory, the capped reader, reaping.
 
 A *slot* is what one concurrent run owns: a host uid nobody else uses (so ``RLIMIT_NPROC``, which the kernel
-counts per real uid, limits this run and no other) and, where the host allows, a cgroup. Slots are pooled per
-process and reused; a process has at most two pools (with and without cgroups), each with its own block of uids.
-The blocks are derived from the judge's pid: in the high uid range two judges share one only if their pids agree
-modulo 2^21; where only the low range can be used (a user namespace without it), pids that agree modulo 156 do.
+counts per real uid, limits this run and no other), where the host allows, a cgroup, and the thread that starts
+its runs, each in a fresh session keyring (``spawn.py``). Slots are pooled per process and reused; a process has
+at most two pools (with and without cgroups), each with its own block of uids. The blocks are derived from the
+judge's pid: in the high uid range two judges share one only if their pids agree modulo 2^21; where only the low
+range can be used (a user namespace without it), pids that agree modulo 156 do.
 
 The judge makes itself a child subreaper: a sandbox's first process can outlive the bubblewrap that started it
 (bubblewrap exits as soon as it learns the exit status), and a subreaper judge can reap it instead of leaving a
@@ -33,8 +34,8 @@ from pathlib import Path, PurePosixPath
 
 from podium.core.errors import ConfigError, DependencyError
 from podium.core.execution.sandbox.cgroups import Cgroup, CgroupSupport, detect
-from podium.core.execution.sandbox.netns import new_network_namespace
 from podium.core.execution.sandbox.records import Limits, RunRequest, RunResult, RunStatus
+from podium.core.execution.sandbox.spawn import Spawner
 from podium.core.execution.sandbox.verdict import Evidence, Stop, decide, split_status
 
 MAX_SLOTS = 64
@@ -55,12 +56,12 @@ _LOW_UIDS = (20_000, 40_000)
 
 @dataclass(frozen=True, slots=True)
 class Slot:
-    """What one concurrent run owns: a host uid of its own and, where possible, a cgroup and a network namespace."""
+    """What one concurrent run owns: a host uid of its own, where possible a cgroup, and the thread that starts it."""
 
     index: int
     uid: int
     cgroup: Cgroup | None
-    network: int | None = None  # a descriptor of the slot's network namespace (netns.py); None: one per run
+    spawner: Spawner
 
 
 class SlotPool:
@@ -91,8 +92,7 @@ class SlotPool:
         index = len(self._made)
         factory = self.support.factory
         cgroup = factory.create(f"slot-{index}") if factory is not None else None
-        network = new_network_namespace() if can_switch_uid() else None
-        slot = Slot(index, self._base_uid + index, cgroup, network)
+        slot = Slot(index, self._base_uid + index, cgroup, Spawner(f"podium-slot-{index}"))
         self._made.append(slot)
         return slot
 
@@ -102,8 +102,6 @@ class SlotPool:
             for slot in self._free:
                 if slot.cgroup is not None:
                     slot.cgroup.remove()
-                if slot.network is not None:
-                    os.close(slot.network)
             if self.support.factory is not None and len(self._free) == len(self._made):
                 self.support.factory.cleanup()
 
@@ -179,17 +177,16 @@ class UtilLinux:
     """The util-linux programs of the trusted chain before the sandbox."""
 
     unshare: str
-    nsenter: str
     prlimit: str
 
 
 def util_linux_tools() -> UtilLinux:
-    """The paths of ``unshare``, ``nsenter`` and ``prlimit``, or DependencyError naming the package."""
-    found = {name: shutil.which(name, path=SYSTEM_PATH) for name in ("unshare", "nsenter", "prlimit")}
+    """The paths of ``unshare`` and ``prlimit``, or DependencyError naming the package."""
+    found = {name: shutil.which(name, path=SYSTEM_PATH) for name in ("unshare", "prlimit")}
     missing = [name for name, path in found.items() if path is None]
     if missing:
         raise DependencyError(f"{' and '.join(missing)} missing", fix="apt-get install util-linux")
-    return UtilLinux(*(str(found[name]) for name in ("unshare", "nsenter", "prlimit")))
+    return UtilLinux(*(str(found[name]) for name in ("unshare", "prlimit")))
 
 
 def can_switch_uid() -> bool:
@@ -283,19 +280,14 @@ class RlimitValues:
         return RlimitValues(max(1, math.ceil(cpu_time_s)), address_space_mib << 20, file_size_mib << 20, processes)
 
 
-def uid_switch_args(tools: UtilLinux, uid: int, network: int | None = None) -> list[str]:
-    """Options that run the rest of the chain as ``uid`` with no supplementary groups, in ``network`` if given.
+def uid_switch_args(tools: UtilLinux, uid: int) -> list[str]:
+    """Options that run the rest of the chain as ``uid`` with no supplementary groups.
 
     With no namespace option, ``unshare`` (util-linux 2.32 or later) does only ``setgroups(0)``, ``setgid``,
     ``setuid`` and execs: 1.2 ms a run here against 2.0 ms for ``setpriv``, which loads NSS modules to look the
-    uid up although it is given as a number. ``nsenter`` does the same after joining the namespace of the judge's
-    descriptor ``network``, which it opens, as root, through the judge's ``/proc`` entry: the descriptor is never
-    inherited, so the program cannot hold it.
+    uid up although it is given as a number.
     """
-    identity = [f"--setgid={uid}", f"--setuid={uid}", "--"]
-    if network is None:
-        return [tools.unshare, *identity]
-    return [tools.nsenter, f"--net=/proc/{os.getpid()}/fd/{network}", *identity]
+    return [tools.unshare, f"--setgid={uid}", f"--setuid={uid}", "--"]
 
 
 @dataclass(frozen=True, slots=True)

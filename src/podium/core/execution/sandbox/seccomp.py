@@ -1,0 +1,223 @@
+"""The system-call filter of every sandboxed program: the kernel services no judged program needs are refused.
+
+The filter is a deny-list (``DENIED``): a judged program is an interpreter running arbitrary code, whose needs no
+allow-list can foresee, while what it must never reach is a short list: the kernel keyrings (a judge started by
+``su -``, ``runuser`` or systemd holds a session keyring its children inherit), other processes' memory, new
+namespaces and mounts, the kernel's own state (modules, clocks, reboot) and the large, bug-prone interfaces
+(BPF, perf, io_uring, userfaultfd). ``docs/design/core.md`` ("The system-call filter") restates the list and why.
+
+It is compiled once per process with libseccomp (Debian's ``libseccomp2``, through ctypes: no Python binding is
+packaged), for this machine's architecture only: a system call made through another ABI (i386's ``int 0x80``,
+x32) kills the process, so a denied call cannot be reached under another number. bubblewrap loads it
+(``--seccomp FD``) after it has built the sandbox and dropped every capability, just before it execs the program.
+
+Refused calls fail with ``EPERM``, except ``clone3``, which fails with ``ENOSYS``: its flags sit in memory a filter
+cannot read, and glibc falls back to ``clone`` (whose flags the filter checks) only on ``ENOSYS``; with ``EPERM`` no
+thread could start.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import functools
+import os
+from dataclasses import dataclass
+
+from podium.core.errors import DependencyError
+
+_FIX = "apt-get install libseccomp2"
+
+
+@dataclass(frozen=True, slots=True)
+class Denial:
+    """System calls refused together, and why no judged program needs them."""
+
+    calls: tuple[str, ...]
+    why: str
+
+
+DENIED: tuple[Denial, ...] = (
+    Denial(("add_key", "keyctl", "request_key"), "kernel keyrings: the judge's secrets, and state that outlives a run"),
+    Denial(
+        ("ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_getfd"),
+        "reading or steering another process",
+    ),
+    Denial(("bpf", "perf_event_open", "userfaultfd"), "large kernel interfaces with a history of exploits"),
+    Denial(("io_uring_setup", "io_uring_enter", "io_uring_register"), "io_uring: a second system-call path"),
+    Denial(("unshare", "setns"), "new or other namespaces"),
+    Denial(
+        (
+            "mount",
+            "umount2",
+            "pivot_root",
+            "chroot",
+            "fsopen",
+            "fsconfig",
+            "fsmount",
+            "fspick",
+            "move_mount",
+            "open_tree",
+            "mount_setattr",
+            "open_tree_attr",
+            "name_to_handle_at",
+            "open_by_handle_at",
+        ),
+        "mounts, and opening files by handle past the mount tree",
+    ),  # fmt: skip
+    Denial(
+        ("init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load", "reboot"),
+        "the kernel itself",
+    ),
+    Denial(("settimeofday", "clock_settime", "clock_adjtime", "adjtimex"), "the clocks"),
+    Denial(
+        ("swapon", "swapoff", "acct", "quotactl", "quotactl_fd", "syslog", "vhangup", "sethostname", "setdomainname"),
+        "host administration",
+    ),
+    Denial(("iopl", "ioperm", "modify_ldt", "uselib", "personality", "fanotify_init"), "legacy or hardware access"),
+)
+"""Refused outright (``personality`` only when it would change the persona: the query stays allowed)."""
+
+CLONE_NAMESPACE_FLAGS = {
+    "CLONE_NEWTIME": 0x80,
+    "CLONE_NEWNS": 0x20000,
+    "CLONE_NEWCGROUP": 0x2000000,
+    "CLONE_NEWUTS": 0x4000000,
+    "CLONE_NEWIPC": 0x8000000,
+    "CLONE_NEWUSER": 0x10000000,
+    "CLONE_NEWPID": 0x20000000,
+    "CLONE_NEWNET": 0x40000000,
+}
+"""``clone`` with any of these flags is refused: a thread or a child process, never a namespace."""
+
+SOCKET_FAMILIES = {"AF_UNIX": 1, "AF_INET": 2, "AF_INET6": 10}
+"""The only families ``socket`` accepts (netlink, packet, vsock, alg, ... are refused)."""
+
+TERMINAL_IOCTLS = {"TIOCSTI": 0x5412, "TIOCLINUX": 0x541C}
+"""``ioctl`` requests that push input into a terminal, refused in case one is ever reachable."""
+
+# System calls newer than the libseccomp of Debian 12 (2.5.4) knows by name. Since Linux 5.1 new calls take one
+# number on every architecture, so the number stands for the name.
+_COMMON_NUMBERS = {"open_tree_attr": 467}
+
+_PERSONALITY_QUERY = 0xFFFFFFFF
+_LOW_32_BITS = 0xFFFFFFFF
+
+# libseccomp's ABI (seccomp.h)
+_ACT_ALLOW = 0x7FFF0000
+_ACT_KILL_PROCESS = 0x80000000
+_ATTR_ACT_BADARCH = 1
+_CMP_NE, _CMP_EQ, _CMP_GT, _CMP_MASKED_EQ = 1, 4, 6, 7
+
+
+def _errno_action(number: int) -> int:
+    return 0x00050000 | (number & 0xFFFF)
+
+
+class _Comparison(ctypes.Structure):
+    _fields_ = [
+        ("arg", ctypes.c_uint),
+        ("op", ctypes.c_int),
+        ("datum_a", ctypes.c_uint64),
+        ("datum_b", ctypes.c_uint64),
+    ]
+
+
+@functools.cache
+def _libseccomp() -> ctypes.CDLL:
+    try:
+        library = ctypes.CDLL("libseccomp.so.2", use_errno=True)
+    except OSError as error:
+        raise DependencyError(f"libseccomp is missing ({error})", fix=_FIX) from error
+    library.seccomp_init.restype = ctypes.c_void_p
+    library.seccomp_init.argtypes = [ctypes.c_uint32]
+    library.seccomp_release.argtypes = [ctypes.c_void_p]
+    library.seccomp_attr_set.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_uint32]
+    library.seccomp_rule_add_array.argtypes = [
+        ctypes.c_void_p,
+        ctypes.c_uint32,
+        ctypes.c_int,
+        ctypes.c_uint,
+        ctypes.POINTER(_Comparison),
+    ]
+    library.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
+    library.seccomp_export_bpf.argtypes = [ctypes.c_void_p, ctypes.c_int]
+    return library
+
+
+def syscall_number(name: str) -> int | None:
+    """The number of system call ``name`` on this machine's architecture; None where it has none."""
+    number = int(_libseccomp().seccomp_syscall_resolve_name(name.encode()))
+    if number >= 0:
+        return number
+    return _COMMON_NUMBERS.get(name)
+
+
+def denied_calls() -> list[str]:
+    """Every system call the filter refuses outright, in ``DENIED`` order."""
+    return [call for denial in DENIED for call in denial.calls]
+
+
+class _Builder:
+    """One libseccomp filter context under construction."""
+
+    def __init__(self) -> None:
+        self.library = _libseccomp()
+        self.context = self.library.seccomp_init(_ACT_ALLOW)
+        if not self.context:
+            raise DependencyError("libseccomp could not start a filter", fix=_FIX)
+        # a call through another ABI kills the whole process where libseccomp may say so, else the calling thread
+        self.library.seccomp_attr_set(self.context, _ATTR_ACT_BADARCH, _ACT_KILL_PROCESS)
+
+    def refuse(self, name: str, *comparisons: tuple[int, int, int, int], error: int = errno.EPERM) -> None:
+        number = syscall_number(name)
+        if number is None:
+            return  # no such call on this architecture (iopl on arm64): nothing to refuse
+        array = (_Comparison * max(1, len(comparisons)))(*(_Comparison(*c) for c in comparisons))
+        result = self.library.seccomp_rule_add_array(
+            self.context, _errno_action(error), number, len(comparisons), array
+        )
+        self._check(result, name)
+
+    def export(self) -> bytes:
+        read, write = os.pipe()
+        try:
+            self._check(self.library.seccomp_export_bpf(self.context, write), "export")
+        finally:
+            os.close(write)
+        with os.fdopen(read, "rb") as compiled:
+            return compiled.read()
+
+    def release(self) -> None:
+        self.library.seccomp_release(self.context)
+
+    @staticmethod
+    def _check(result: int, what: str) -> None:
+        if result != 0:
+            raise DependencyError(f"libseccomp refused the filter ({what}: {os.strerror(-result)})", fix=_FIX)
+
+
+@functools.cache
+def filter_program() -> bytes:
+    """The compiled filter (classic BPF, as ``--seccomp`` reads it), built once per process."""
+    builder = _Builder()
+    try:
+        for call in denied_calls():
+            if call == "personality":
+                builder.refuse(call, (0, _CMP_NE, _PERSONALITY_QUERY, 0))
+            else:
+                builder.refuse(call)
+        builder.refuse("clone3", error=errno.ENOSYS)
+        for flag in CLONE_NAMESPACE_FLAGS.values():
+            builder.refuse("clone", (0, _CMP_MASKED_EQ, flag, flag))
+        allowed = set(SOCKET_FAMILIES.values())
+        # any family past the highest allowed one, including values with high bits set that the kernel would cut
+        builder.refuse("socket", (0, _CMP_GT, max(allowed), 0), error=errno.EAFNOSUPPORT)
+        for family in set(range(max(allowed))) - allowed:
+            builder.refuse("socket", (0, _CMP_EQ, family, 0), error=errno.EAFNOSUPPORT)
+        for request in TERMINAL_IOCTLS.values():
+            # the kernel reads the request as 32 bits: compare those only, or high bits would slip past
+            builder.refuse("ioctl", (1, _CMP_MASKED_EQ, _LOW_32_BITS, request))
+        return builder.export()
+    finally:
+        builder.release()

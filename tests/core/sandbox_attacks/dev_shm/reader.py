@@ -1,0 +1,13 @@
+"""Read a file parked in /dev/shm."""
+
+import os
+import sys
+
+path = f"/dev/shm/podium-parked-{sys.argv[1]}"
+try:
+    with open(path) as parked:
+        print("found", parked.read())
+    if "--unlink" in sys.argv:
+        os.remove(path)
+except OSError:
+    print("nothing")
