@@ -10,7 +10,7 @@ import pytest
 from podium.core.errors import ConfigError
 from podium.core.execution.sandbox import Limits, RunRequest, RunStatus
 from podium.core.execution.sandbox.cgroups import _inside, _mounts, _own_paths, _V2Factory, detect
-from podium.core.execution.sandbox.supervise import _Stderr, _Stdout, box_directory
+from podium.core.execution.sandbox.supervise import RlimitValues, _Stderr, _Stdout, box_directory, rlimit_args
 from podium.core.execution.sandbox.verdict import Evidence, Stop, decide, split_status
 
 LIMITS = Limits()
@@ -184,3 +184,9 @@ def test_a_v2_slot_cgroup_sets_limits_and_reads_its_counters(tmp_path: Path) -> 
     assert cgroup.holds(34) and not cgroup.holds(3)
     cgroup.kill_all()
     assert (slot / "cgroup.kill").read_text() == "1"
+
+
+def test_a_judge_without_a_uid_of_its_own_leaves_nproc_alone() -> None:
+    # a raised NPROC is refused above the user's hard limit, and prlimit then fails before the program starts
+    assert not any(arg.startswith("--nproc") for arg in rlimit_args("prlimit", RlimitValues.of(1.5, 64, 1, None)))
+    assert "--nproc=18" in rlimit_args("prlimit", RlimitValues.of(1.5, 64, 1, 18))

@@ -71,8 +71,9 @@ class RlimitsSandbox:
         self, slot: Slot, box: Path, request: RunRequest, registered: RegisteredRun, channel_fd: int | None
     ) -> RunResult:
         limits, switch = request.limits, can_switch_uid()
-        # without a uid of its own, our uid runs other processes too: no NPROC rather than a wrong one
-        processes = limits.processes if switch else 1 << 20
+        # without a uid of its own, our uid runs other processes too: no NPROC rather than a wrong one (and no
+        # raised one either, which a user's hard limit refuses: prlimit then fails before the program starts)
+        processes = limits.processes if switch else None
         rlimits = RlimitValues.of(
             limits.cpu_time_s, address_space_mib(limits, cgroup=False), limits.file_size_mib, processes
         )

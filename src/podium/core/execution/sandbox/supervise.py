@@ -258,7 +258,7 @@ def rlimit_args(prlimit: str, limits: RlimitValues) -> list[str]:
         f"--cpu={limits.cpu_soft_s}:{limits.cpu_soft_s + 1}",
         f"--as={limits.address_space_bytes}",
         f"--fsize={limits.file_size_bytes}",
-        f"--nproc={limits.processes}",
+        *([] if limits.processes is None else [f"--nproc={limits.processes}"]),
         "--nofile=64",
         "--core=0",
         "--",
@@ -272,10 +272,10 @@ class RlimitValues:
     cpu_soft_s: int
     address_space_bytes: int
     file_size_bytes: int
-    processes: int
+    processes: int | None  # None: leave RLIMIT_NPROC as inherited
 
     @staticmethod
-    def of(cpu_time_s: float, address_space_mib: int, file_size_mib: int, processes: int) -> RlimitValues:
+    def of(cpu_time_s: float, address_space_mib: int, file_size_mib: int, processes: int | None) -> RlimitValues:
         """Round the CPU limit up to whole seconds (RLIMIT_CPU's unit); the parent checks the exact figure."""
         return RlimitValues(max(1, math.ceil(cpu_time_s)), address_space_mib << 20, file_size_mib << 20, processes)
 
