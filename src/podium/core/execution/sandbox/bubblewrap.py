@@ -341,14 +341,19 @@ class _Run:
         code, outer_usage = wait_with_deadline(proc.pid, outer, _REAP_S)
         proc.returncode = code
         wall_time_s = time.monotonic() - started
-        usages = [u for u in (outer_usage, reap_orphan(pid1, pidfd1)) if u is not None]
+        pid1_usage = reap_orphan(pid1, pidfd1)
+        usages = [u for u in (outer_usage, pid1_usage) if u is not None]
         memory, cgroup = MemoryUsage(0, False, None), self.slot.cgroup
         if cgroup is not None:
             memory = cgroup.usage()
             cgroup.kill_all()  # empty after a normal end; a safety net for the next run in this slot
-        # the cgroup's own high-water mark where it has one; rusage carries the judge's size (judge_peak_kib)
+        # the cgroup's own high-water mark where it has one; else pid 1's rusage, which covers the program it reaped
+        # and, cloned by the outer bubblewrap after its exec, never carries the judge's size (judge_peak_kib) as
+        # the outer's does
         if memory.peak_bytes is not None:
             peak_kib: int | None = memory.peak_bytes // 1024
+        elif pid1_usage is not None:
+            peak_kib = pid1_usage.ru_maxrss
         else:
             peak_kib = program_peak_kib(max(u.ru_maxrss for u in usages), inherited_kib)
         return conclude(
@@ -362,6 +367,7 @@ class _Run:
             wall_time_s=wall_time_s,
             backend=self.sandbox.name,
             isolated=self.sandbox.isolated,
+            shell_status=True,  # bubblewrap reports a death by signal N as status 128 + N
         )
 
 

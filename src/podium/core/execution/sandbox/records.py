@@ -25,14 +25,15 @@ class RunStatus(StrEnum):
     OK = "ok"
     """Exited 0, or was stopped by the reader after ``stop_after_lines`` lines."""
     RUNTIME_ERROR = "runtime_error"
-    """Non-zero exit, or killed by a signal that is not a limit."""
+    """Non-zero exit, or killed by a signal, with no evidence of a limit (verdict.py): a file over
+    ``file_size_mib`` and a ``MemoryError`` the address-space limit caused are runtime errors too."""
     TIME_LIMIT = "time_limit"
-    """CPU limit (RLIMIT_CPU, SIGXCPU) or the wall limit the parent enforces."""
+    """The CPU limit (a death by SIGXCPU or SIGKILL after the limit's CPU time) or the parent's wall limit."""
     MEMORY_LIMIT = "memory_limit"
-    """Killed by the cgroup's OOM killer, out of time after reaching the cgroup's limit, or MemoryError under the
-    address-space backstop."""
+    """Killed by the cgroup's OOM killer, out of time after reaching the cgroup's limit, or, where no cgroup
+    counts, ended with a peak at or over the limit."""
     OUTPUT_LIMIT = "output_limit"
-    """More than ``stdout_bytes`` before enough lines, or a file over ``file_size_mib``."""
+    """More than ``stdout_bytes`` before enough lines."""
     INTERNAL_ERROR = "internal_error"
     """The sandbox itself failed; never the program's fault."""
 
@@ -95,7 +96,8 @@ class RunResult:
     exit_code: int | None
     signal: int | None
     stdout: bytes
-    stderr: bytes
+    stderr: bytes  # the first Limits.stderr_bytes
+    stderr_tail: bytes  # the last 4 KiB, however long stderr was: where a traceback ends
     stopped_early: bool
     wall_time_s: float
     cpu_time_s: float | None

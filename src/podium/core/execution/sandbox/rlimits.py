@@ -117,6 +117,7 @@ class RlimitsSandbox:
             wall_time_s=time.monotonic() - started,
             backend=self.name,
             isolated=False,
+            shell_status=False,  # our own child: its wait status is exact
         )
 
 

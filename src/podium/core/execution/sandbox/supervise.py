@@ -476,6 +476,7 @@ def internal_result(backend: str, isolated: bool, detail: str) -> RunResult:
         signal=None,
         stdout=b"",
         stderr=b"",
+        stderr_tail=b"",
         stopped_early=False,
         wall_time_s=0.0,
         cpu_time_s=None,
@@ -514,11 +515,24 @@ def conclude(
     wall_time_s: float,
     backend: str,
     isolated: bool,
+    shell_status: bool,
 ) -> RunResult:
-    """The result of a finished run, decided from the evidence gathered outside it (shared by every backend)."""
+    """The result of a finished run, decided from the evidence gathered outside it (shared by every backend).
+
+    ``shell_status``: the backend reports a death by signal N as status 128 + N (bubblewrap), so such a status
+    may be either.
+    """
     exit_code, signal_number = (None, 9) if captured.stop is not Stop.EXITED else split_status(returncode)
+    peak_mib = None if peak_kib is None else peak_kib / 1024
     evidence = Evidence(
-        captured.stop, exit_code, signal_number, cpu_time_s, oom_kills, memory_limit_reached, captured.stderr_tail
+        captured.stop,
+        exit_code,
+        signal_number,
+        cpu_time_s,
+        oom_kills,
+        memory_limit_reached,
+        shell_status=shell_status,
+        peak_memory_mib=peak_mib,
     )
     status, detail = decide(evidence, request.limits)
     return RunResult(
@@ -527,10 +541,11 @@ def conclude(
         signal=signal_number,
         stdout=captured.stdout,
         stderr=captured.stderr,
+        stderr_tail=captured.stderr_tail,
         stopped_early=captured.stop is Stop.LINES,
         wall_time_s=wall_time_s,
         cpu_time_s=cpu_time_s,
-        peak_memory_mib=None if peak_kib is None else peak_kib / 1024,
+        peak_memory_mib=peak_mib,
         backend=backend,
         isolated=isolated,
         detail=detail if isolated else f"{detail} (not isolated)",

@@ -1,9 +1,15 @@
 """How a run ended, decided from evidence gathered outside the program (pure logic, shared by every backend).
 
-The evidence is ordered by how little the program can fake it: what the reader saw on stdout and whether the
-parent killed the run come first, then the cgroup's OOM and limit-hit counters and the signal with the CPU
-time the kernel accounted, and only then the last lines of stderr. A program that prints ``MemoryError`` to stderr
-and exits 1 gains nothing by it: the verdict moves between two faults of its own.
+A limit verdict needs evidence the program cannot make up: the reader's own count of stdout bytes and lines, the
+parent's own kill at the wall limit, the cgroup's OOM and limit-hit counters, the CPU time and peak memory the
+kernel accounted. An exit status alone proves nothing: bubblewrap reports a death by signal N and an exit with
+status 128 + N alike, and even where a backend sees the real signal, a program can send itself ``SIGXCPU``. So
+``os._exit(152)`` after 16 ms of CPU is a runtime error "exited with status 152", not a time limit; a death by
+``SIGXCPU`` is a time limit only when the run's CPU time reached the limit. What the program writes on stderr
+(``MemoryError``, ``File too large``) decides nothing: the verdict is the runtime error, and the program's own
+words stay in its stderr for whoever reads it. There is no counter for files a program writes in its own
+``/tmp``, so a file over the size limit (``SIGXFSZ``, or ``EFBIG`` for Python, which ignores the signal) is a
+runtime error too; ``OUTPUT_LIMIT`` is the stdout reader's.
 """
 
 from __future__ import annotations
@@ -14,7 +20,9 @@ from enum import StrEnum
 
 from podium.core.execution.sandbox.records import Limits, RunStatus
 
-_EFBIG = b"[Errno 27] File too large"
+CPU_SLACK_S = 0.05
+"""How far under the limit a death by the CPU limit's signal may read: RLIMIT_CPU is checked on the scheduler's
+clock, and rusage's user + system split of the same time has read 0.990 s for a 1 s limit."""
 
 
 class Stop(StrEnum):
@@ -28,7 +36,11 @@ class Stop(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Evidence:
-    """What the parent knows once the tree is gone."""
+    """What the parent knows once the tree is gone.
+
+    ``exit_code`` and ``signal`` are the end as the backend saw it; ``shell_status`` says an ``exit_code`` above 128
+    may stand for a death by signal ``exit_code - 128`` (bubblewrap's reporting), which nothing else tells apart.
+    """
 
     stop: Stop
     exit_code: int | None
@@ -36,7 +48,17 @@ class Evidence:
     cpu_time_s: float | None
     oom_kills: int
     memory_limit_reached: bool
-    stderr_tail: bytes
+    shell_status: bool = False
+    peak_memory_mib: float | None = None
+
+    def ended_by(self, number: int) -> bool:
+        """Whether the end reads as a death by signal ``number`` (a status that may be an exit is included)."""
+        return self.signal == number or (self.shell_status and self.exit_code == 128 + number)
+
+    @property
+    def failed(self) -> bool:
+        """Whether the program did not end with status 0 by itself."""
+        return self.stop is not Stop.EXITED or self.exit_code != 0
 
 
 def decide(evidence: Evidence, limits: Limits) -> tuple[RunStatus, str]:
@@ -45,9 +67,13 @@ def decide(evidence: Evidence, limits: Limits) -> tuple[RunStatus, str]:
         return RunStatus.OK, "stopped after enough lines"
     if evidence.stop is Stop.OUTPUT:
         return RunStatus.OUTPUT_LIMIT, f"more than {limits.stdout_bytes} bytes on stdout"
-    if evidence.oom_kills and evidence.exit_code != 0:
+    if evidence.oom_kills and evidence.failed:
         return RunStatus.MEMORY_LIMIT, f"killed by the cgroup's OOM killer at {limits.memory_mib} MiB"
-    cpu_limit_hit = _cpu_limit_hit(evidence, limits)
+    spent = evidence.cpu_time_s or 0.0
+    # RLIMIT_CPU ends a process with SIGXCPU, and SIGKILL a second later if it ignored that
+    cpu_limit_hit = spent >= limits.cpu_time_s - CPU_SLACK_S and (
+        evidence.ended_by(signals.SIGXCPU) or evidence.ended_by(signals.SIGKILL)
+    )
     if (cpu_limit_hit or evidence.stop is Stop.WALL) and evidence.memory_limit_reached:
         # Without swap the kernel reclaims the program's own file pages (the interpreter, its libraries) at the
         # limit and lets it fault them back in, again and again, before it gives up and kills: CPU time can run
@@ -55,37 +81,27 @@ def decide(evidence: Evidence, limits: Limits) -> tuple[RunStatus, str]:
         # the verdict of the memory limit; either way the fault is its own.
         return RunStatus.MEMORY_LIMIT, f"out of time after reaching the {limits.memory_mib} MiB memory limit"
     if cpu_limit_hit:
-        return RunStatus.TIME_LIMIT, f"CPU time over {limits.cpu_time_s:g} s"
+        return RunStatus.TIME_LIMIT, f"CPU time over {limits.cpu_time_s:g} s ({spent:.2f} s)"
     if evidence.stop is Stop.WALL:
         return RunStatus.TIME_LIMIT, f"wall time over {limits.wall_time_s:g} s; killed by the parent"
-    return _from_exit(evidence, limits)
-
-
-def _cpu_limit_hit(evidence: Evidence, limits: Limits) -> bool:
-    if evidence.signal == signals.SIGXCPU:
-        return True
-    # RLIMIT_CPU's hard limit ends with SIGKILL; a SIGKILL after the soft limit's CPU time is that, not an attack
-    spent = evidence.cpu_time_s
-    return evidence.signal == signals.SIGKILL and spent is not None and spent >= limits.cpu_time_s
-
-
-def _from_exit(evidence: Evidence, limits: Limits) -> tuple[RunStatus, str]:
-    tail = _last_lines(evidence.stderr_tail)
-    if evidence.signal == signals.SIGXFSZ or any(_EFBIG in line for line in tail):
-        return RunStatus.OUTPUT_LIMIT, f"wrote a file over {limits.file_size_mib} MiB"
+    peak = evidence.peak_memory_mib
+    if evidence.failed and peak is not None and peak >= limits.memory_mib:
+        # where no cgroup counts, the kernel's high-water mark shows the program did reach its limit
+        return RunStatus.MEMORY_LIMIT, f"ended after reaching the {limits.memory_mib} MiB limit (peak {peak:.0f} MiB)"
     if evidence.exit_code == 0:
-        if evidence.cpu_time_s is not None and evidence.cpu_time_s > limits.cpu_time_s:
-            return RunStatus.TIME_LIMIT, f"finished, but used {evidence.cpu_time_s:.2f} s of CPU time"
+        if spent > limits.cpu_time_s:
+            return RunStatus.TIME_LIMIT, f"finished, but used {spent:.2f} s of CPU time"
         return RunStatus.OK, "exited with code 0"
-    if any(line.startswith(b"MemoryError") for line in tail):
-        return RunStatus.MEMORY_LIMIT, f"MemoryError under the {limits.memory_mib} MiB limit"
+    return RunStatus.RUNTIME_ERROR, _describe_end(evidence)
+
+
+def _describe_end(evidence: Evidence) -> str:
     if evidence.signal is not None:
-        return RunStatus.RUNTIME_ERROR, f"killed by signal {_signal_name(evidence.signal)}"
-    return RunStatus.RUNTIME_ERROR, f"exited with code {evidence.exit_code}"
-
-
-def _last_lines(tail: bytes, count: int = 3) -> list[bytes]:
-    return [line.strip() for line in tail.strip().splitlines()[-count:]]
+        return f"killed by signal {_signal_name(evidence.signal)}"
+    code = evidence.exit_code
+    if evidence.shell_status and code is not None and 128 < code < 128 + signals.NSIG:
+        return f"exited with status {code} (a death by {_signal_name(code - 128)} gives the same status)"
+    return f"exited with code {code}"
 
 
 def _signal_name(number: int) -> str:
@@ -96,13 +112,9 @@ def _signal_name(number: int) -> str:
 
 
 def split_status(code: int) -> tuple[int | None, int | None]:
-    """``(exit_code, signal)`` from a status in shell form, where 128 + N means "killed by signal N".
+    """``(exit_code, signal)`` from a ``Popen``-style return code, where only a negative code is a signal.
 
-    bubblewrap reports its program's end that way, so an exit code above 128 cannot be told from a signal; we read
-    it as the signal, as a shell does. A negative code (``Popen`` style) is a signal too.
+    A status of 128 + N from bubblewrap stays an exit code here; ``Evidence.shell_status`` lets ``ended_by`` read it
+    as the death by signal N it may also be.
     """
-    if code < 0:
-        return None, -code
-    if code > 128 and code - 128 < signals.NSIG:
-        return None, code - 128
-    return code, None
+    return (None, -code) if code < 0 else (code, None)

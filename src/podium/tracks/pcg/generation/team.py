@@ -168,7 +168,7 @@ def _after_process(session: TeamSession, result: RunResult, channel: Channel) ->
 
 
 def _why_it_ended(result: RunResult, channel: Channel, session: TeamSession) -> str:
-    tail = result.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] if result.stderr else []
+    tail = result.stderr_tail.decode("utf-8", "replace").strip().splitlines()[-1:]
     if result.status is RunStatus.TIME_LIMIT and result.detail.startswith("wall time"):
         reason = (
             f"killed: the trial ran over its hard limit of {session.hard_limit_s():g} s outside model calls "

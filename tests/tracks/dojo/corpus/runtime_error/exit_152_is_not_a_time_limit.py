@@ -1,0 +1,3 @@
+import os
+print(0)
+os._exit(152)
