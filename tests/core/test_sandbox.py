@@ -21,9 +21,9 @@ from typing import Any
 import pytest
 
 from podium.core.errors import ConfigError
-from podium.core.execution.sandbox import Limits, RunRequest, RunResult, RunStatus
+from podium.core.execution.sandbox import Limits, RunRequest, RunResult, RunStatus, open_sandbox
 from podium.core.execution.sandbox.bubblewrap import BubblewrapSandbox
-from podium.core.execution.sandbox.supervise import can_switch_uid, is_slot_uid, slot_pool
+from podium.core.execution.sandbox.supervise import BOX_PREFIX, can_switch_uid, is_slot_uid, new_box_path, slot_pool
 
 PYTHON = ("python3", "-s", "-S", "-P", "-B", "solver.py")
 JUDGE_ENV = {"PYTHONHASHSEED": "0", "PYTHONINTMAXSTRDIGITS": "0"}
@@ -598,3 +598,33 @@ def test_a_program_cannot_forge_a_limit_verdict(sandbox: BubblewrapSandbox, sour
     result = solve(sandbox, source)
     assert result.status is RunStatus.RUNTIME_ERROR, result
     assert result.detail.startswith(detail), result.detail
+
+
+@pytest.mark.skipif(not can_switch_uid(), reason="only root can try the box as another local user")
+@pytest.mark.parametrize("backend", ["bubblewrap", "rlimits"])
+def test_another_local_user_cannot_read_a_runs_scratch_folder(sandbox: BubblewrapSandbox, backend: str) -> None:
+    token = uuid.uuid4().hex
+    tested = sandbox if backend == "bubblewrap" else open_sandbox("rlimits", allow_weaker=True)
+    source = f"import time\nprint(open('solver.py').read().count('{token}'), flush=True)\ntime.sleep(1.5)\n"
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        running = pool.submit(tested.run, RunRequest(PYTHON, {"solver.py": source.encode()}, limits=QUICK))
+        box = _box_holding(token)
+        as_nobody = {"user": 65534, "group": 65534, "extra_groups": [], "capture_output": True, "check": False}
+        listed = subprocess.run(["ls", str(box)], **as_nobody)  # type: ignore[call-overload]
+        read = subprocess.run(["cat", str(box / "solver.py")], **as_nobody)  # type: ignore[call-overload]
+        result = running.result()
+    assert b"Permission denied" in listed.stderr and b"Permission denied" in read.stderr, (listed, read)
+    assert token.encode() not in read.stdout
+    assert result.status is RunStatus.OK and result.stdout == b"1\n", result  # the run itself reads it
+
+
+def _box_holding(token: str) -> Path:
+    """The scratch folder of the run whose solver.py holds ``token`` (the judge, as root, may look)."""
+    deadline = time.monotonic() + 5.0
+    while time.monotonic() < deadline:
+        for box in Path(new_box_path().parent).glob(f"{BOX_PREFIX}*"):
+            with contextlib.suppress(OSError):
+                if token in (box / "solver.py").read_text():
+                    return box
+        time.sleep(0.01)
+    raise AssertionError("no scratch folder holds the run's solver")

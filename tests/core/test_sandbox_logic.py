@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 from pathlib import Path
 
@@ -154,15 +155,24 @@ def test_v2_cgroups_are_driven_through_their_files(tmp_path: Path) -> None:
     assert (folder / "cgroup.procs").read_text() == "12345"
 
 
-def test_box_directory_holds_only_the_files_read_only() -> None:
-    with box_directory({"solver.py": b"print(1)", "data/terms.txt": b"1\n2\n"}) as box:
+@pytest.mark.parametrize(("group", "folder_mode", "file_mode"), [(None, 0o500, 0o400), (54321, 0o750, 0o440)])
+def test_box_directory_holds_only_the_files_for_the_run_alone(
+    group: int | None, folder_mode: int, file_mode: int
+) -> None:
+    if group is not None and os.geteuid() != 0:
+        pytest.skip("only root gives the box to a slot's group")
+    with box_directory({"solver.py": b"print(1)", "data/terms.txt": b"1\n2\n"}, group=group) as box:
         assert sorted(p.relative_to(box).as_posix() for p in box.rglob("*")) == [
             "data",
             "data/terms.txt",
             "solver.py",
         ]
-        assert (box / "solver.py").stat().st_mode & 0o777 == 0o444
-        assert box.stat().st_mode & 0o777 == 0o555
+        for path in (box, box / "data"):
+            assert path.stat().st_mode & 0o777 == folder_mode
+        for path in (box / "solver.py", box / "data" / "terms.txt"):
+            assert path.stat().st_mode & 0o777 == file_mode
+        if group is not None:
+            assert {(p.stat().st_uid, p.stat().st_gid) for p in (box, *box.rglob("*"))} == {(0, group)}
     assert not box.exists()
 
 

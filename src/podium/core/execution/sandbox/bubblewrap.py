@@ -106,7 +106,10 @@ class BubblewrapSandbox:
                 # registered before anything exists, so that a sweeper finds all of it if this process dies
                 uid, path = (slot.uid if can_switch_uid() else None), new_box_path()
                 cgroups = slot.cgroup.folders() if slot.cgroup is not None else ()
-                with self._registry.run(uid, path, cgroups) as registered, box_directory(request.files, path) as box:
+                with (
+                    self._registry.run(uid, path, cgroups) as registered,
+                    box_directory(request.files, path, group=uid) as box,  # the chain sets gid = uid
+                ):
                     return _Run(self, slot, box, request, registered).execute()
         except OSError as error:
             return internal_result(self.name, self.isolated, f"sandbox failure: {error}")

@@ -60,7 +60,7 @@ class RlimitsSandbox:
                 uid, path = (slot.uid if can_switch_uid() else None), new_box_path()
                 with (
                     self._registry.run(uid, path, ()) as registered,
-                    box_directory(request.files, path) as box,
+                    box_directory(request.files, path, group=uid) as box,
                     serving(request.channel) as channel_fd,
                 ):
                     return self._run(slot, box, request, registered, channel_fd)

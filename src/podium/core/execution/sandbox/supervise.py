@@ -206,20 +206,24 @@ def remove_box(box: Path) -> None:
     """Remove a scratch folder the sandbox made read-only (its own run's, or an orphaned one)."""
     if not box.exists():
         return
-    for folder, _, _ in os.walk(box):  # top down: each folder is opened up before its contents are listed
+    for folder, _, _ in os.walk(box):  # top down: each folder is opened up (to its owner) before it is listed
         with contextlib.suppress(OSError):
-            os.chmod(folder, 0o755)
+            os.chmod(folder, 0o700)
     shutil.rmtree(box, ignore_errors=True)
 
 
 @contextlib.contextmanager
-def box_directory(files: Mapping[str, bytes], root: Path | None = None) -> Iterator[Path]:
-    """A fresh host folder (``root``, which must not exist, else a new one) holding only ``files`` (read-only).
+def box_directory(files: Mapping[str, bytes], root: Path | None = None, *, group: int | None = None) -> Iterator[Path]:
+    """A fresh host folder (``root``, which must not exist, else a new one) holding only ``files``, read-only.
 
-    The folder is removed afterwards. Naming it first lets the run registry record it before it exists.
+    Only the run may read it, never another user of the host (``/dev/shm`` is everybody's): with ``group`` (the
+    slot's own gid, which the program runs under) it is root's with that group, folders 0750 and files 0440;
+    without, the judge's own, 0500 and 0400 (a judge that is not root runs the program under its own uid). The
+    folder is removed afterwards. Naming it first lets the run registry record it before it exists.
     """
     root = root or new_box_path()
     root.mkdir(mode=0o700)
+    folder_mode, file_mode = (0o500, 0o400) if group is None else (0o750, 0o440)
     try:
         folders = {str(root)}
         for name, data in files.items():
@@ -227,18 +231,22 @@ def box_directory(files: Mapping[str, bytes], root: Path | None = None) -> Itera
             for depth in range(1, len(relative.parts)):
                 folder = os.path.join(root, *relative.parts[:depth])
                 if folder not in folders:
-                    os.makedirs(folder, exist_ok=True)
+                    os.makedirs(folder, mode=0o700, exist_ok=True)
                     folders.add(folder)
             fd = os.open(os.path.join(root, relative), os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o400)
             try:
                 view = memoryview(data)
                 while view:
                     view = view[os.write(fd, view) :]
-                os.fchmod(fd, 0o444)  # whatever the umask
+                if group is not None:
+                    os.fchown(fd, 0, group)
+                os.fchmod(fd, file_mode)  # whatever the umask
             finally:
                 os.close(fd)
         for folder in folders:
-            os.chmod(folder, 0o555)  # readable by the slot's uid, writable by nobody but root
+            if group is not None:
+                os.chown(folder, 0, group)
+            os.chmod(folder, folder_mode)  # readable by the run alone, writable by nobody but root
         yield root
     finally:
         remove_box(root)
