@@ -17,7 +17,7 @@ from sqlalchemy import Column, Engine, Integer, MetaData, String, Table, func, i
 from podium.core.accounts import Accounts, accounts_table
 from podium.core.clock import ManualClock, utc_text
 from podium.core.errors import AuthError, ConfigError, NotFoundError
-from podium.core.queue import JobQueue, queue_columns
+from podium.core.queue import Claim, JobQueue, queue_columns
 from podium.core.storage.audit import audit_payload, verify_chain
 from podium.core.storage.sql import sqlite_url
 from podium.core.storage.store import AuditLog, TrackStore, audit_table
@@ -200,23 +200,65 @@ def test_many_threads_writing_at_once_all_commit_in_one_chain(engine: Engine) ->
         assert STORE.audit.entries(db)[-1].kind == "write"
 
 
-def test_a_handler_that_crashes_puts_its_job_back_and_the_worker_command_fails(
-    engine: Engine, clock: ManualClock
+def test_a_handler_that_raises_fails_its_job_alone_and_the_worker_goes_on(
+    engine: Engine, clock: ManualClock, caplog: pytest.LogCaptureFixture
 ) -> None:
     from podium.core.queue import work_in_threads
+
+    add_jobs(engine, "poison.mp4", "next.mp4")
+    reasons: list[str] = []
+
+    def exhausted(db: object, row: object, reason: str) -> dict[str, str]:
+        reasons.append(reason)
+        return {"output": "given up"}
+
+    jobs_queue = JobQueue(engine, jobs, STORE.transaction, clock, max_attempts=3, exhausted=exhausted)
+    attempts: list[int] = []
+
+    def handle(claim: Claim) -> bool:
+        if claim.row.video == "poison.mp4":
+            attempts.append(claim.attempt)
+            raise RuntimeError("a bug \x00 in the handler")
+        return jobs_queue.finish(claim, {"output": "next.webm"})
+
+    # two workers: every release is counted, so the poison job is tried three times in all, never a fourth
+    assert work_in_threads(2, lambda worker_id: jobs_queue.work(worker_id, handle)) == 2
+    assert sorted(attempts) == [1, 2, 3]
+    assert reasons == ["failed on each of its 3 attempts; the last: RuntimeError: a bug   in the handler"]
+    with engine.connect() as db:
+        rows = {row.video: (row.status, row.output) for row in db.execute(select(jobs))}
+    assert rows == {"poison.mp4": ("done", "given up"), "next.mp4": ("done", "next.webm")}
+    assert sum("failed on attempt" in record.getMessage() for record in caplog.records) == 3  # each with its trace
+
+
+def test_a_job_released_by_an_interrupt_counts_its_attempts_too(engine: Engine, clock: ManualClock) -> None:
+    add_jobs(engine, "poison.mp4")
+    work = JobQueue(
+        engine, jobs, STORE.transaction, clock, max_attempts=2, exhausted=lambda db, row, why: {"output": why}
+    )
+    for _ in range(2):
+        claim = work.claim("w1")
+        assert claim is not None and work.release(claim)  # as after a KeyboardInterrupt in its handler
+    assert work.claim("w2") is None
+    with engine.connect() as db:
+        assert db.execute(select(jobs.c.output)).scalar_one() == (
+            "the worker failed during each of its 2 attempts; not tried again"
+        )
+
+
+def test_a_database_that_cannot_be_reached_stops_the_worker(engine: Engine, clock: ManualClock) -> None:
+    from sqlalchemy.exc import OperationalError
 
     add_jobs(engine, "a.mp4")
     jobs_queue = queue(engine, clock)
 
-    def crash(claim: object) -> bool:
-        raise KeyError("a bug in the handler")
+    def unreachable(claim: object) -> bool:
+        raise OperationalError("SELECT 1", {}, Exception("server closed the connection"))
 
-    with pytest.raises(KeyError, match="a bug in the handler"):
-        work_in_threads(2, lambda worker_id: jobs_queue.work(worker_id, crash))
+    with pytest.raises(OperationalError):
+        jobs_queue.work("w1", unreachable)
     with engine.connect() as db:
-        assert db.execute(select(jobs.c.status, jobs.c.claimed_by)).one().status == "queued"  # at once, not stale
-    claim = jobs_queue.claim("w9")
-    assert claim is not None and jobs_queue.finish(claim, {"output": "a.webm"})
+        assert db.execute(select(jobs.c.status)).scalar_one() == "queued"  # released at once, for a healthy worker
 
 
 def test_a_job_its_workers_died_on_max_attempts_times_is_given_up_not_claimed_again(
@@ -225,9 +267,9 @@ def test_a_job_its_workers_died_on_max_attempts_times_is_given_up_not_claimed_ag
     add_jobs(engine, "poison.mp4", "next.mp4")
     finished: list[int] = []
 
-    def exhausted(db: object, row: object) -> dict[str, str]:
+    def exhausted(db: object, row: object, reason: str) -> dict[str, str]:
         finished.append(row.id)  # type: ignore[attr-defined]
-        return {"output": "given up"}
+        return {"output": f"given up: {reason}"}
 
     work = JobQueue(engine, jobs, STORE.transaction, clock, stale_after_s=15, max_attempts=2, exhausted=exhausted)
     for attempt in (1, 2):  # each worker dies holding the claim
@@ -238,7 +280,8 @@ def test_a_job_its_workers_died_on_max_attempts_times_is_given_up_not_claimed_ag
     assert taken is not None and taken.row.video == "next.mp4"  # the poison job is finished instead
     with engine.connect() as db:
         poison = db.execute(select(jobs).where(jobs.c.video == "poison.mp4")).one()
-    assert (poison.status, poison.output, poison.attempts) == ("done", "given up", 2) and finished == [poison.id]
+    assert (poison.status, poison.attempts) == ("done", 2) and finished == [poison.id]
+    assert poison.output == "given up: its worker stopped during each of its 2 attempts; not tried again"
 
 
 @pytest.mark.parametrize("track", ["dojo", "wmeval"])

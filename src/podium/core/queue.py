@@ -17,12 +17,19 @@ words (queued, running, done) and keeps everything else: what a job is, how it i
   the ``max_attempts``-th claim, whose result is stored as final.
 - ``work`` claims and handles until the queue is empty (or forever); ``work_in_threads`` runs several workers in
   one process, for jobs that wait on something else (a sandbox, a transcoder) rather than on Python.
+- **No poison pill.** Every claim counts an attempt, whether the claim went stale (its worker died), was released
+  (its handler raised) or was sent back (a retryable failure). A job that raises in ``handle`` is logged and
+  released and the worker goes on to the next; on its ``max_attempts``-th attempt, or when it is found stale or
+  released with that many attempts, it is finished with the track's ``exhausted`` values and the reason. Only a
+  database that cannot be reached (``OperationalError``) stops a worker: that is no job's fault, and the job waits
+  for a worker that can reach it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import logging
 import os
 import socket
 import threading
@@ -34,13 +41,24 @@ from datetime import timedelta
 from typing import Any
 
 from sqlalchemy import Column, Connection, Engine, Integer, Row, String, Table, Update, bindparam, or_, select, update
+from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.sql import Select
 
 from podium.core.clock import Clock, utc_text
+from podium.core.storage.text import one_line
 
 STALE_AFTER_S = 15.0
 HEARTBEAT_S = 3.0
 MAX_ATTEMPTS = 3
+MAX_REASON_CHARS = 500
+
+LOG = logging.getLogger("podium.queue")
+# the database itself cannot be reached: no job's fault, so the worker stops instead of failing job after job
+UNREACHABLE = (OperationalError, InterfaceError)
+
+Exhausted = Callable[[Connection, Row[Any], str], Mapping[str, Any]]
+"""``exhausted(db, row, reason)``: the values a job ends with after ``max_attempts`` failed attempts, in the
+transaction that ends it (the track appends its audit entry there); ``reason`` says what each attempt met."""
 
 
 def queue_columns() -> list[Column[Any]]:
@@ -77,10 +95,10 @@ class JobQueue:
     stale_after_s: float = STALE_AFTER_S
     max_attempts: int = MAX_ATTEMPTS
     heartbeat_s: float = HEARTBEAT_S  # well under stale_after_s: a few beats may be late before a claim goes stale
-    # A stale job already claimed max_attempts times (its workers died on it each time: it may be what kills them)
-    # is not handed out again: ``exhausted(db, row)`` gives the values it is finished with, in the claim's
-    # transaction (the track's final verdict and its audit entry). Without it such a job is claimed again.
-    exhausted: Callable[[Connection, Row[Any]], Mapping[str, Any]] | None = None
+    # A job already claimed max_attempts times (its workers died on it, or its handler raised, each time: it may be
+    # what kills them) is not handed out again: ``exhausted`` gives the values it is finished with (the track's
+    # final verdict and its audit entry). Without it such a job is claimed again.
+    exhausted: Exhausted | None = None
 
     def claim(self, worker_id: str) -> Claim | None:
         """Claim the oldest queued (or stale) job, or None when there is nothing to do."""
@@ -92,10 +110,12 @@ class JobQueue:
                 row = db.execute(sql.next_job, {"p_stale": stale}).first()
                 if row is None:
                     return None
-                given_up = row.status == self.running and row.attempts >= self.max_attempts
-                if not given_up or self.exhausted is None:
+                # stale (its worker died) or released (its handler raised) as often as it may be tried
+                if row.attempts < self.max_attempts or self.exhausted is None:
                     break
-                values = self.exhausted(db, row)
+                how = "its worker stopped" if row.status == self.running else "the worker failed"
+                reason = f"{how} during each of its {row.attempts} attempts; not tried again"
+                values = self.exhausted(db, row, reason)
                 db.execute(update(self.table).where(jobs.id == row.id).values(status=self.done, **values))
             taken = {"p_job": row.id, "p_worker": worker_id, "p_now": utc_text(now), "p_attempts": row.attempts + 1}
             db.execute(sql.take, taken)
@@ -156,9 +176,30 @@ class JobQueue:
             return bool(stored)
 
     def release(self, claim: Claim) -> bool:
-        """Put a claimed job back in the queue untouched, if ``claim`` still stands (its handler failed)."""
+        """Put a claimed job back in the queue untouched, if ``claim`` still stands (its handler failed).
+
+        The attempt stays counted: a job released ``max_attempts`` times is given up at its next claim.
+        """
         with self.transaction(self.engine) as db:
             return bool(db.execute(self._sql.update_mine, {**self._mine(claim), "status": self.queued}).rowcount)
+
+    def fail(self, claim: Claim, reason: str) -> bool:
+        """The handler raised ``reason``: release the job, or on its last attempt finish it as ``exhausted``.
+
+        True when the job was finished here (then it is done, with the reason); False when it went back to the
+        queue or the claim was lost.
+        """
+        if claim.attempt < self.max_attempts or self.exhausted is None:
+            self.release(claim)
+            return False
+        mine = self._mine(claim)
+        with self.transaction(self.engine) as db:
+            # still ours? (renewing the claim answers that, and holds the row for the rest of this transaction)
+            if not db.execute(self._sql.update_mine, {**mine, "claimed_at": utc_text(self.clock.now())}).rowcount:
+                return False
+            summary = f"failed on each of its {claim.attempt} attempts; the last: {reason}"
+            values = self.exhausted(db, claim.row, summary[:MAX_REASON_CHARS])
+            return bool(db.execute(self._sql.update_mine, {**mine, **values, "status": self.done}).rowcount)
 
     @property
     def _sql(self) -> _Statements:
@@ -174,8 +215,9 @@ class JobQueue:
     ) -> int:
         """Claim and ``handle`` jobs until the queue is empty (or forever); how many ``handle`` reported done.
 
-        An exception from ``handle`` is a bug, not a verdict: the job goes back to the queue at once (rather than
-        after the stale window) and the exception propagates, so the worker stops loudly.
+        An exception from ``handle`` concerns that job alone: it is logged with its traceback, the job goes back
+        to the queue at once (or, on its last attempt, ends as ``exhausted`` with the exception as its reason) and
+        the worker goes on. A database it cannot reach, and an interrupt, stop the worker; the job is released.
         """
         done = 0
         while True:
@@ -188,6 +230,12 @@ class JobQueue:
             try:
                 with self.kept_alive(claim):
                     handled = handle(claim)
+            except UNREACHABLE:
+                self.release(claim)
+                raise
+            except Exception as error:  # noqa: BLE001 -- this job's failure, not the worker's: logged, then on
+                LOG.exception("job %s of %s failed on attempt %s", claim.id, self.table.name, claim.attempt)
+                handled = self.fail(claim, one_line(f"{type(error).__name__}: {error}", MAX_REASON_CHARS))
             except BaseException:
                 self.release(claim)
                 raise

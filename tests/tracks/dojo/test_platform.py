@@ -282,7 +282,7 @@ def test_a_submission_whose_workers_all_died_is_given_up_once(dojo: Dojo, clock:
         row = db.execute(select(submissions).where(submissions.c.id == submitted.submission_id)).one()
         judged = [e for e in audit_entries(db) if e.kind == "judged"]
     assert (row.status, row.verdict, row.attempts) == ("judged", "INTERNAL_ERROR", MAX_ATTEMPTS)
-    assert "its worker died" in row.reason and len(judged) == 1
+    assert "its worker stopped during each of its 3 attempts" in row.reason and len(judged) == 1
 
 
 @pytest.mark.parametrize(

@@ -119,6 +119,25 @@ def _execute_with_retries(
     return execution
 
 
+def failed_judgment(reason: str, *, length: int | None, solver_hash: str | None) -> Judgment:
+    """The ``INTERNAL_ERROR`` judgment of a submission the judge itself failed on (never the contestant's fault)."""
+    return Judgment(
+        verdict=RunVerdict.INTERNAL_ERROR,
+        reason=reason,
+        stage_pass=False,
+        reward_correct=False,
+        length=length,
+        solver_hash=solver_hash,
+        brevity=0,
+        score=0,
+        screened=False,
+        policy=None,
+        backend=None,
+        isolated=None,
+        wall_time_s=None,
+    )
+
+
 def _rejected(failure: StageFailure, admitted: AdmittedSource | None, screened: bool) -> Judgment:
     return Judgment(
         verdict=RunVerdict(failure.verdict.value),

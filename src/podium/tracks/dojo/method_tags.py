@@ -19,6 +19,10 @@ never because another tag looks likelier, and ``other``, ``unspecified`` and fre
   itself, or state carried across iterations of the loop that emits the terms (read before it is assigned
   in the loop body, e.g. ``x = 2 * x + 1``). Names bound afresh for each term (generator and comprehension
   variables, inner loop indices) are not carried state; ``docs/design/dojo.md`` tabulates the shapes.
+
+The review reads a syntax tree at most ``MAX_REVIEW_DEPTH`` levels deep (its depth is measured without
+recursion first): deeper code, such as a 1,500-link attribute chain in dead code, makes a reviewed tag count as
+``unspecified`` with that reason, rather than exhausting the judge's stack.
 """
 
 from __future__ import annotations
@@ -38,6 +42,8 @@ SYMBOLIC_CALLS = frozenset(
 SEARCH_CALLS = frozenset({"any", "all", "filter"})
 # Products of indexed entries in one function that mark a hand-written 2x2 matrix product.
 HAND_MATRIX_PRODUCTS = 4
+MAX_REVIEW_DEPTH = 200
+"""The deepest syntax tree the static review reads (a solver's nests a few dozen levels; the review recurses)."""
 # Tags the static review checks: the ``Evidence`` field each needs, and what the override says is missing.
 STATIC_NEEDS = {
     "matrix_power": ("matrix", "no matrix product in the code"),
@@ -65,18 +71,41 @@ def conflict(claimed: str, source: str, terms: Sequence[str]) -> str | None:
     if claimed not in STATIC_NEEDS and claimed != "closed_form":
         return None
     try:
-        found = evidence(source)
+        tree = ast.parse(source)
     except SyntaxError:
         return None  # not Python the reviewer can read; the claim stands
+    except (RecursionError, MemoryError):
+        return f"{claimed} claimed, but the code is nested too deeply for the review; the tag counts as unspecified"
+    depth = tree_depth(tree)
+    if depth > MAX_REVIEW_DEPTH:
+        return (
+            f"{claimed} claimed, but the code nests {depth} levels deep, more than the review reads "
+            f"({MAX_REVIEW_DEPTH}); the tag counts as unspecified"
+        )
+    found = evidence_of(tree)
     if claimed == "closed_form":
         return "closed_form claimed, but the code computes terms from earlier terms" if found.recurrence else None
     feature, missing = STATIC_NEEDS[claimed]
     return None if getattr(found, feature) else f"{claimed} claimed, but {missing}"
 
 
+def tree_depth(tree: ast.AST) -> int:
+    """How many levels deep ``tree`` nests, counted with a list rather than recursion (so any depth is safe)."""
+    deepest, pending = 0, [(tree, 1)]
+    while pending:
+        node, depth = pending.pop()
+        deepest = max(deepest, depth)
+        pending.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return deepest
+
+
 def evidence(source: str) -> Evidence:
     """The static features of ``source``."""
-    tree = ast.parse(source)
+    return evidence_of(ast.parse(source))
+
+
+def evidence_of(tree: ast.AST) -> Evidence:
+    """The static features of a parsed source, at most ``MAX_REVIEW_DEPTH`` levels deep."""
     modules = set(_imported_modules(tree))
     called = {_call_name(node) for node in ast.walk(tree) if isinstance(node, ast.Call)}
     return Evidence(

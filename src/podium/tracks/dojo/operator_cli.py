@@ -229,6 +229,15 @@ def register(dojo: click.Group) -> None:
         done = work_in_threads(platform, sandbox_for(backend), threads, until_idle=not forever)
         click.echo(f"judged {done} submission(s)")
 
+    @dojo.command("skip")
+    @click.argument("submission_id", type=int)
+    @click.option("--reason", required=True, help="why it cannot be judged (kept in its row and the audit log)")
+    @DB
+    def skip(submission_id: int, reason: str, db: str) -> None:
+        """End a submission that cannot be judged as an internal error, so its problem can be revealed."""
+        skipped = connect(db).skip(submission_id, reason)
+        click.echo(f"submission {skipped.id}: {skipped.verdict}: {skipped.reason}")
+
     @dojo.command("rejudge")
     @click.argument("slug")
     @click.option("--season")

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, func, insert, select, update
+from sqlalchemy import Connection, Engine, insert, select, update
 
 from podium.core.accounts import Accounts, check_name
 from podium.core.clock import Clock, parse_utc, utc_text
@@ -24,6 +24,7 @@ from podium.core.errors import ConfigError, InputError, NotFoundError, Permissio
 from podium.core.execution.sandbox import Sandbox
 from podium.core.records import StageFailure
 from podium.core.storage.sql import inserted_id
+from podium.core.storage.text import unstorable
 from podium.tracks.dojo.admit import admit
 from podium.tracks.dojo.bonus import method_tag
 from podium.tracks.dojo.commit import SALT_BYTES, commit, terms_bytes
@@ -35,6 +36,7 @@ from podium.tracks.dojo.rules import ScoringRules
 from podium.tracks.dojo.schema import problems, seasons, submissions, users
 from podium.tracks.dojo.store import append_audit, audit_head, transaction
 from podium.tracks.dojo.validate import SetterValidation, validate_setter
+from podium.tracks.dojo.verdicts import RunVerdict
 
 ACCOUNTS = Accounts(users, [role.value for role in Role], add_fix="add it with `podium dojo user add`")
 MAX_NOTES_CHARS = 2000
@@ -324,10 +326,14 @@ class Dojo:
     def reveal(self, slug: str, season: str | None = None, *, at: datetime | None = None) -> str:
         """FROZEN → REVEALED: publish salt, setter and terms, and the final leaderboard; returns the head hash."""
         problem = self.problem(slug, season)
-        pending = self.pending_count(problem.id)
+        pending = self.pending(problem.id)
         if pending:
+            shown = ", ".join(str(submission_id) for submission_id in pending[:10])
             raise LifecycleError(
-                f"problem {slug!r} has {pending} submission(s) not judged yet", fix="run `podium dojo worker` first"
+                f"problem {slug!r} has {len(pending)} submission(s) not judged yet: {shown}"
+                + (", ..." if len(pending) > 10 else ""),
+                fix="run `podium dojo worker`; one that cannot be judged is ended by "
+                "`podium dojo skip ID --reason TEXT` (an internal error, audited)",
             )
         when = utc_text(at) if at else self.now()
         board = problem_leaderboard_csv(self, problem)
@@ -373,7 +379,7 @@ class Dojo:
                 done.append(f"{problem.slug}: frozen")
                 problem = self.problem_by_id(problem.id)
             if problem.state is ProblemState.FROZEN and problem.reveal_at and parse_utc(problem.reveal_at) <= now:
-                if self.pending_count(problem.id):
+                if self.pending(problem.id):
                     done.append(f"{problem.slug}: reveal due, waiting for the judge")
                 else:
                     self.reveal(problem.slug, season)
@@ -462,16 +468,49 @@ class Dojo:
         with self.engine.connect() as db:
             return [Submission.from_row(row) for row in db.execute(query)]
 
-    def pending_count(self, problem_id: int) -> int:
-        """Submissions of a problem still queued or being judged."""
+    def pending(self, problem_id: int) -> list[int]:
+        """The ids of a problem's submissions still queued or being judged, oldest first."""
         with self.engine.connect() as db:
-            return int(
-                db.execute(
-                    select(func.count())
-                    .select_from(submissions)
-                    .where(submissions.c.problem_id == problem_id, submissions.c.status != JobStatus.JUDGED.value)
-                ).scalar_one()
+            query = (
+                select(submissions.c.id)
+                .where(submissions.c.problem_id == problem_id, submissions.c.status != JobStatus.JUDGED.value)
+                .order_by(submissions.c.id)
             )
+            return list(db.execute(query).scalars())
+
+    def skip(self, submission_id: int, reason: str) -> Submission:
+        """End a submission still queued or being judged as ``INTERNAL_ERROR``, by the operator's decision (audited).
+
+        For the one that cannot be judged and would keep its problem from being revealed; a worker still holding it
+        finds its claim gone and stores nothing. ``rejudge`` queues it again while its problem is open or frozen.
+        """
+        if not reason.strip():
+            raise InputError("say why the submission is skipped", fix="e.g. --reason 'crashes every worker'")
+        if problem := unstorable(reason):
+            raise InputError(f"the reason holds {problem}", fix="remove it")
+        with transaction(self.engine) as db:
+            status = db.execute(select(submissions.c.status).where(submissions.c.id == submission_id)).scalar()
+            if status is None:
+                raise unknown_submission(submission_id)
+            if status == JobStatus.JUDGED.value:
+                raise LifecycleError(
+                    f"submission {submission_id} is judged already", fix="rejudge it with `podium dojo rejudge`"
+                )
+            now, verdict = self.now(), RunVerdict.INTERNAL_ERROR.value
+            db.execute(
+                update(submissions)
+                .where(submissions.c.id == submission_id)
+                .values(
+                    status=JobStatus.JUDGED.value,
+                    verdict=verdict,
+                    reason=f"skipped by the operator: {reason}",
+                    stage_pass=False,
+                    reward_correct=False,
+                    judged_at=now,
+                )
+            )
+            append_audit(db, now, "skipped", {"submission": submission_id, "verdict": verdict, "reason": reason})
+        return self.submission(submission_id)
 
     def rejudge(self, slug: str, season: str | None = None, submission_id: int | None = None) -> int:
         """Queue a problem's submissions (or one) for judging again; not after reveal, whose results are final."""
@@ -511,5 +550,9 @@ def solution_claims(solution_json: bytes | None, rules: ScoringRules) -> tuple[s
         raise InputError(f"solution.json is not JSON: {error}", fix=fix) from error
     if not isinstance(data, dict):
         raise InputError(f"solution.json must be a JSON object, not {type(data).__name__}", fix=fix)
+    for field in ("method_tag", "notes"):
+        value = data.get(field)
+        if isinstance(value, str) and (problem := unstorable(value)):
+            raise InputError(f"solution.json: {field} holds {problem}", fix="remove it")
     notes = data.get("notes")
     return method_tag(data.get("method_tag"), rules), notes[:MAX_NOTES_CHARS] if isinstance(notes, str) else ""

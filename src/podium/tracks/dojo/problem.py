@@ -19,6 +19,7 @@ from podium.core.errors import InputError
 from podium.core.execution.sandbox import Sandbox
 from podium.core.records import StageFailure
 from podium.core.storage.files import read_bytes, read_json
+from podium.core.storage.text import unstorable
 from podium.tracks.dojo.admit import AdmittedSource, admit
 from podium.tracks.dojo.execute import SETTER_LIMITS, execute
 from podium.tracks.dojo.rules import ScoringRules
@@ -57,6 +58,8 @@ def load_problem(folder: Path) -> ProblemFiles:
                 raise InputError(f"unknown key {key!r}", path=meta_path, fix=f"use only {', '.join(PROBLEM_KEYS)}")
             if not isinstance(value, expected) or isinstance(value, bool):
                 raise InputError(f"{key!r} must be a {expected.__name__}", path=meta_path)
+            if isinstance(value, str) and (problem := unstorable(value)):
+                raise InputError(f"{key!r} holds {problem}", path=meta_path, fix="remove it")
         settings = data
     n_visible = settings.get("n_visible", 10)
     if n_visible < 0:

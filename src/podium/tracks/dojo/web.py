@@ -6,7 +6,8 @@ API (JSON; ``Authorization: Bearer TOKEN`` where a user is needed):
   commitments; after reveal also the salt, the setter program and every term.
 - ``POST /api/problems/{slug}/submissions``: ``{"source": "...", "solution": {"method_tag": ...}}`` → a receipt
   (202). Judging happens in the workers (``podium dojo worker``). A source the judge would not admit is refused
-  with its reason (400); text that is not valid Unicode (a lone surrogate) is 422; a body over
+  with its reason (400); a source that is not valid Unicode (a lone surrogate), and text no database stores (a
+  lone surrogate or a NUL character) anywhere in the solution, are 422; a body over
   ``max_body_bytes`` (twice the largest source a season accepts, plus 64 KiB for JSON escapes and the solution)
   is 413, refused from its ``Content-Length`` before it is read, or as soon as a streamed body passes the limit.
 - ``GET  /api/submissions/{id}`` and ``/api/me/submissions``: your own submissions. While a problem is not revealed
@@ -44,6 +45,7 @@ from starlette.types import Message
 from podium.core.clock import SystemClock
 from podium.core.errors import AuthError, NotFoundError
 from podium.core.execution.sandbox import open_sandbox
+from podium.core.storage.text import unstorable
 from podium.tracks.dojo import pages
 from podium.tracks.dojo.lifecycle import PUBLISHED, REVEALED_STATES
 from podium.tracks.dojo.platform import Dojo, unknown_problem, unknown_submission
@@ -69,29 +71,42 @@ class SubmissionIn(BaseModel):
     source: str
     solution: dict[str, Any] | None = None
 
-    @field_validator("source", "solution")
+    @field_validator("source")
     @classmethod
-    def valid_unicode(cls, value: Any) -> Any:
-        """JSON can carry lone surrogates (an escaped U+D800), which no UTF-8 text holds: refuse them (422)."""
-        _check_unicode(value, "")
-        return value
+    def valid_unicode(cls, value: str) -> str:
+        """JSON can carry lone surrogates (an escaped U+D800), which no UTF-8 text holds: refuse them (422).
 
-
-def _check_unicode(value: Any, where: str) -> None:
-    if isinstance(value, str):
+        A NUL is a byte the source may hold (it is stored as bytes; the judge rejects it with its reason).
+        """
         try:
             value.encode("utf-8")
         except UnicodeEncodeError as error:
-            raise ValueError(
-                f"{where or 'text'} is not valid Unicode: a lone surrogate at character {error.start}"
-            ) from None
+            raise ValueError(f"source is not valid Unicode: a lone surrogate at character {error.start}") from None
+        return value
+
+    @field_validator("solution")
+    @classmethod
+    def storable(cls, value: Any) -> Any:
+        """Refuse a NUL (an escaped U+0000) or a lone surrogate anywhere in the solution (422), before it is stored.
+
+        JSON carries both; PostgreSQL stores neither as text.
+        """
+        _check_storable(value, "")
+        return value
+
+
+def _check_storable(value: Any, where: str) -> None:
+    if isinstance(value, str):
+        problem = unstorable(value)
+        if problem:
+            raise ValueError(f"{where or 'text'} holds {problem}")
     elif isinstance(value, dict):
         for key, item in value.items():
-            _check_unicode(key, f"{where}.{key!r}" if where else "a key")
-            _check_unicode(item, f"{where}.{key}" if where else str(key))
+            _check_storable(key, f"{where}.{key!r}" if where else "a key")
+            _check_storable(item, f"{where}.{key}" if where else str(key))
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            _check_unicode(item, f"{where}[{index}]")
+            _check_storable(item, f"{where}[{index}]")
 
 
 class BodyTooLarge(HTTPException):

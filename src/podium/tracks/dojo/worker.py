@@ -5,19 +5,26 @@ results stored only while the claim stands). What is the dojo's is here: a claim
 with its problem's terms and rules, it is judged once per claim, and the judgment fills the submission's result
 columns with a ``judged`` audit entry in the same transaction. An ``INTERNAL_ERROR`` (the sandbox failed, not
 the program) sends the submission back to the queue; it is stored as final only on the ``max_attempts``-th claim.
+
+No submission stops the judging of the others: an exception while judging one (a bug, or hostile input nobody
+foresaw) is that submission's ``INTERNAL_ERROR``, retried like a sandbox failure, with the exception as its reason
+in the worker's log, the row and the audit log; a failure around the judging (storing the result) is the queue's
+to handle the same way (``podium.core.queue``). ``podium dojo skip`` ends a stuck submission by hand.
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Connection, Row, bindparam, select
 
 from podium.core.execution.sandbox import Sandbox
-from podium.core.queue import MAX_ATTEMPTS, STALE_AFTER_S, Claim, JobQueue, default_worker_id
+from podium.core.queue import MAX_ATTEMPTS, MAX_REASON_CHARS, STALE_AFTER_S, Claim, JobQueue, default_worker_id
 from podium.core.queue import work_in_threads as run_in_threads
-from podium.tracks.dojo.judge import Judgment, judge_submission
+from podium.core.storage.text import one_line
+from podium.tracks.dojo.judge import Judgment, failed_judgment, judge_submission
 from podium.tracks.dojo.platform import Dojo
 from podium.tracks.dojo.records import JobStatus, Problem, Season
 from podium.tracks.dojo.rules import ScoringRules
@@ -26,6 +33,8 @@ from podium.tracks.dojo.store import append_audit, transaction
 from podium.tracks.dojo.verdicts import RunVerdict
 
 __all__ = ["MAX_ATTEMPTS", "Job", "judge_queue", "record", "work", "work_in_threads"]
+
+LOG = logging.getLogger("podium.dojo.worker")
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,10 +56,9 @@ class Job:
 def judge_queue(dojo: Dojo, *, stale_after_s: float = STALE_AFTER_S, max_attempts: int = MAX_ATTEMPTS) -> JobQueue:
     """The queue of submissions to judge."""
 
-    def given_up(db: Connection, row: Row[Any]) -> dict[str, Any]:
-        # every worker that claimed it died before it was judged: perhaps it kills them, so it is not run again
+    def given_up(db: Connection, row: Row[Any], reason: str) -> dict[str, Any]:
+        # every attempt to judge it ended without a judgment: perhaps it is what kills the workers, so it stops here
         now = dojo.now()
-        reason = f"the judge stopped during each of its {row.attempts} runs (its worker died); not run again"
         verdict = RunVerdict.INTERNAL_ERROR.value
         append_audit(db, now, "judged", {"submission": row.id, "verdict": verdict, "reason": reason})
         return {"verdict": verdict, "reason": reason, "stage_pass": False, "reward_correct": False, "judged_at": now}
@@ -100,7 +108,11 @@ def record(dojo: Dojo, job: Job, judgment: Judgment, *, max_attempts: int = MAX_
         "isolated": judgment.isolated,
         "length": judgment.length,
         "solver_hash": judgment.solver_hash,
-    } | ({"tag_override": judgment.tag_override} if judgment.tag_override else {})
+    }
+    if judgment.tag_override:
+        audited["tag_override"] = judgment.tag_override
+    if judgment.verdict is RunVerdict.INTERNAL_ERROR:
+        audited["reason"] = judgment.reason  # never the contestant's fault: the audit says what went wrong
 
     def audit(db: Connection) -> str:
         return append_audit(db, now, "judged", audited)
@@ -132,10 +144,16 @@ def work(
 
     def judge(claimed: Claim) -> bool:
         job = job_of(dojo, claimed)
-        # one run per claim: an internal error goes back to the queue, which is the retry (3 claims, not 3 × 3 runs)
-        judgment = judge_submission(
-            job.source, job.truth, sandbox, job.rules, method_tag=job.method_tag, internal_error_attempts=1
-        )
+        try:
+            # one run per claim: an internal error goes back to the queue, which is the retry (3 claims, not 3 × 3)
+            judgment = judge_submission(
+                job.source, job.truth, sandbox, job.rules, method_tag=job.method_tag, internal_error_attempts=1
+            )
+        except Exception as error:  # noqa: BLE001 -- this submission's INTERNAL_ERROR, never the worker's end
+            LOG.exception("judging submission %s failed (attempt %s)", job.submission_id, claimed.attempt)
+            row = claimed.row
+            reason = one_line(f"the judge failed: {type(error).__name__}: {error}", MAX_REASON_CHARS)
+            judgment = failed_judgment(reason, length=row.length, solver_hash=row.solver_hash)
         return record(dojo, job, judgment)
 
     return judge_queue(dojo).work(worker_id or default_worker_id(), judge, until_idle=until_idle, poll_s=poll_s)

@@ -23,6 +23,7 @@ from sqlalchemy import Connection, Engine, insert, select, update
 from podium.core.accounts import Account
 from podium.core.clock import Clock, utc_text
 from podium.core.errors import InputError, NotFoundError
+from podium.core.storage.text import unstorable
 from podium.tracks.wmeval.schema import gt, items, items_with_context, scores, teams, users, videos
 from podium.tracks.wmeval.store import append_audit, transaction
 
@@ -129,6 +130,8 @@ def _check(score: object, note: str) -> int:
         raise InputError(f"score must be 0, 1, 2 or 3, not {score!r}")
     if len(note) > NOTE_MAX_CHARS:
         raise InputError(f"note longer than {NOTE_MAX_CHARS} characters")
+    if problem := unstorable(note):
+        raise InputError(f"the note holds {problem}", fix="remove it")
     return score
 
 
