@@ -153,3 +153,17 @@ def test_a_database_podium_cannot_use_is_one_line_with_the_fix(
     got, out, err = run(["dojo", "init", "--db", url.format(port=port)], capsys)
     assert (got, out, err.splitlines()) == (code, "", [error.format(port=port), fix])
     assert time.monotonic() - started < 10
+
+
+def test_judge_shows_the_solver_its_own_stderr_and_says_when_it_printed_nothing(
+    bubblewrap: Sandbox, capsys: pytest.CaptureFixture[str]
+) -> None:
+    problem = ["--problem", str(CORPUS / "problem")]
+    _, out, _ = run(["dojo", "judge", str(CORPUS / "runtime_error" / "name_error.py"), *problem], capsys)
+    shown = out.split("stderr (its last 2048 bytes at most):\n", 1)[1]
+    assert "Traceback (most recent call last):" in shown and shown.rstrip().endswith("is not defined"), out
+    _, out, _ = run(["dojo", "judge", str(CORPUS / "runtime_error" / "name_error.py"), *problem, "--json"], capsys)
+    assert "NameError" in json.loads(out)["stderr"]
+    _, out, _ = run(["dojo", "judge", str(CORPUS / "wrong_answer" / "silent.py"), *problem], capsys)
+    assert out.splitlines()[0] == "verdict: OK (wrong_answer): no output: printed no terms", out
+    assert "stderr" not in out  # nothing written there, nothing shown

@@ -17,7 +17,7 @@ import click
 
 from podium.cli.options import json_option
 from podium.core.storage.files import read_bytes
-from podium.tracks.dojo.judge import Judgment, judge_submission
+from podium.tracks.dojo.judge import STDERR_SHOWN, Judgment, judge_submission
 from podium.tracks.dojo.operator_cli import register, sandbox_for, sandbox_option
 from podium.tracks.dojo.problem import load_problem, setter_terms
 from podium.tracks.dojo.rules import ScoringRules
@@ -101,6 +101,7 @@ def judgment_json(judgment: Judgment) -> dict[str, Any]:
         "isolated": judgment.isolated,
         "wall_time_s": None if judgment.wall_time_s is None else round(judgment.wall_time_s, 4),
         "tag_override": judgment.tag_override,
+        "stderr": judgment.stderr,
     }
 
 
@@ -121,4 +122,7 @@ def judgment_text(judgment: Judgment, method_tag: str | None = None) -> str:
     if judgment.backend is not None:
         isolation = "isolated" if judgment.isolated else "NOT ISOLATED: weaker backend"
         lines.append(f"sandbox: {judgment.backend} ({isolation})")
+    if judgment.stderr.strip():
+        lines.append(f"stderr (its last {STDERR_SHOWN} bytes at most):")
+        lines.extend(f"  {line}" for line in judgment.stderr.rstrip().splitlines())
     return "\n".join(lines)

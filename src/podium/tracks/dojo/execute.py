@@ -73,4 +73,5 @@ def execute(
     terms = parse_terms(run.stdout, n_check, output_ended=not run.stopped_early and run.status is RunStatus.OK)
     if terms.error is not None:
         return Execution(RunVerdict.FORMAT_ERROR, (), terms.error, run)
-    return Execution(RunVerdict.OK, terms.values, f"printed {len(terms.values)} terms", run)
+    said = f"printed {len(terms.values)} terms" if terms.values else "no output: printed no terms"
+    return Execution(RunVerdict.OK, terms.values, said, run)

@@ -24,6 +24,7 @@ from podium.tracks.dojo.screen import PolicyFigures, screen
 from podium.tracks.dojo.verdicts import Outcome, RunVerdict, outcome_of
 
 INTERNAL_ERROR_ATTEMPTS = 3
+STDERR_SHOWN = 2048
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +45,7 @@ class Judgment:
     isolated: bool | None
     wall_time_s: float | None
     tag_override: str | None = None  # why the claimed method tag is ignored (it then counts as "unspecified")
+    stderr: str = ""  # the last STDERR_SHOWN bytes the program wrote there: for its author, never published
 
     @property
     def outcome(self) -> Outcome:
@@ -106,6 +108,7 @@ def judge_submission(
             if method_tag is not None and execution.verdict is RunVerdict.OK
             else None
         ),
+        stderr=run.stderr_tail[-STDERR_SHOWN:].decode("utf-8", "replace"),
     )
 
 
