@@ -540,10 +540,12 @@ def test_runs_in_parallel_threads_are_all_correct(sandbox: BubblewrapSandbox) ->
 
 
 def test_no_zombies_after_many_runs(sandbox: BubblewrapSandbox) -> None:
+    # the judge is a subreaper, so a daemon another test started (a PostgreSQL server) may end as its zombie too
+    before = set(_zombie_children())
     request = RunRequest(("true",), {})
     for _ in range(200):
         assert sandbox.run(request).status is RunStatus.OK
-    assert _zombie_children() == []
+    assert set(_zombie_children()) - before == set()
     assert _processes_of_sandbox_uids() == []
 
 

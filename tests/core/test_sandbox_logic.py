@@ -36,7 +36,8 @@ def bwrap(code: int, **kw: object) -> Evidence:
         (evidence(Stop.OUTPUT, None, 9), RunStatus.OUTPUT_LIMIT),
         (evidence(Stop.WALL, None, 9, cpu_time_s=0.2), RunStatus.TIME_LIMIT),
         (evidence(code=None, sig=signal.SIGXCPU, cpu_time_s=2.0), RunStatus.TIME_LIMIT),
-        (evidence(code=None, sig=signal.SIGXCPU, cpu_time_s=1.96), RunStatus.TIME_LIMIT),  # rusage reads a bit short
+        (evidence(code=None, sig=signal.SIGXCPU, cpu_time_s=1.85), RunStatus.TIME_LIMIT),  # rusage reads a bit short
+        (evidence(code=None, sig=signal.SIGXCPU, cpu_time_s=1.75), RunStatus.RUNTIME_ERROR),
         (evidence(code=None, sig=signal.SIGXCPU, cpu_time_s=0.02), RunStatus.RUNTIME_ERROR),  # sent to itself
         (evidence(code=None, sig=signal.SIGKILL, cpu_time_s=3.0), RunStatus.TIME_LIMIT),  # RLIMIT_CPU's hard limit
         (evidence(code=None, sig=signal.SIGKILL, cpu_time_s=0.5), RunStatus.RUNTIME_ERROR),
