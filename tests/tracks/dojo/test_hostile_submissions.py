@@ -103,7 +103,7 @@ class RaisingSandbox:
 
 
 def test_any_exception_while_judging_ends_that_submission_alone_as_an_internal_error(dojo: Dojo) -> None:
-    poison = dojo.submit(dojo.user("ann"), "squares", b"# POISON\n" + SQUARES)
+    poison = dojo.submit(dojo.user("ann"), "squares", b"'POISON'\n" + SQUARES)
     plain = dojo.submit(dojo.user("bob"), "squares", SQUARES)
     sandbox = RaisingSandbox(dojo._sandbox())
     assert work(dojo, sandbox) == 2

@@ -1,8 +1,10 @@
 """Judge one submission against one problem: admit → screen → execute → gate → bonus.
 
 Every stage's failure is data: the chain stops at the first ``StageFailure`` and the judgment carries its
-verdict and reason. ``INTERNAL_ERROR`` (the sandbox failed, never the contestant's fault) is retried a few times
-before it is reported. A claimed method tag is reviewed against the code and the output of a run that printed
+verdict and reason. The sandbox runs the solver's box copy (``box_source.py``: its tokens without comments, so a
+solver cannot read back bytes the static policy does not count), while L and the hash are the submitted source's.
+``INTERNAL_ERROR`` (the sandbox failed, never the contestant's fault) is retried a few times before it is
+reported. A claimed method tag is reviewed against the code and the output of a run that printed
 its terms (``method_tags.py``). Diversity depends on a problem's whole window of submissions, so the score here is
 without it; leaderboards add it.
 """
@@ -16,6 +18,7 @@ from podium.core.execution.sandbox import Limits, Sandbox
 from podium.core.records import StageFailure
 from podium.tracks.dojo.admit import AdmittedSource, admit
 from podium.tracks.dojo.bonus import brevity_bonus, problem_score
+from podium.tracks.dojo.box_source import box_copy
 from podium.tracks.dojo.execute import SOLVER_LIMITS, Execution, execute
 from podium.tracks.dojo.gate import Gates, gate
 from podium.tracks.dojo.method_tags import conflict
@@ -25,6 +28,10 @@ from podium.tracks.dojo.verdicts import Outcome, RunVerdict, outcome_of
 
 INTERNAL_ERROR_ATTEMPTS = 3
 STDERR_SHOWN = 2048
+UNCOPYABLE = (
+    "the judge could not copy this source into the sandbox without its comments and keep its meaning "
+    "(a layout it does not know; please report it); it was not run"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +85,11 @@ def judge_submission(
         if isinstance(screened, StageFailure):
             return _rejected(screened, admitted, apply_screen)
         policy = screened.figures
-    execution = _execute_with_retries(admitted.canonical, sandbox, rules, limits, internal_error_attempts)
+    boxed = box_copy(admitted.text)
+    if boxed is None and apply_screen:  # the screen parsed it, so the rebuild is what failed: never run comments
+        return _rejected(StageFailure(RunVerdict.POLICY_REJECT, UNCOPYABLE), admitted, apply_screen)
+    runnable = admitted.canonical if boxed is None else boxed.encode("utf-8")  # unscreened: Python says what is wrong
+    execution = _execute_with_retries(runnable, sandbox, rules, limits, internal_error_attempts)
     run = execution.run
     gates = gate(execution.terms, truth, rules) if execution.verdict is RunVerdict.OK else Gates(False, False, 0)
     brevity = brevity_bonus(admitted.length, rules) if gates.reward_correct else 0

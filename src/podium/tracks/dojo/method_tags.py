@@ -32,6 +32,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TypeGuard
 
+from podium.tracks.dojo.parsing import parse_source
 from podium.tracks.dojo.recurrence import linear_recurrence_order
 
 MATRIX_CALLS = frozenset({"dot", "matmul", "matrix_power", "Matrix", "mat_mul", "matmult", "matpow"})
@@ -71,7 +72,7 @@ def conflict(claimed: str, source: str, terms: Sequence[str]) -> str | None:
     if claimed not in STATIC_NEEDS and claimed != "closed_form":
         return None
     try:
-        tree = ast.parse(source)
+        tree = parse_source(source)
     except SyntaxError:
         return None  # not Python the reviewer can read; the claim stands
     except (RecursionError, MemoryError):
@@ -101,7 +102,7 @@ def tree_depth(tree: ast.AST) -> int:
 
 def evidence(source: str) -> Evidence:
     """The static features of ``source``."""
-    return evidence_of(ast.parse(source))
+    return evidence_of(parse_source(source))
 
 
 def evidence_of(tree: ast.AST) -> Evidence:
