@@ -84,14 +84,22 @@ def rules_text(rules: ScoringRules) -> str:
         )
         + f"<li>Sources: at most {rules.max_source_bytes} bytes, {rules.max_numeric_literals} numeric literals, "
         f"{rules.max_list_tuple_elements} list or tuple elements, strings of {rules.max_string_literal_chars} "
-        "characters; your best submission counts.</li></ul>"
+        "characters"
+        + (
+            f", and {rules.max_literal_payload_bytes} bytes of literal payload (digits of every number in its own "
+            "base, UTF-8 bytes of every string)"
+            if rules.literal_policy == "payload-budget-v1"
+            else ""
+        )
+        + "; your best submission counts. Comments are removed before your program runs.</li></ul>"
     )
 
 
 def problem_body(problem: Problem, rules: ScoringRules, revealed: Mapping[str, Any] | None) -> str:
     """The problem page: statement, schedule, terms, commitments, rules; then the submit form, or the results.
 
-    ``revealed`` (after reveal) holds ``setter``, ``leaderboard`` (records) and ``tags`` (as ``problem_tags``).
+    ``revealed`` (after reveal) holds ``setter``, ``leaderboard`` (records), ``tags`` (as ``problem_tags``) and
+    ``payloads`` (as ``problem_payloads``).
     """
     parts = [
         f"<p>{esc(problem.statement)}</p>",
@@ -109,6 +117,10 @@ def problem_body(problem: Problem, rules: ScoringRules, revealed: Mapping[str, A
         "<h2>setter.py</h2>" + copyable("setter", revealed["setter"]),
         "<h2>Leaderboard</h2>" + leaderboard_table(revealed["leaderboard"], empty="Nobody submitted."),
         "<h2>Method tags of Reward Correct submissions</h2>" + tags_table(revealed["tags"]),
+        "<h2>Literal payload of Reward Correct submissions</h2><p>The bytes of information in each solution's "
+        "literals (digits of numbers, UTF-8 bytes of strings), beside its L: a solution that is mostly a table "
+        "shows a payload close to its L.</p>"
+        + leaderboard_table(revealed["payloads"], empty="No Reward Correct submission."),
         "<p class='note'>Submissions are closed: the problem is revealed. Try a solver on your own machine with "
         "<code>podium dojo judge</code>.</p>",
     ]

@@ -31,7 +31,7 @@ from podium.tracks.dojo.commit import SALT_BYTES, commit, terms_bytes
 from podium.tracks.dojo.lifecycle import PUBLISHED, LifecycleError, ProblemState, check_transition
 from podium.tracks.dojo.problem import ProblemFiles, admit_setter
 from podium.tracks.dojo.records import JobStatus, Problem, Role, Season, Submission, User
-from podium.tracks.dojo.results import problem_leaderboard_csv
+from podium.tracks.dojo.results import problem_leaderboard_csv, problem_payloads
 from podium.tracks.dojo.rules import ScoringRules
 from podium.tracks.dojo.schema import problems, seasons, submissions, users
 from podium.tracks.dojo.store import append_audit, audit_head, transaction
@@ -336,7 +336,7 @@ class Dojo:
                 "`podium dojo skip ID --reason TEXT` (an internal error, audited)",
             )
         when = utc_text(at) if at else self.now()
-        board = problem_leaderboard_csv(self, problem)
+        board, payloads = problem_leaderboard_csv(self, problem), problem_payloads(self, problem)
         with transaction(self.engine) as db:
             self._move(db, problem, ProblemState.REVEALED, revealed_at=when)
             return append_audit(
@@ -349,6 +349,7 @@ class Dojo:
                     "setter_sha256": hashlib.sha256(problem.setter_source).hexdigest(),
                     "terms_sha256": hashlib.sha256(terms_bytes(problem.terms or ())).hexdigest(),
                     "leaderboard_csv": board,
+                    "literal_payloads": payloads,
                 },
             )
 

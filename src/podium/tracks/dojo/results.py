@@ -16,6 +16,7 @@ from podium.tracks.dojo.bonus import DiversityEntry, diversity_bonuses, problem_
 from podium.tracks.dojo.lifecycle import REVEALED_STATES
 from podium.tracks.dojo.records import JobStatus, Problem, Submission
 from podium.tracks.dojo.rules import ScoringRules
+from podium.tracks.dojo.screen import literal_payload
 from podium.tracks.dojo.standings import (
     PROBLEM_HEADER,
     SEASON_HEADER,
@@ -96,6 +97,25 @@ def problem_tags(dojo: Dojo, problem: Problem) -> dict[str, Any]:
             {"submission": s.id, "claimed": s.method_tag, "reason": s.tag_override} for s in solved if s.tag_override
         ],
     }
+
+
+def problem_payloads(dojo: Dojo, problem: Problem) -> list[dict[str, Any]]:
+    """The literal payload of each counted Reward Correct submission, beside its L, in submission order.
+
+    Published at reveal for audit, whatever the season's literal policy (SCORING.md 6.3's spirit): a solution that
+    is mostly a table shows a payload close to its L. Measured again from the stored source (``screen.py``).
+    """
+    names = dojo.user_names()
+    return [
+        {
+            "submission": s.id,
+            "user": names[s.user_id],
+            "L": s.length,
+            "literal_payload_bytes": literal_payload(s.source.decode("utf-8")),
+        }
+        for s in dojo.submissions(problem.id)
+        if counted(s) and s.reward_correct
+    ]
 
 
 def problem_leaderboard(dojo: Dojo, problem: Problem) -> list[Ranked[ScoredSubmission]]:

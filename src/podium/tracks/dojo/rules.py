@@ -13,6 +13,9 @@ from typing import Any
 from podium.core.errors import ConfigError
 
 SCORING_VERSION = "SCORING.md v0.1"
+LITERAL_POLICIES = ("v0.1", "payload-budget-v1")
+"""How literals are limited: ``v0.1`` counts tokens and string lengths exactly as SCORING.md 3 says;
+``payload-budget-v1`` adds a cap on the literal payload in bytes (``docs/design/dojo.md``, "The payload budget")."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +31,8 @@ class ScoringRules:
     max_numeric_literals: int = 120
     max_string_literal_chars: int = 2000
     max_list_tuple_elements: int = 400
+    literal_policy: str = "v0.1"  # one of LITERAL_POLICIES; a season that stored none was judged under v0.1
+    max_literal_payload_bytes: int = 256  # payload-budget-v1 only: digits of numbers plus UTF-8 bytes of strings
     max_source_bytes: int = 64 * 1024
     diversity_enabled: bool = True
     diversity_first_tag_bonus: int = 30
@@ -44,6 +49,12 @@ class ScoringRules:
             raise ConfigError(f"n_stage must be in 1..n_check ({self.n_check}), not {self.n_stage}")
         if self.brevity_scale_chars <= 0:
             raise ConfigError(f"brevity_scale_chars must be positive, not {self.brevity_scale_chars}")
+        if self.literal_policy not in LITERAL_POLICIES:
+            raise ConfigError(
+                f"unknown literal_policy {self.literal_policy!r}", fix=f"choose one of: {', '.join(LITERAL_POLICIES)}"
+            )
+        if self.max_literal_payload_bytes < 0:
+            raise ConfigError(f"max_literal_payload_bytes must not be negative, not {self.max_literal_payload_bytes}")
 
     def to_json(self) -> dict[str, Any]:
         """The rules as a JSON object (stored with a season)."""

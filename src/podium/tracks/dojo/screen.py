@@ -6,6 +6,12 @@ literal tokens, total string-literal characters, elements of one list/tuple lite
 rule, not a security boundary: the sandbox is the boundary, so a clever evasion (``exec`` of a built string) is
 contained there even when the screen misses it.
 
+v0.1's thresholds count tokens and characters, which SCORING.md itself calls coarse: one hex literal holds any
+number, one astral character 20 bits. The *literal payload* measures the information instead, in bytes: the digits
+of every numeric literal in its own base (``0x1F`` is 2, ``1_000`` is 4, ``1.5e10`` is 4) plus the UTF-8 bytes of
+every ``str`` constant (f-string pieces and docstrings included) and the length of every ``bytes`` one. It is
+always measured (and published after reveal); a season under ``payload-budget-v1`` also caps it.
+
 Hostile text can make the parser itself fail (``MemoryError``, ``RecursionError`` on 100,000 nested unary minus
 signs): the size is capped by ``admit`` first and every parser exception becomes a rejection with its reason.
 """
@@ -18,6 +24,7 @@ import tokenize
 from dataclasses import dataclass
 
 from podium.core.records import StageFailure
+from podium.tracks.dojo.parsing import parse_source
 from podium.tracks.dojo.rules import ScoringRules
 from podium.tracks.dojo.verdicts import RunVerdict
 
@@ -52,6 +59,7 @@ class PolicyFigures:
     numeric_literals: int
     string_literal_chars: int
     largest_list_tuple: int
+    literal_payload_bytes: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,11 +72,8 @@ class ScreenPassed:
 def screen(source: str, rules: ScoringRules, *, numeric_literal_limit: bool = True) -> ScreenPassed | StageFailure:
     """Apply the static policy to canonical ``source``; setters pass ``numeric_literal_limit=False`` (spec 4.1)."""
     try:
-        tree = ast.parse(source, "<solver.py>")
-        numeric = sum(
-            1 for token in tokenize.generate_tokens(io.StringIO(source).readline) if token.type == tokenize.NUMBER
-        )
-        figures = _payload_figures(tree, numeric)
+        tree = parse_source(source)
+        figures = _payload_figures(tree, source)
         problem = _forbidden_use(tree)
     except SyntaxError as error:
         return StageFailure(RunVerdict.POLICY_REJECT, f"the source does not parse: {error.msg} (line {error.lineno})")
@@ -95,18 +100,49 @@ def screen(source: str, rules: ScoringRules, *, numeric_literal_limit: bool = Tr
             f"hardcode-like: a list/tuple literal of {figures.largest_list_tuple} elements "
             f"(at most {rules.max_list_tuple_elements})",
         )
+    if rules.literal_policy == "payload-budget-v1" and figures.literal_payload_bytes > rules.max_literal_payload_bytes:
+        return StageFailure(
+            RunVerdict.POLICY_REJECT,
+            f"hardcode-like: {figures.literal_payload_bytes} bytes of literal payload (at most "
+            f"{rules.max_literal_payload_bytes} under the season's payload budget)",
+        )
     return ScreenPassed(figures)
 
 
-def _payload_figures(tree: ast.AST, numeric_literals: int) -> PolicyFigures:
-    strings = 0
-    largest = 0
+def literal_payload(source: str) -> int:
+    """The literal payload of a canonical ``source`` in bytes (module docstring); SyntaxError if it does not parse."""
+    return _payload_figures(parse_source(source), source).literal_payload_bytes
+
+
+def _payload_figures(tree: ast.AST, source: str) -> PolicyFigures:
+    # SCORING.md 3.2 counts NUMBER tokens (those inside an f-string's fields too, from Python 3.12 on)
+    numeric = sum(
+        1 for token in tokenize.generate_tokens(io.StringIO(source).readline) if token.type == tokenize.NUMBER
+    )
+    lines = [line.encode("utf-8") for line in source.splitlines(keepends=True)]  # AST columns count UTF-8 bytes
+    characters = payload = largest = 0
     for node in ast.walk(tree):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str | bytes):
-            strings += len(node.value)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            characters += len(node.value)
+            payload += len(node.value.encode("utf-8", "surrogatepass"))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, bytes):
+            characters += len(node.value)
+            payload += len(node.value)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, int | float | complex):
+            # the literal as written (its base matters), also inside an f-string's fields on every version
+            written = lines[node.lineno - 1][node.col_offset : node.end_col_offset].decode("utf-8", "replace")
+            payload += 0 if isinstance(node.value, bool) else _digits(written)
         elif isinstance(node, ast.List | ast.Tuple):
             largest = max(largest, len(node.elts))
-    return PolicyFigures(numeric_literals, strings, largest)
+    return PolicyFigures(numeric, characters, largest, payload)
+
+
+def _digits(number: str) -> int:
+    """The digits of a numeric literal in its own base: no prefix, underscore, point, exponent mark or ``j``."""
+    lowered = number.lower()
+    if lowered[:2] in ("0x", "0o", "0b"):
+        return sum(c in "0123456789abcdef" for c in lowered[2:])
+    return sum(c.isdigit() for c in lowered)
 
 
 def _forbidden_use(tree: ast.AST) -> str | None:

@@ -12,8 +12,9 @@ API (JSON; ``Authorization: Bearer TOKEN`` where a user is needed):
   is 413, refused from its ``Content-Length`` before it is read, or as soon as a streamed body passes the limit.
 - ``GET  /api/submissions/{id}`` and ``/api/me/submissions``: your own submissions. While a problem is not revealed
   you learn the run verdict and Stage Pass only, never Reward Correct or which term differs (spec dojo.md 2).
-- ``GET  /api/problems/{slug}/leaderboard`` and ``/api/problems/{slug}/tags`` (after reveal: the method tags of the
-  Reward Correct submissions as claimed and as counted, with every override) and ``/api/seasons/{name}/leaderboard``.
+- ``GET  /api/problems/{slug}/leaderboard``, ``/api/problems/{slug}/tags`` (after reveal: the method tags of the
+  Reward Correct submissions as claimed and as counted, with every override), ``/api/problems/{slug}/payloads``
+  (after reveal: each Reward Correct submission's literal payload beside its L) and ``/api/seasons/{name}/leaderboard``.
 - ``GET  /api/audit/head``: the audit log's head hash.
 
 JSON values have JSON's types: ``stage_pass`` and ``reward_correct`` are booleans, counts, lengths, scores and
@@ -50,7 +51,13 @@ from podium.tracks.dojo import pages
 from podium.tracks.dojo.lifecycle import PUBLISHED, REVEALED_STATES
 from podium.tracks.dojo.platform import Dojo, unknown_problem, unknown_submission
 from podium.tracks.dojo.records import Problem, Submission, User
-from podium.tracks.dojo.results import problem_leaderboard, problem_scores, problem_tags, season_leaderboard
+from podium.tracks.dojo.results import (
+    problem_leaderboard,
+    problem_payloads,
+    problem_scores,
+    problem_tags,
+    season_leaderboard,
+)
 from podium.tracks.dojo.standings import problem_records, season_records
 from podium.tracks.dojo.store import audit_head, open_store
 from podium.web.auth import TokenAuth
@@ -286,6 +293,10 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
     def get_problem_tags(slug: str) -> dict[str, Any]:
         return problem_tags(platform, revealed(slug, "method tags are"))
 
+    @router.get("/api/problems/{slug}/payloads")
+    def get_problem_payloads(slug: str) -> list[dict[str, Any]]:
+        return problem_payloads(platform, revealed(slug, "literal payloads are"))
+
     @router.get("/api/seasons/{name}/leaderboard")
     def get_season_leaderboard(name: str) -> Any:
         return season_records(season_leaderboard(platform, name))
@@ -325,6 +336,7 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
                 "setter": problem.setter_source.decode("utf-8"),
                 "leaderboard": problem_records(problem_leaderboard(platform, problem)),
                 "tags": problem_tags(platform, problem),
+                "payloads": problem_payloads(platform, problem),
             }
         body = pages.problem_body(problem, platform.season_of(problem).rules, revealed)
         return page(f"{problem.title} ({slug})", body)

@@ -1,0 +1,3 @@
+n=0
+for c in"+[t^k8|h-O|e^V{(l/JuskD8dI`20,@3=F<K/z&Nd;BKQ9DYp*H[|S@oCt{Dsa>`Qmz$y_Qe*0Pq-mvyT?PP5FA*p17y#,RScPPJ}St4Wd=+?M}e'WTwko%aafkQAR[wBu'VP/tY=tu<W-5usM>?;tOBR$/tF5[[-v+/Ms_0khav3/HHCQdQ<9+5X/b|<}&I2?qfdqp/*xn0A6@gEoF7NMH]3>o8m-1y`;g0VWG:eJ7}POm-fT5euJD4Qu}I.zWA^s/~IfIil1PlLynKSO:^$s$mQP:HSvJQi7g.|ck(:;`Z]`{4Cz>B>6?Yv*{DKo]|mL)Dn6YyA;gorLuLU[vzDY4WF]RoLjGZ1a1:709slp?i$@fH*Yzr&z'6U<_*{~^'qH^[C[Dl;Xxe92&3,DN[ZQYzfZlURAR8Vg>Hb1dS$xa+k$9]@58O],cYfcWYa_yFA^YG-J@Sz?]oB(Q2OxC+MW5JTI^F)S*;Dg?k5W-v)6~l,TWiV%D[~7?c1<#Q=v32MaBB*`ekxOWV]B)Q#X#SU}i6Ad8VYE8dKQqE1HT8>GTJoS[dmCS]l`c2QwsJ]}gt$WQBE,h$3Mj@zO[K%$]tn%m(yrM.)yxv[l.&3":v=ord(c)-35;n=n*91+v-(v>57)
+for _ in range(200):print(n%10**6);n//=10**6
