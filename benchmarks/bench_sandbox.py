@@ -7,8 +7,7 @@ on all of them alike), ``--runs`` rounds (default 200), wall time per run with `
 
 - ``bare``: ``subprocess.run`` of the solver, cleared environment, output captured (the floor);
 - ``bwrap alone``: ``subprocess.run`` of bubblewrap with the sandbox's own options around the solver, without
-  podium (what bubblewrap itself costs here), with a network namespace of its own per run (as root, the sandbox
-  joins its slot's instead);
+  podium (what bubblewrap itself costs here: new namespaces per run, as the sandbox's, but no system-call filter);
 - ``bubblewrap, no cgroup``: ``BubblewrapSandbox(cgroups=False).run`` (uid switch, rlimits, handshake, reader, reaping);
 - ``bubblewrap + cgroup``: ``BubblewrapSandbox().run`` with the pooled per-slot cgroup (when the host allows one);
 - ``rlimits``: the weaker backend, for reference.
