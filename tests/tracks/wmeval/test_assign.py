@@ -18,10 +18,12 @@ from .conftest import Env
 AT = "2026-06-01T00:00:00.000000+00:00"
 
 
-def seed_rows(engine: Engine, tasks: dict[str, int], team_names: list[str], missing: int = 0) -> None:
-    """GT and video rows without media: assignment reads only the tables."""
+def seed_rows(
+    engine: Engine, tasks: dict[str, int], team_names: list[str], missing: int = 0, *, with_gt: bool = True
+) -> None:
+    """GT and video rows without media: assignment reads only the tables (``with_gt=False``: a later team only)."""
     with engine.begin() as db:
-        for task, count in tasks.items():
+        for task, count in tasks.items() if with_gt else ():
             for e in range(count):
                 db.execute(insert(gt).values(task=task, episode=f"episode_{e}", video_path=f"gt/{task}/{e}.mp4",
                                              last_frame_path="x.png", playable=True, reason="", probe_json="{}",
@@ -128,10 +130,24 @@ def test_missing_videos_get_no_item_and_reassignment_moves_unscored_items(env: E
     assign(env.engine, env.clock, AssignOptions(annotators_per_task=1, gold=0, seed=2))
     rows = assignments(env.engine)
     assert len(rows) == 6 and {r.annotator for r in rows} == {"ann0"}
-    assert reassign(env.engine, env.clock, "task1", "episode_0", "ann1") == 2
+    assert reassign(env.engine, env.clock, "task1", "episode_0", "ann1").moved == 2
     moved = {(r.team, r.annotator) for r in assignments(env.engine) if r.episode == "episode_0"}
     assert moved == {("red", "ann1"), ("green", "ann1")}
     with pytest.raises(NotFoundError):
         reassign(env.engine, env.clock, "task1", "episode_9", "ann1")
     with pytest.raises(ConfigError):
         reassign(env.engine, env.clock, "task1", "episode_0", "ops")
+
+
+def test_annotators_get_episodes_within_one_of_each_other_and_overlap_primaries_rotate() -> None:
+    # 8 tasks x 4 episodes, 3 annotators: dealt round-robin from the same first annotator, one of them once got 16
+    # episodes (60 primary items with 4 teams) while the others got 8 (32 and 29)
+    tasks = {f"task{t}": [f"episode_{e}" for e in range(4)] for t in range(1, 9)}
+    result = plan(tasks, ["ann0", "ann1", "ann2"], AssignOptions(overlap=1), random.Random(7))
+    total = Counter(slot.annotator for slots in result.values() for slot in slots.values())
+    assert sorted(total.values()) == [10, 11, 11]  # 32 episodes: within one of each other
+    for slots in result.values():
+        per_task = Counter(slot.annotator for slot in slots.values())
+        assert max(per_task.values()) - min(per_task.values()) <= 1 and len(per_task) == 3
+    overlap_owner = Counter(slot.annotator for slots in result.values() for slot in slots.values() if slot.overlap)
+    assert sorted(overlap_owner.values()) == [2, 3, 3]  # 8 overlap episodes, their primaries rotated

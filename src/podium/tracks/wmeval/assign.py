@@ -16,14 +16,22 @@ Beside the scored (``primary``) items there are two kinds that never count towar
   measure attention.
 
 Each annotator's queue is shuffled across teams and tasks; an item is named by a random key that says nothing of
-its team. Running ``assign`` again after another team is ingested keeps the mapping and adds the new items.
+its team. **Scores are facts; assignment never touches them.** ``assign`` is idempotent: a video that has a primary
+item never gets another (whoever holds it), an annotator never gets a second item of one video, and running it
+again after a late team is ingested keeps the mapping and shuffles the new items into what each annotator has
+left to score, never as a block at the end. ``reassign`` hands an episode's unscored items to another annotator
+(one who leaves half-way hands over the rest); what is scored stays with whoever scored it.
+
+**Balance.** A task's sampled episodes are dealt so that its annotators differ by at most one; the extra episodes
+go to whoever has the fewest primary episodes so far (so they rotate across tasks and annotators), and the
+overlap episodes' primaries rotate the same way.
 """
 
 from __future__ import annotations
 
 import random
 import secrets
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -81,14 +89,41 @@ class AssignmentRow:
 
 
 def plan_task(
-    episodes: Sequence[str], annotators: Sequence[str], options: AssignOptions, rng: random.Random
+    episodes: Sequence[str],
+    annotators: Sequence[str],
+    options: AssignOptions,
+    rng: random.Random,
+    load: Counter[str] | None = None,
+    overlap_load: Counter[str] | None = None,
 ) -> dict[str, Slot]:
-    """The episode -> annotator mapping of one task, given the annotators it was dealt."""
+    """The episode -> annotator mapping of one task, given the annotators it was dealt.
+
+    ``load`` and ``overlap_load`` count the primary and overlap-primary episodes each annotator already has (they
+    are updated): the task's extra episodes, and its overlap episodes, go to the annotators with the fewest.
+    """
+    load = Counter() if load is None else load
+    overlap_load = Counter() if overlap_load is None else overlap_load
     order = sorted(episodes)
     rng.shuffle(order)
     sample = order[: len(annotators) * options.cap]  # A2: one sample for all teams where the cap forces one
-    overlap = set(sample[: options.overlap]) if len(annotators) > 1 else set()
-    return {episode: Slot(annotators[i % len(annotators)], episode in overlap) for i, episode in enumerate(sample)}
+    base, extra = divmod(len(sample), len(annotators))
+    rank = {name: i for i, name in enumerate(annotators)}  # the dealt order rotates from task to task
+    fewest = sorted(annotators, key=lambda a: (load[a], rank[a]))
+    share = {a: base + (a in fewest[:extra]) for a in annotators}
+    overlap = sample[: options.overlap] if len(annotators) > 1 else []
+    slots: dict[str, Slot] = {}
+    for episode in overlap:
+        open_ = [a for a in annotators if share[a] > 0]
+        owner = min(open_, key=lambda a: (overlap_load[a], load[a], rank[a]))
+        slots[episode], share[owner] = Slot(owner, True), share[owner] - 1
+        overlap_load[owner] += 1
+        load[owner] += 1
+    rest = iter(sample[len(overlap) :])
+    for annotator in annotators:
+        for _ in range(share[annotator]):
+            slots[next(rest)] = Slot(annotator, False)
+            load[annotator] += 1
+    return slots
 
 
 def plan(
@@ -101,10 +136,12 @@ def plan(
         raise ConfigError("no annotators", fix="add them: podium wmeval annotator add NAME")
     names = sorted(roster)
     k = min(options.annotators_per_task, len(names))
+    load: Counter[str] = Counter()
+    overlap_load: Counter[str] = Counter()
     result = {}
     for index, task in enumerate(sorted(tasks, key=lambda t: int(t.removeprefix("task")))):
         dealt = [names[(index * k + j) % len(names)] for j in range(k)]
-        result[task] = plan_task(tasks[task], dealt, options, rng)
+        result[task] = plan_task(tasks[task], dealt, options, rng, load, overlap_load)
     return result
 
 
@@ -114,44 +151,33 @@ def new_key() -> str:
 
 
 def assign(engine: Engine, clock: Clock, options: AssignOptions) -> AssignSummary:
-    """Map unmapped tasks, then add every missing item and shuffle it into its annotator's queue."""
+    """Map unmapped episodes, then add every missing item and shuffle it into its annotator's remaining queue."""
     rng = random.Random(options.seed)
     at = utc_text(clock.now())
     with transaction(engine) as db:
         roster = {r.name: r.id for r in db.execute(select(users.c.name, users.c.id).where(users.c.role == "annotator"))}
         gt_rows = db.execute(select(gt.c.id, gt.c.task, gt.c.episode).where(gt.c.playable)).all()
         gt_id = {(r.task, r.episode): r.id for r in gt_rows}
-        mapped = {(r.task, r.episode): r for r in db.execute(select(episode_map))}
-        mapped_tasks = {task for task, _ in mapped}
-        unmapped: dict[str, list[str]] = defaultdict(list)
-        for task, episode in gt_id:
-            if task not in mapped_tasks:
-                unmapped[task].append(episode)
-        left_out = 0
-        for task, slots in plan(unmapped, list(roster), options, rng).items() if unmapped else ():
-            left_out += len(unmapped[task]) - len(slots)
-            for episode, slot in sorted(slots.items()):
-                db.execute(
-                    insert(episode_map).values(
-                        task=task, episode=episode, annotator_id=roster[slot.annotator], overlap=slot.overlap
-                    )
-                )
+        left_out = _map_episodes(db, gt_id, roster, options, rng)
         mapping = {(r.task, r.episode): r for r in db.execute(select(episode_map))}
         group: dict[str, set[int]] = defaultdict(set)
         for (task, _), row in mapping.items():
             group[task].add(row.annotator_id)
-        have = {(r.video_id, r.annotator_id) for r in db.execute(select(items.c.video_id, items.c.annotator_id))}
+        held = db.execute(select(items.c.video_id, items.c.annotator_id, items.c.kind)).all()
+        has_primary = {r.video_id for r in held if r.kind == "primary"}
+        has_item = {(r.video_id, r.annotator_id) for r in held}
         fresh: dict[int, list[dict[str, object]]] = defaultdict(list)
         playable = db.execute(select(videos.c.id, videos.c.task, videos.c.episode).where(videos.c.playable)).all()
         for video in sorted(playable, key=lambda v: v.id):
             owner = mapping.get((video.task, video.episode))
             if owner is None:
                 continue  # not in the task's sample (A2), or the GT episode cannot be shown
-            scorers = [(owner.annotator_id, "primary")]
+            scorers = [] if video.id in has_primary else [(owner.annotator_id, "primary")]
             if owner.overlap:
                 scorers += [(a, "overlap") for a in sorted(group[video.task] - {owner.annotator_id})]
             for annotator_id, kind in scorers:
-                if (video.id, annotator_id) not in have:
+                if (video.id, annotator_id) not in has_item:  # never two items of one video for one annotator
+                    has_item.add((video.id, annotator_id))
                     fresh[annotator_id].append(
                         {"kind": kind, "video_id": video.id, "gt_id": gt_id[(video.task, video.episode)]}
                     )
@@ -167,7 +193,13 @@ def assign(engine: Engine, clock: Clock, options: AssignOptions) -> AssignSummar
                 fresh[annotator_id].append(
                     {"kind": "gold", "video_id": None, "gt_id": gt_id[(task, episode)], "expected": GOLD_ANSWER}
                 )
-        added = _append_to_queues(db, fresh, rng, at)
+        added = 0
+        for annotator_id, new in sorted(fresh.items()):
+            keys = [new_key() for _ in new]
+            for key, values in zip(keys, new, strict=True):
+                db.execute(insert(items).values(key=key, annotator_id=annotator_id, position=0, created_at=at, **values))
+            _shuffle_into_queue(db, annotator_id, keys, rng)
+            added += len(new)
         append_audit(
             db, at, "assigned",
             {"seed": options.seed, "annotators_per_task": options.annotators_per_task, "cap": options.cap,
@@ -176,25 +208,83 @@ def assign(engine: Engine, clock: Clock, options: AssignOptions) -> AssignSummar
     return AssignSummary(options.seed, len(mapping), left_out, added)
 
 
-def _append_to_queues(db: Connection, fresh: Mapping[int, list[dict[str, object]]], rng: random.Random, at: str) -> int:
-    added = 0
-    for annotator_id, new in sorted(fresh.items()):
-        rng.shuffle(new)  # interleaves teams and tasks, so no run of one team's videos is recognisable
-        last = db.execute(select(func.max(items.c.position)).where(items.c.annotator_id == annotator_id)).scalar()
-        start = 0 if last is None else last + 1
-        for offset, values in enumerate(new):
+def _map_episodes(
+    db: Connection, gt_id: Mapping[tuple[str, str], int], roster: Mapping[str, int], options: AssignOptions,
+    rng: random.Random,
+) -> int:  # fmt: skip
+    """Map every GT episode not mapped yet; how many the cap left out.
+
+    A task not mapped at all is planned whole (``plan``); an episode the GT gained in a task already mapped goes to
+    the task's annotator with the fewest episodes of it, while one of them is under the cap.
+    """
+    mapped = {(r.task, r.episode): r for r in db.execute(select(episode_map))}
+    by_id = {annotator_id: name for name, annotator_id in roster.items()}
+    unmapped: dict[str, list[str]] = defaultdict(list)
+    for task, episode in gt_id:
+        if (task, episode) not in mapped:
+            unmapped[task].append(episode)
+    mapped_tasks = {task for task, _ in mapped}
+    new_tasks = {task: episodes for task, episodes in unmapped.items() if task not in mapped_tasks}
+    left_out = 0
+    for task, slots in plan(new_tasks, list(roster), options, rng).items() if new_tasks else ():
+        left_out += len(new_tasks[task]) - len(slots)
+        for episode, slot in sorted(slots.items()):
             db.execute(
-                insert(items).values(
-                    key=new_key(), annotator_id=annotator_id, position=start + offset, created_at=at, **values
+                insert(episode_map).values(
+                    task=task, episode=episode, annotator_id=roster[slot.annotator], overlap=slot.overlap
                 )
             )
-            added += 1
-    return added
+    for task in sorted(set(unmapped) & mapped_tasks):
+        count = Counter(row.annotator_id for (t, _), row in mapped.items() if t == task)
+        for episode in sorted(unmapped[task]):
+            open_ = [a for a in sorted(count) if count[a] < options.cap and a in by_id]
+            if not open_:
+                left_out += 1
+                continue
+            owner = min(open_, key=lambda a: (count[a], by_id[a]))
+            count[owner] += 1
+            db.execute(insert(episode_map).values(task=task, episode=episode, annotator_id=owner, overlap=False))
+    return left_out
 
 
-def reassign(engine: Engine, clock: Clock, task: str, episode: str, annotator: str) -> int:
-    """Give a GT episode, with its unscored items of every team, to ``annotator``; the number of items moved."""
+def _shuffle_into_queue(db: Connection, annotator_id: int, keys: Sequence[str], rng: random.Random) -> None:
+    """Put the items ``keys`` at random places among what the annotator has left to score, then number the queue.
+
+    Answered items keep their order at the front; the rest (the new ones among them) is renumbered after them, so
+    items added later never form a block at the end that would mark them as one late team's.
+    """
+    answered = select(scores.c.item_id)
+    rows = db.execute(
+        select(items.c.id, items.c.key, items.c.id.in_(answered).label("done"))
+        .where(items.c.annotator_id == annotator_id)
+        .order_by(items.c.position, items.c.id)
+    ).all()
+    new = set(keys)
+    done = [r.id for r in rows if r.done]
+    waiting = [r.id for r in rows if not r.done and r.key not in new]
+    for item_id in [r.id for r in rows if r.key in new]:
+        waiting.insert(rng.randint(0, len(waiting)), item_id)
+    for position, item_id in enumerate([*done, *waiting]):
+        db.execute(update(items).where(items.c.id == item_id).values(position=position))
+
+
+@dataclass(frozen=True, slots=True)
+class Reassignment:
+    """What ``reassign`` did: items moved to the new annotator, and what stayed where it was and why."""
+
+    moved: int
+    kept_scored: dict[str, int]  # annotator -> items they scored already, which stay theirs
+    kept_held: int  # unscored items the new annotator already scores as overlap, which stay with their holder
+
+
+def reassign(engine: Engine, clock: Clock, task: str, episode: str, annotator: str) -> Reassignment:
+    """Give a GT episode's unscored primary items (every team's) to ``annotator``; scored items stay put.
+
+    The episode map names ``annotator`` for the episode's future items (a late team's). An unscored item the new
+    annotator already scores as overlap stays where it is: nobody scores one video twice.
+    """
     at = utc_text(clock.now())
+    rng = random.Random(secrets.randbits(32))
     with transaction(engine) as db:
         target = ACCOUNTS.by_name(db, annotator)
         if target.role != "annotator":
@@ -205,28 +295,29 @@ def reassign(engine: Engine, clock: Clock, task: str, episode: str, annotator: s
         if row is None:
             raise NotFoundError(f"{task}/{episode} is not assigned", fix="see `podium wmeval assignments`")
         gt_row = db.execute(select(gt.c.id).where(gt.c.task == task, gt.c.episode == episode)).scalar_one()
-        scored = select(scores.c.item_id)
-        moving = [
-            r.id
-            for r in db.execute(
-                select(items.c.id).where(
-                    items.c.gt_id == gt_row,
-                    items.c.annotator_id == row.annotator_id,
-                    items.c.kind == "primary",
-                    items.c.id.not_in(scored),
-                )
-            )
-        ]
-        last = db.execute(select(func.max(items.c.position)).where(items.c.annotator_id == target.id)).scalar()
-        for offset, item_id in enumerate(moving):
-            position = (0 if last is None else last + 1) + offset
-            db.execute(update(items).where(items.c.id == item_id).values(annotator_id=target.id, position=position))
+        answered = select(scores.c.item_id)
+        primaries = db.execute(
+            select(items.c.id, items.c.key, items.c.video_id, items.c.id.in_(answered).label("done"), users.c.name)
+            .join(users, users.c.id == items.c.annotator_id)
+            .where(items.c.gt_id == gt_row, items.c.kind == "primary")
+        ).all()
+        targets_videos = set(
+            db.execute(select(items.c.video_id).where(items.c.annotator_id == target.id, items.c.gt_id == gt_row))
+            .scalars()
+        )
+        kept_scored = Counter(r.name for r in primaries if r.done)
+        moving = [r for r in primaries if not r.done and r.name != target.name and r.video_id not in targets_videos]
+        kept_held = sum(1 for r in primaries if not r.done and r.name != target.name and r.video_id in targets_videos)
+        for item in moving:
+            db.execute(update(items).where(items.c.id == item.id).values(annotator_id=target.id))
+        _shuffle_into_queue(db, target.id, [item.key for item in moving], rng)
         db.execute(update(episode_map).where(episode_map.c.id == row.id).values(annotator_id=target.id))
         append_audit(
             db, at, "reassigned",
-            {"task": task, "episode": episode, "from": row.annotator_id, "to": target.id, "items": len(moving)},
+            {"task": task, "episode": episode, "from": row.annotator_id, "to": target.id, "items": len(moving),
+             "kept_scored": dict(kept_scored), "kept_held": kept_held},
         )  # fmt: skip
-    return len(moving)
+    return Reassignment(len(moving), dict(kept_scored), kept_held)
 
 
 def assignments(engine: Engine) -> list[AssignmentRow]:

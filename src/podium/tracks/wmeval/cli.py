@@ -132,9 +132,13 @@ def assignments_command(fmt: str, db: str) -> None:
 @click.argument("annotator_name", metavar="ANNOTATOR")
 @DB
 def reassign_command(task: str, episode: str, annotator_name: str, db: str) -> None:
-    """Give TASK's EPISODE, with its unscored items for every team, to ANNOTATOR."""
-    moved = reassign(connect(db), SystemClock(), task, episode, annotator_name)
-    click.echo(f"{task}/{episode} -> {annotator_name}: {moved} item(s) moved")
+    """Give TASK's EPISODE, with its unscored items for every team, to ANNOTATOR; scored items stay put."""
+    done = reassign(connect(db), SystemClock(), task, episode, annotator_name)
+    click.echo(f"{task}/{episode} -> {annotator_name}: {done.moved} unscored item(s) moved")
+    for name, count in sorted(done.kept_scored.items()):
+        click.echo(f"  kept: {count} item(s) {name} scored already (scores are never moved)")
+    if done.kept_held:
+        click.echo(f"  kept: {done.kept_held} item(s) {annotator_name} already scores as overlap (never twice)")
 
 
 @wmeval.command("import-scores")

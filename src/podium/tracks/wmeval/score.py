@@ -109,24 +109,25 @@ def collect(engine: Engine) -> Collected:
             if r.task not in mapped_tasks:
                 denominator[r.task].append(r.episode)  # not assigned yet: every GT episode counts
         team_names = {r.id: r.name for r in db.execute(select(teams.c.id, teams.c.name))}
-        primary = {
-            r.video_id: (r.score, r.unplayable)
-            for r in db.execute(
-                select(items.c.video_id, scores.c.score, scores.c.unplayable)
-                .outerjoin(scores, scores.c.item_id == items.c.id)
-                .where(items.c.kind == "primary")
-            )
-        }
+        primary: dict[int, tuple[int | None, bool]] = {}
+        answers = select(items.c.video_id, scores.c.score, scores.c.unplayable).outerjoin(
+            scores, scores.c.item_id == items.c.id
+        )
+        for answer in db.execute(answers.where(items.c.kind == "primary").order_by(items.c.id)):
+            # one primary item per video (``assign``); a database from before that rule may hold a second,
+            # unscored one: the scored item is the fact and is never shadowed by it
+            if answer.video_id not in primary or primary[answer.video_id][0] is None:
+                primary[answer.video_id] = (answer.score, bool(answer.unplayable))
         results: dict[str, dict[str, dict[str, EpisodeResult]]] = {name: {} for name in team_names.values()}
         for v in db.execute(select(videos.c.id, videos.c.team_id, videos.c.task, videos.c.episode, videos.c.playable)):
             if not v.playable:
                 result = EpisodeResult(0, "unplayable")
-            elif v.id not in primary or primary[v.id][0] is None:
+            elif (value := primary.get(v.id, (None, False)))[0] is None:
                 result = EpisodeResult(0, "pending")
-            elif primary[v.id][1]:
+            elif value[1]:
                 result = EpisodeResult(0, "flagged")
             else:
-                result = EpisodeResult(int(primary[v.id][0]), "scored")
+                result = EpisodeResult(int(value[0]), "scored")
             results[team_names[v.team_id]].setdefault(v.task, {})[v.episode] = result
     tasks = tuple(sorted(denominator, key=lambda t: int(t.removeprefix("task"))))
     episodes = {task: tuple(sorted(denominator[task])) for task in tasks}
