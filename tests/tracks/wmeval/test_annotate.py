@@ -7,9 +7,22 @@ from sqlalchemy import select
 
 from podium.core.errors import InputError, NotFoundError
 from podium.core.storage.audit import verify_chain
-from podium.tracks.wmeval.annotate import import_scores, item_for, media_file, next_key, progress, queue, record_score
+from podium.tracks.wmeval.annotate import (
+    cant_judge_pending,
+    import_scores,
+    item_for,
+    media_file,
+    next_key,
+    progress,
+    queue,
+    record_cant_judge,
+    record_score,
+    resolve,
+)
 from podium.tracks.wmeval.assign import AssignOptions, assign, assignments
 from podium.tracks.wmeval.schema import scores
+from podium.tracks.wmeval.score import collect
+from podium.tracks.wmeval.stats import collect_ratings
 from podium.tracks.wmeval.store import ACCOUNTS, audit_entries
 
 from .conftest import Env
@@ -34,9 +47,9 @@ def test_scores_are_revised_and_every_change_audited(assigned: Env) -> None:
     key = queue(assigned.engine, ann.id)[0].key
     assert record_score(assigned.engine, assigned.clock, ann, key, 2, "ok") == 1
     assert record_score(assigned.engine, assigned.clock, ann, key, 3) == 2
-    assert record_score(assigned.engine, assigned.clock, ann, key, 2, unplayable=True) == 3
+    assert record_cant_judge(assigned.engine, assigned.clock, ann, key, "video", "frozen") == 3
     view = item_for(assigned.engine, ann.id, key)
-    assert (view.score, view.unplayable) == (0, True)
+    assert (view.score, view.cant_judge, view.note) == (None, "video", "frozen")
     with assigned.engine.connect() as db:
         entries = audit_entries(db)
     kinds = [e.kind for e in entries if e.kind.startswith("score")]
@@ -47,6 +60,45 @@ def test_scores_are_revised_and_every_change_audited(assigned: Env) -> None:
     for bad in (4, -1, "3", 2.0, True, None):
         with pytest.raises(InputError):
             record_score(assigned.engine, assigned.clock, ann, key, bad)
+    with pytest.raises(InputError, match="can't judge must say why"):
+        record_cant_judge(assigned.engine, assigned.clock, ann, key, "bored")
+
+
+def test_cant_judge_waits_for_the_operator_who_resolves_it_broken_or_rescored(assigned: Env) -> None:
+    ann, other = account(assigned, "ann0"), account(assigned, "ann1")
+    mine = queue(assigned.engine, ann.id)
+    primary = {r.item: r for r in assignments(assigned.engine) if r.kind == "primary" and r.annotator == "ann0"}
+    first, second = [item.key for item in mine if item.key in primary][:2]
+    record_cant_judge(assigned.engine, assigned.clock, ann, first, "reference", "the reference is black")
+    record_cant_judge(assigned.engine, assigned.clock, ann, second, "video")
+    waiting = {w.item: w for w in cant_judge_pending(assigned.engine)}
+    assert set(waiting) == {first, second} and waiting[first].note == "the reference is black"
+    assert next_key(assigned.engine, ann.id) not in (first, second)  # answered: the annotator goes on
+
+    def status(key: str) -> str:
+        row = primary[key]
+        results = collect(assigned.engine).results[row.team][row.task]
+        return results[row.episode].status
+
+    assert status(first) == status(second) == "cant_judge"  # pending: 0 until the operator decides
+    assert resolve(assigned.engine, assigned.clock, second, broken=True) == f"{second}: broken, counts 0"
+    assert status(second) == "broken"
+    with pytest.raises(InputError):
+        resolve(assigned.engine, assigned.clock, first)  # neither --broken nor --rescore
+    with pytest.raises(InputError, match="already could not judge"):
+        resolve(assigned.engine, assigned.clock, first, rescore_by="ann0")
+    resolve(assigned.engine, assigned.clock, first, rescore_by="ann1")
+    assert [w.item for w in cant_judge_pending(assigned.engine)] == []
+    assert first in [item.key for item in queue(assigned.engine, other.id)] and status(first) == "pending"
+    record_score(assigned.engine, assigned.clock, other, first, 2)
+    assert status(first) == "scored"
+    with pytest.raises(NotFoundError):
+        resolve(assigned.engine, assigned.clock, first, broken=True)  # scored now: nothing to resolve
+    with assigned.engine.connect() as db:
+        resolved = [e.payload for e in audit_entries(db) if e.kind == "cant_judge_resolved"]
+    assert len(resolved) == 2 and '"resolution":"rescore"' in resolved[1] and "the reference is black" in resolved[1]
+    ratings = collect_ratings(assigned.engine)  # can't-judge answers are no rating
+    assert all(score is not None for by in ratings.by_video.values() for score in by.values())
 
 
 def test_another_annotators_item_is_no_item(assigned: Env) -> None:

@@ -11,7 +11,8 @@ transcoded, and all of them must play):
 
 Two annotators, one per task (``--annotators-per-task 1``): ``ann`` gets task1 and scores her whole queue in the
 browser — keys on even items, mouse on odd ones, each only after both videos really played to the end — giving
-``short`` 3, ``tidy`` 2, ``odd`` 1 except ``odd``'s episode 2, which she flags unplayable. ``bob``'s task2 scores
+``short`` 3, ``tidy`` 2, ``odd`` 1 except ``odd``'s episode 2, which she cannot judge (the video is broken:
+the operator resolves it so, and it counts 0). ``bob``'s task2 scores
 come in as a CSV import with the same per-team scores. By hand (denominators: the GT's 3 and 2 videos):
 
     task1: short (3+3+0)/3 = 2      tidy (2+2+2)/3 = 2    odd (1+0+0)/3 = 1/3
@@ -119,7 +120,7 @@ def test_an_annotator_scores_her_whole_queue_and_the_leaderboard_is_the_hand_com
     assert page.url == f"{site.base}/queue"
     mine = [r for r in plan.values() if r.annotator == "ann"]
     assert len(mine) == 8  # task1: short 2 + tidy 3 + odd 2 (episode 1 is unplayable, never shown) + 1 gold
-    assert page.locator("#progress").inner_text() == "0 of 8 scored"
+    assert page.locator("#progress").inner_text() == "0 of 8 answered"
     page.click("#next")
     for index in range(len(mine)):
         page.wait_for_url(f"{site.base}/items/*")
@@ -140,8 +141,8 @@ def test_an_annotator_scores_her_whole_queue_and_the_leaderboard_is_the_hand_com
             page.screenshot(path=str(Path(SCREENSHOTS) / "wmeval-annotator.png"), full_page=True)
         if row.team == "odd" and row.episode == "episode_2":
             page.fill("#note", "frozen after a second")
-            page.check("#unplayable")
-            page.click("#submit-unplayable")
+            page.select_option("#cant-judge", "video")
+            page.click("#submit-cant-judge")
         else:
             score = 3 if row.kind == "gold" else GIVEN[row.team]
             if index % 2 == 0:
@@ -150,7 +151,7 @@ def test_an_annotator_scores_her_whole_queue_and_the_leaderboard_is_the_hand_com
                 page.click(f"button.score[data-score='{score}']")
         page.wait_for_url(lambda url, key=key: not url.endswith(key))  # type: ignore[misc]
     assert page.url == f"{site.base}/queue"
-    assert page.locator("#progress").inner_text() == "8 of 8 scored"
+    assert page.locator("#progress").inner_text() == "8 of 8 answered"
     assert problems == []
 
     bob = [r for r in plan.values() if r.annotator == "bob"]
@@ -158,6 +159,11 @@ def test_an_annotator_scores_her_whole_queue_and_the_leaderboard_is_the_hand_com
     (site.tmp / "bob.csv").write_text("\n".join(lines) + "\n")
     assert f"{len(bob)} score(s) applied" in cli("import-scores", str(site.tmp / "bob.csv"), "--db", site.db)
 
+    waiting = json.loads(cli("cant-judge", "--format", "json", "--db", site.db))
+    assert [(w["team"], w["episode"], w["why"], w["note"]) for w in waiting] == [
+        ("odd", "episode_2", "video", "frozen after a second")
+    ]
+    assert "broken, counts 0" in cli("resolve", waiting[0]["item"], "--broken", "--db", site.db)
     board = json.loads(cli("scores", "--format", "json", "--db", site.db))
     assert board == {
         "teams": [

@@ -56,21 +56,26 @@ def scored(*values: int) -> dict[str, EpisodeResult]:
     return {f"e{i}": EpisodeResult(v, "scored") for i, v in enumerate(values)}
 
 
-def test_unplayable_and_missing_videos_count_zero_against_the_gt_denominator() -> None:
+def test_unplayable_broken_cant_judge_and_missing_videos_count_zero_against_the_gt_denominator() -> None:
     data = collected(
         {
             "a": {
-                "task1": {**scored(3, 2), "e2": EpisodeResult(0, "unplayable")},  # e3 missing
-                "task2": {"e0": EpisodeResult(0, "flagged"), "e1": EpisodeResult(3, "scored")},
+                "task1": {**scored(3, 2), "e2": EpisodeResult(0, "unplayable"), "e3": EpisodeResult(0, "cant_judge")},
+                "task2": {"e0": EpisodeResult(0, "broken")},  # e1 missing
             }
         }
     )
     score = team_score("a", data)
     assert score.tasks["task1"].value == Fraction(5, 4)
-    assert score.tasks["task1"].statuses == {"scored": 2, "pending": 0, "missing": 1, "unplayable": 1, "flagged": 0}
+    assert score.tasks["task1"].statuses == {
+        "scored": 2, "pending": 0, "cant_judge": 1, "broken": 0, "missing": 0, "unplayable": 1,
+    }  # fmt: skip
     assert score.tasks["task1"].counts == (0, 0, 1, 1)
-    assert score.tasks["task2"].value == Fraction(3, 2)
-    assert score.final == Fraction(11, 8)  # (5/4 + 3/2) / 2
+    assert score.tasks["task2"].value == 0
+    assert score.tasks["task2"].statuses == {
+        "scored": 0, "pending": 0, "cant_judge": 0, "broken": 1, "missing": 1, "unplayable": 0,
+    }  # fmt: skip
+    assert score.final == Fraction(5, 8)  # (5/4 + 0) / 2, the GT's counts as denominators
 
 
 def test_equal_exact_scores_share_a_rank() -> None:

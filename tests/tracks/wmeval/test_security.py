@@ -171,7 +171,8 @@ def test_the_token_cookie_is_http_only_and_same_site(world: World) -> None:
     [({"score": 4}, 400), ({"score": -1}, 400), ({"score": "3"}, 422), ({"score": 2.0}, 422), ({}, 422),
      ({"score": 3, "team": "crimson"}, 422), ({"score": 3, "note": "x" * 2001}, 400),
      ({"score": 3, "note": "frozen\x00"}, 400),  # PostgreSQL stores no NUL in text: refused on every database
-     ({"score": 3, "unplayable": "y"}, 422)],
+     ({"score": 3, "unplayable": True}, 422), ({"score": 3, "cant_judge": "video"}, 422),
+     ({"cant_judge": "bored"}, 400), ({"cant_judge": 3}, 422)],
 )  # fmt: skip
 def test_malformed_scores_are_refused_clearly_and_change_nothing(world: World, body: object, status: int) -> None:
     key = world.keys("ann")[0]

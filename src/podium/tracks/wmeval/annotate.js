@@ -7,15 +7,15 @@
   const watched = { generated: false, reference: false };
   const buttons = Array.from(document.querySelectorAll("button.score"));
   const status = document.getElementById("watch-status");
-  const flag = document.getElementById("unplayable");
+  const reason = document.getElementById("cant-judge");
   const note = document.getElementById("note");
-  const flagButton = document.getElementById("submit-unplayable");
+  const reasonButton = document.getElementById("submit-cant-judge");
   let sending = false;
 
   function update() {
     const ready = watched.generated && watched.reference;
     buttons.forEach((b) => { b.disabled = !ready || sending; });
-    flagButton.disabled = !flag.checked || sending;
+    reasonButton.disabled = !reason.value || sending;
     status.textContent = ready ? "Both videos watched: choose a score (click, or keys 0-3)."
       : "Watch both videos to the end to score (generated: " + (watched.generated ? "done" : "not yet") +
         ", reference: " + (watched.reference ? "done" : "not yet") + ").";
@@ -40,33 +40,34 @@
   document.getElementById("speed").addEventListener("change", (e) => {
     Object.values(videos).forEach((v) => { v.playbackRate = Number(e.target.value); });
   });
-  flag.addEventListener("change", update);
+  reason.addEventListener("change", update);
 
-  async function send(score, unplayable) {
+  // answer: {score: 0-3} or {cant_judge: reason}; the note goes with either
+  async function send(answer) {
     if (sending) return;
     sending = true;
     update();
-    const answer = await fetch(root.dataset.scoreUrl, {
+    const response = await fetch(root.dataset.scoreUrl, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ score: score, note: note.value, unplayable: unplayable }),
+      body: JSON.stringify(Object.assign({ note: note.value }, answer)),
     });
-    const body = await answer.json();
-    if (!answer.ok) {
+    const body = await response.json();
+    if (!response.ok) {
       sending = false;
-      status.textContent = "Not saved: " + (body.error || body.detail || answer.status);
       update();
+      status.textContent = "Not saved: " + (body.error || JSON.stringify(body.detail) || response.status);
       return;
     }
     window.location.href = body.next;
   }
 
-  buttons.forEach((b) => b.addEventListener("click", () => send(Number(b.dataset.score), false)));
-  flagButton.addEventListener("click", () => send(0, true));
+  buttons.forEach((b) => b.addEventListener("click", () => send({ score: Number(b.dataset.score) })));
+  reasonButton.addEventListener("click", () => send({ cant_judge: reason.value }));
   document.addEventListener("keydown", (e) => {
     if (e.target === note || !/^[0-3]$/.test(e.key)) return;
     const button = buttons.find((b) => b.dataset.score === e.key);
-    if (button && !button.disabled) { e.preventDefault(); send(Number(e.key), false); }
+    if (button && !button.disabled) { e.preventDefault(); send({ score: Number(e.key) }); }
   });
   update();
 })();

@@ -5,9 +5,13 @@ another annotator's item is "no item" exactly as a made-up key is (spec: 404, no
 shown of an item holds no team, no video id and no path. Media files are named by item key and side, resolved
 from the database and checked to lie inside the media store, so no URL can name a file.
 
-A score is 0-3; flagging a video unplayable records 0 with the flag (it counts 0, visibly). Every score and every
-change of one is appended to the audit log in the transaction that stores it, with the previous value. A CSV
-import is checked whole before anything is written: one bad row and none of the file is applied.
+An answer is a score 0-3, or **can't judge** (the reference is broken, the generated video is broken, or another
+reason, with a note): an item answered so stays pending (it counts 0 against the GT count, like any unscored one,
+and N_GT never changes) until an operator resolves it: ``rescore`` hands it to another annotator, ``broken`` makes
+it count 0 as the rubric scores a broken video. Can't-judge answers never enter the agreement statistics. Every
+answer, every change of one and every resolution is appended to the audit log in the transaction that stores it,
+with the previous value. A CSV import is checked whole before anything is written: one bad row and none of the
+file is applied.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlalchemy import Connection, Engine, insert, select, update
+from sqlalchemy import Connection, Engine, func, insert, select, update
 
 from podium.core.accounts import Account
 from podium.core.clock import Clock, utc_text
@@ -28,6 +32,13 @@ from podium.tracks.wmeval.schema import gt, items, items_with_context, scores, t
 from podium.tracks.wmeval.store import append_audit, transaction
 
 SCORES = (0, 1, 2, 3)
+CANT_JUDGE = {
+    "reference": "the reference video is broken",
+    "video": "the generated video is broken",
+    "other": "another reason (see the note)",
+}
+"""Why an annotator could not judge an item (``POST .../score`` with ``{"cant_judge": REASON}``)."""
+BROKEN = "broken"  # the operator's resolution of a can't-judge answer: the video counts 0
 NOTE_MAX_CHARS = 2000
 MEDIA_NAMES = ("generated.mp4", "reference.mp4", "generated.png", "reference.png")
 
@@ -39,7 +50,12 @@ class QueueItem:
     key: str
     task: str
     score: int | None
-    unplayable: bool
+    cant_judge: str | None  # the reason the annotator gave instead of a score
+
+    @property
+    def answered(self) -> bool:
+        """Whether the annotator gave a score or said why they could not."""
+        return self.score is not None or self.cant_judge is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +66,7 @@ class ItemView:
     task: str
     score: int | None
     note: str
-    unplayable: bool
+    cant_judge: str | None
     media: dict[str, str]  # MEDIA_NAMES -> path relative to the media store
 
 
@@ -71,19 +87,19 @@ def unknown_item(key: str) -> NotFoundError:
 def queue(engine: Engine, annotator_id: int) -> list[QueueItem]:
     """The annotator's items in queue order."""
     query = (
-        select(items.c.key, gt.c.task, scores.c.score, scores.c.unplayable)
+        select(items.c.key, gt.c.task, scores.c.score, scores.c.cant_judge)
         .join(gt, gt.c.id == items.c.gt_id)
         .outerjoin(scores, scores.c.item_id == items.c.id)
         .where(items.c.annotator_id == annotator_id)
         .order_by(items.c.position)
     )
     with engine.connect() as db:
-        return [QueueItem(r.key, r.task, r.score, bool(r.unplayable)) for r in db.execute(query)]
+        return [QueueItem(r.key, r.task, r.score, r.cant_judge) for r in db.execute(query)]
 
 
 def next_key(engine: Engine, annotator_id: int) -> str | None:
-    """The first unscored item of the annotator's queue."""
-    return next((item.key for item in queue(engine, annotator_id) if item.score is None), None)
+    """The first unanswered item of the annotator's queue."""
+    return next((item.key for item in queue(engine, annotator_id) if not item.answered), None)
 
 
 def item_for(engine: Engine, annotator_id: int, key: str) -> ItemView:
@@ -92,7 +108,7 @@ def item_for(engine: Engine, annotator_id: int, key: str) -> ItemView:
         select(
             items.c.key, gt.c.task, gt.c.video_path.label("ref"), gt.c.last_frame_path.label("ref_last"),
             videos.c.video_path.label("gen"), videos.c.last_frame_path.label("gen_last"), items.c.video_id,
-            scores.c.score, scores.c.note, scores.c.unplayable,
+            scores.c.score, scores.c.note, scores.c.cant_judge,
         )
         .join(gt, gt.c.id == items.c.gt_id)
         .outerjoin(videos, videos.c.id == items.c.video_id)
@@ -110,7 +126,7 @@ def item_for(engine: Engine, annotator_id: int, key: str) -> ItemView:
         "generated.png": row.ref_last if gold else row.gen_last,
         "reference.png": row.ref_last,
     }
-    return ItemView(row.key, row.task, row.score, row.note or "", bool(row.unplayable), media)
+    return ItemView(row.key, row.task, row.score, row.note or "", row.cant_judge, media)
 
 
 def media_file(engine: Engine, root: Path, annotator_id: int, key: str, name: str) -> Path:
@@ -128,18 +144,24 @@ def media_file(engine: Engine, root: Path, annotator_id: int, key: str, name: st
 def _check(score: object, note: str) -> int:
     if isinstance(score, bool) or not isinstance(score, int) or score not in SCORES:
         raise InputError(f"score must be 0, 1, 2 or 3, not {score!r}")
+    _check_note(note)
+    return score
+
+
+def _check_note(note: str) -> None:
     if len(note) > NOTE_MAX_CHARS:
         raise InputError(f"note longer than {NOTE_MAX_CHARS} characters")
     if problem := unstorable(note):
         raise InputError(f"the note holds {problem}", fix="remove it")
-    return score
 
 
-def _store_score(
-    db: Connection, item_id: int, key: str, annotator: str, score: int, note: str, unplayable: bool, at: str
-) -> int:
+def _store_answer(
+    db: Connection, item_id: int, key: str, annotator: str, score: int | None, cant_judge: str | None, note: str,
+    at: str,
+) -> int:  # fmt: skip
+    """Store a score or a can't-judge answer (an answer anew clears any resolution), audited with the previous one."""
     old = db.execute(select(scores).where(scores.c.item_id == item_id)).first()
-    values = {"score": score, "note": note, "unplayable": unplayable, "updated_at": at}
+    values = {"score": score, "cant_judge": cant_judge, "resolution": None, "note": note, "updated_at": at}
     if old is None:
         revision = 1
         db.execute(insert(scores).values(item_id=item_id, revision=revision, **values))
@@ -148,26 +170,36 @@ def _store_score(
         db.execute(update(scores).where(scores.c.item_id == item_id).values(revision=revision, **values))
     append_audit(
         db, at, "score_set" if old is None else "score_changed",
-        {"item": key, "annotator": annotator, "score": score, "unplayable": unplayable, "note": note,
-         "previous": None if old is None else old.score, "revision": revision},
+        {"item": key, "annotator": annotator, "score": score, "cant_judge": cant_judge, "note": note,
+         "previous": None if old is None else old.score,
+         "previous_cant_judge": None if old is None else old.cant_judge, "revision": revision},
     )  # fmt: skip
     return revision
 
 
-def record_score(
-    engine: Engine, clock: Clock, annotator: Account, key: str, score: object, note: str = "", unplayable: bool = False
-) -> int:
-    """Store the annotator's score of their item (0 when flagged unplayable); returns the score's revision."""
-    value = 0 if unplayable else _check(score, note)
-    _check(value, note)
+def _own_item(db: Connection, annotator: Account, key: str) -> int:
+    item_id = db.execute(select(items.c.id).where(items.c.key == key, items.c.annotator_id == annotator.id)).scalar()
+    if item_id is None:
+        raise unknown_item(key)
+    return int(item_id)
+
+
+def record_score(engine: Engine, clock: Clock, annotator: Account, key: str, score: object, note: str = "") -> int:
+    """Store the annotator's score of their item; returns the answer's revision."""
+    value = _check(score, note)
     at = utc_text(clock.now())
     with transaction(engine) as db:
-        item_id = db.execute(
-            select(items.c.id).where(items.c.key == key, items.c.annotator_id == annotator.id)
-        ).scalar()
-        if item_id is None:
-            raise unknown_item(key)
-        return _store_score(db, item_id, key, annotator.name, value, note, unplayable, at)
+        return _store_answer(db, _own_item(db, annotator, key), key, annotator.name, value, None, note, at)
+
+
+def record_cant_judge(engine: Engine, clock: Clock, annotator: Account, key: str, reason: str, note: str = "") -> int:
+    """Store that the annotator cannot judge their item, and why (``CANT_JUDGE``); returns the answer's revision."""
+    if reason not in CANT_JUDGE:
+        raise InputError(f"can't judge must say why: one of {', '.join(CANT_JUDGE)}, not {reason!r}")
+    _check_note(note)
+    at = utc_text(clock.now())
+    with transaction(engine) as db:
+        return _store_answer(db, _own_item(db, annotator, key), key, annotator.name, None, reason, note, at)
 
 
 def import_scores(engine: Engine, clock: Clock, text: str) -> int:
@@ -216,7 +248,7 @@ def import_scores(engine: Engine, clock: Clock, text: str) -> int:
     at = utc_text(clock.now())
     with transaction(engine) as db:
         for item_id, key, name, score, note in rows:
-            _store_score(db, item_id, key, name, score, note, False, at)
+            _store_answer(db, item_id, key, name, score, None, note, at)
         append_audit(db, at, "scores_imported", {"rows": len(rows)})
     return len(rows)
 
@@ -224,18 +256,107 @@ def import_scores(engine: Engine, clock: Clock, text: str) -> int:
 def progress(engine: Engine) -> Progress:
     """Done and total per annotator (every kind), per task and per team (scored items only)."""
     query = select(
-        users.c.name.label("annotator"), items.c.kind, gt.c.task, teams.c.name.label("team"), scores.c.score
-    ).select_from(items_with_context())
+        users.c.name.label("annotator"), items.c.kind, gt.c.task, teams.c.name.label("team"), scores.c.score,
+        scores.c.cant_judge, scores.c.resolution,
+    ).select_from(items_with_context())  # fmt: skip
     counts: dict[str, dict[str, list[int]]] = {"a": defaultdict(lambda: [0, 0]), "k": defaultdict(lambda: [0, 0]),
                                                "t": defaultdict(lambda: [0, 0])}  # fmt: skip
     with engine.connect() as db:
         for r in db.execute(query):
-            done = int(r.score is not None)
+            # an annotator is done with an answered item; a team's video only once it counts (scored, or broken)
+            answered = r.score is not None or r.cant_judge is not None
+            counts_now = r.score is not None or r.resolution == BROKEN
+            done = int(answered)
             targets = [("a", r.annotator)] + ([("k", r.task), ("t", r.team)] if r.kind == "primary" else [])
             for table, name in targets:
-                counts[table][name][0] += done
+                counts[table][name][0] += done if table == "a" else int(counts_now)
                 counts[table][name][1] += 1
         for name in db.execute(select(users.c.name).where(users.c.role == "annotator")).scalars():
             counts["a"].setdefault(name, [0, 0])
     as_tuples = {k: {n: (v[0], v[1]) for n, v in sorted(c.items())} for k, c in counts.items()}
     return Progress(as_tuples["a"], as_tuples["k"], as_tuples["t"])
+
+
+@dataclass(frozen=True, slots=True)
+class CantJudge:
+    """A can't-judge answer waiting for the operator (operators only: it names the team)."""
+
+    item: str
+    annotator: str
+    team: str
+    task: str
+    episode: str
+    kind: str
+    reason: str
+    note: str
+
+
+def cant_judge_pending(engine: Engine) -> list[CantJudge]:
+    """Every can't-judge answer no operator has resolved yet, oldest item first."""
+    query = (
+        select(
+            items.c.key, users.c.name.label("annotator"), teams.c.name.label("team"), gt.c.task, gt.c.episode,
+            items.c.kind, scores.c.cant_judge, scores.c.note,
+        )
+        .select_from(items_with_context())
+        .where(scores.c.cant_judge.is_not(None), scores.c.resolution.is_(None))
+        .order_by(items.c.id)
+    )  # fmt: skip
+    with engine.connect() as db:
+        return [
+            CantJudge(r.key, r.annotator, r.team or "(gold)", r.task, r.episode, r.kind, r.cant_judge, r.note)
+            for r in db.execute(query)
+        ]
+
+
+def resolve(engine: Engine, clock: Clock, key: str, *, broken: bool = False, rescore_by: str | None = None) -> str:
+    """The operator's answer to a can't-judge: ``broken`` (counts 0) or ``rescore_by`` another annotator.
+
+    Rescoring moves the item, unanswered, to the end of the other annotator's queue (the can't-judge answer is kept
+    in the audit log); nobody gets a second item of one video. Returns what was done, in words.
+    """
+    if broken == (rescore_by is not None):
+        raise InputError("resolve with exactly one of --broken or --rescore ANNOTATOR")
+    at = utc_text(clock.now())
+    with transaction(engine) as db:
+        row = db.execute(
+            select(
+                items.c.id,
+                items.c.video_id,
+                items.c.annotator_id,
+                scores.c.cant_judge,
+                scores.c.resolution,
+                scores.c.note,
+                users.c.name,
+            )  # fmt: skip
+            .join(scores, scores.c.item_id == items.c.id)
+            .join(users, users.c.id == items.c.annotator_id)
+            .where(items.c.key == key)
+        ).first()
+        if row is None or row.cant_judge is None:
+            raise NotFoundError(f"item {key!r} has no can't-judge answer", fix="see `podium wmeval cant-judge`")
+        if rescore_by is None:
+            db.execute(update(scores).where(scores.c.item_id == row.id).values(resolution=BROKEN, updated_at=at))
+            append_audit(db, at, "cant_judge_resolved", {"item": key, "resolution": BROKEN, "reason": row.cant_judge})
+            return f"{key}: broken, counts 0"
+        target = db.execute(select(users.c.id, users.c.role).where(users.c.name == rescore_by)).first()
+        if target is None or target.role != "annotator":
+            raise InputError(f"{rescore_by!r} is not an annotator", fix="name one: podium wmeval assignments")
+        if target.id == row.annotator_id:
+            raise InputError(f"{rescore_by!r} already could not judge it", fix="choose another annotator")
+        if (
+            row.video_id is not None
+            and db.execute(
+                select(items.c.id).where(items.c.video_id == row.video_id, items.c.annotator_id == target.id)
+            ).first()
+        ):
+            raise InputError(f"{rescore_by!r} scores this video already (nobody scores a video twice)")
+        last = db.execute(select(func.max(items.c.position)).where(items.c.annotator_id == target.id)).scalar()
+        db.execute(scores.delete().where(scores.c.item_id == row.id))
+        db.execute(update(items).where(items.c.id == row.id).values(annotator_id=target.id, position=(last or 0) + 1))
+        append_audit(
+            db, at, "cant_judge_resolved",
+            {"item": key, "resolution": "rescore", "from": row.name, "to": rescore_by, "reason": row.cant_judge,
+             "note": row.note},
+        )  # fmt: skip
+        return f"{key}: moved from {row.name} to {rescore_by}, to be scored"

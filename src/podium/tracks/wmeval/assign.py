@@ -197,7 +197,9 @@ def assign(engine: Engine, clock: Clock, options: AssignOptions) -> AssignSummar
         for annotator_id, new in sorted(fresh.items()):
             keys = [new_key() for _ in new]
             for key, values in zip(keys, new, strict=True):
-                db.execute(insert(items).values(key=key, annotator_id=annotator_id, position=0, created_at=at, **values))
+                db.execute(
+                    insert(items).values(key=key, annotator_id=annotator_id, position=0, created_at=at, **values)
+                )
             _shuffle_into_queue(db, annotator_id, keys, rng)
             added += len(new)
         append_audit(
@@ -302,8 +304,9 @@ def reassign(engine: Engine, clock: Clock, task: str, episode: str, annotator: s
             .where(items.c.gt_id == gt_row, items.c.kind == "primary")
         ).all()
         targets_videos = set(
-            db.execute(select(items.c.video_id).where(items.c.annotator_id == target.id, items.c.gt_id == gt_row))
-            .scalars()
+            db.execute(
+                select(items.c.video_id).where(items.c.annotator_id == target.id, items.c.gt_id == gt_row)
+            ).scalars()
         )
         kept_scored = Counter(r.name for r in primaries if r.done)
         moving = [r for r in primaries if not r.done and r.name != target.name and r.video_id not in targets_videos]

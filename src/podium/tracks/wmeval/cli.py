@@ -19,7 +19,7 @@ from podium.core.execution.executor import make_executor
 from podium.core.reporting.tables import render_table
 from podium.core.storage.audit import verify_chain
 from podium.core.storage.files import read_bytes
-from podium.tracks.wmeval.annotate import import_scores
+from podium.tracks.wmeval.annotate import cant_judge_pending, import_scores, resolve
 from podium.tracks.wmeval.assign import AssignOptions, assign, assignments, reassign
 from podium.tracks.wmeval.ingest import STRIP_HEIGHT, IngestReport, ingest_gt, ingest_team, media_root
 from podium.tracks.wmeval.report import report_html, scores_text
@@ -139,6 +139,29 @@ def reassign_command(task: str, episode: str, annotator_name: str, db: str) -> N
         click.echo(f"  kept: {count} item(s) {name} scored already (scores are never moved)")
     if done.kept_held:
         click.echo(f"  kept: {done.kept_held} item(s) {annotator_name} already scores as overlap (never twice)")
+
+
+@wmeval.command("cant-judge")
+@format_option(("table", "csv", "json"))
+@DB
+def cant_judge_command(fmt: str, db: str) -> None:
+    """The can't-judge answers waiting for an operator (resolve each with `podium wmeval resolve`)."""
+    header = ("item", "annotator", "team", "task", "episode", "kind", "why", "note")
+    rows = [
+        [w.item, w.annotator, w.team, w.task, w.episode, w.kind, w.reason, w.note]
+        for w in cant_judge_pending(connect(db))
+    ]
+    click.echo(render_table(header, rows, fmt))
+
+
+@wmeval.command("resolve")
+@click.argument("item")
+@click.option("--broken", is_flag=True, help="the video is broken: it counts 0, as the rubric scores a broken video")
+@click.option("--rescore", "rescore_by", metavar="ANNOTATOR", help="hand the item to another annotator to score")
+@DB
+def resolve_command(item: str, broken: bool, rescore_by: str | None, db: str) -> None:
+    """Resolve ITEM's can't-judge answer: --broken (counts 0) or --rescore ANNOTATOR."""
+    click.echo(resolve(connect(db), SystemClock(), item, broken=broken, rescore_by=rescore_by))
 
 
 @wmeval.command("import-scores")

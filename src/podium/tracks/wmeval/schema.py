@@ -104,9 +104,10 @@ scores = Table(
     "wmeval_scores",
     metadata,
     Column("item_id", Integer, ForeignKey("wmeval_items.id"), primary_key=True),
-    Column("score", Integer, nullable=False),
+    Column("score", Integer),  # 0-3; NULL for a can't-judge answer
     Column("note", Text, nullable=False),
-    Column("unplayable", Boolean, nullable=False),
+    Column("cant_judge", String(16)),  # reference | video | other: why the annotator could not judge; else NULL
+    Column("resolution", String(16)),  # broken: the operator's answer to a can't-judge (counts 0); else NULL
     Column("revision", Integer, nullable=False),
     Column("updated_at", String(32), nullable=False),
 )

@@ -1,9 +1,10 @@
 """Score: each team's exact per-task and final scores under the rubric's rule, and the leaderboard.
 
 Per task, (3·N3 + 2·N2 + 1·N1) / N_total with N_total the GT's count of videos in the task (its sample, where the
-cap forced one: spec A2). A video that is missing, unplayable, flagged unplayable by its annotator, or not scored
-yet adds nothing to the numerator and still counts in the denominator; the report says how many of each, so a 0
-is never silent. Only ``primary`` items count: overlap and gold items are for quality control. The final score is
+cap forced one: spec A2). A video that is missing, that FFmpeg could not decode at ingest (unplayable), that its
+annotator could not judge (waiting for the operator) or that the operator found broken, or that is not scored yet
+adds nothing to the numerator and still counts in the denominator; the report says how many of each, so a 0 is
+never silent. Only ``primary`` items count: overlap and gold items are for quality control. The final score is
 the mean over every GT task (a task a team did not submit scores 0). Values are ``Fraction``: exact, and two
 teams with equal means tie exactly (ties share a rank, spec A9).
 """
@@ -20,7 +21,7 @@ from sqlalchemy import Engine, select
 from podium.core.ranking.leaderboard import Ranked, rank_entries
 from podium.tracks.wmeval.schema import episode_map, gt, items, scores, teams, videos
 
-STATUSES = ("scored", "pending", "missing", "unplayable", "flagged")  # why an episode has the value it has
+STATUSES = ("scored", "pending", "cant_judge", "broken", "missing", "unplayable")  # why an episode has its value
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +97,14 @@ def leaderboard(collected: Collected) -> list[Ranked[TeamScore]]:
     return rank_entries([team_score(team, collected) for team in sorted(collected.results)], lambda s: s.final)
 
 
+def _result(score: int | None, cant_judge: str | None, resolution: str | None) -> EpisodeResult:
+    if score is not None:
+        return EpisodeResult(int(score), "scored")
+    if cant_judge is None:
+        return EpisodeResult(0, "pending")
+    return EpisodeResult(0, "broken" if resolution == "broken" else "cant_judge")
+
+
 def collect(engine: Engine) -> Collected:
     """Per team, task and episode in the denominator: the primary score, or why there is none."""
     with engine.connect() as db:
@@ -109,25 +118,18 @@ def collect(engine: Engine) -> Collected:
             if r.task not in mapped_tasks:
                 denominator[r.task].append(r.episode)  # not assigned yet: every GT episode counts
         team_names = {r.id: r.name for r in db.execute(select(teams.c.id, teams.c.name))}
-        primary: dict[int, tuple[int | None, bool]] = {}
-        answers = select(items.c.video_id, scores.c.score, scores.c.unplayable).outerjoin(
+        primary: dict[int, EpisodeResult] = {}
+        answers = select(items.c.video_id, scores.c.score, scores.c.cant_judge, scores.c.resolution).outerjoin(
             scores, scores.c.item_id == items.c.id
         )
         for answer in db.execute(answers.where(items.c.kind == "primary").order_by(items.c.id)):
             # one primary item per video (``assign``); a database from before that rule may hold a second,
             # unscored one: the scored item is the fact and is never shadowed by it
-            if answer.video_id not in primary or primary[answer.video_id][0] is None:
-                primary[answer.video_id] = (answer.score, bool(answer.unplayable))
+            if answer.video_id not in primary or primary[answer.video_id].status != "scored":
+                primary[answer.video_id] = _result(answer.score, answer.cant_judge, answer.resolution)
         results: dict[str, dict[str, dict[str, EpisodeResult]]] = {name: {} for name in team_names.values()}
         for v in db.execute(select(videos.c.id, videos.c.team_id, videos.c.task, videos.c.episode, videos.c.playable)):
-            if not v.playable:
-                result = EpisodeResult(0, "unplayable")
-            elif (value := primary.get(v.id, (None, False)))[0] is None:
-                result = EpisodeResult(0, "pending")
-            elif value[1]:
-                result = EpisodeResult(0, "flagged")
-            else:
-                result = EpisodeResult(int(value[0]), "scored")
+            result = primary.get(v.id, EpisodeResult(0, "pending")) if v.playable else EpisodeResult(0, "unplayable")
             results[team_names[v.team_id]].setdefault(v.task, {})[v.episode] = result
     tasks = tuple(sorted(denominator, key=lambda t: int(t.removeprefix("task"))))
     episodes = {task: tuple(sorted(denominator[task])) for task in tasks}

@@ -154,11 +154,12 @@ class Ratings:
 
 
 def collect_ratings(engine: Engine) -> Ratings:
-    """Every score with its annotator and item kind."""
+    """Every score with its annotator and item kind; can't-judge answers are no rating and are left out."""
     query = (
         select(users.c.name, items.c.kind, items.c.video_id, items.c.expected, scores.c.score)
         .join(items, items.c.id == scores.c.item_id)
         .join(users, users.c.id == items.c.annotator_id)
+        .where(scores.c.score.is_not(None))
     )
     by_video: dict[int, dict[str, int]] = defaultdict(dict)
     gold: dict[str, list[tuple[int, int]]] = defaultdict(list)

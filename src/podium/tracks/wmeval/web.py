@@ -3,11 +3,13 @@
 Pages: ``/`` (sign in with the token, kept in an HTTP-only cookie; then on to your queue, or the dashboard for an
 operator), ``/queue`` (your items in order, with progress), ``/items/{key}`` (the generated video beside the
 labelled reference, start-both / loop / speed, the final frames side by side, the rubric, scores 0-3 by click or
-key once both videos were watched to the end, a note and an "unplayable" flag; the next item opens at once),
-``/operator`` (progress per annotator, task and team, re-assignment, ingest issues, the audit trail, the report).
+key once both videos were watched to the end, a note, or "can't judge" and why; the next item opens at once),
+``/operator`` (progress per annotator, task and team, can't-judge answers to resolve, re-assignment, ingest
+issues, the audit trail, the report).
 
 API (``Authorization: Bearer TOKEN``, or the pages' cookie): ``GET /api/queue``, ``GET /api/items/{key}``,
-``POST /api/items/{key}/score`` with ``{"score": 0-3, "note": "", "unplayable": false}``, and
+``POST /api/items/{key}/score`` with ``{"score": 0-3, "note": ""}`` or ``{"cant_judge": "reference" | "video" |
+"other", "note": ""}`` (exactly one of the two), and
 ``GET /media/{key}/{generated,reference}.{mp4,png}`` (Starlette's ``FileResponse`` answers Range requests with 206,
 which ``<video>`` needs to seek).
 
@@ -23,13 +25,23 @@ from typing import Any
 
 from fastapi import APIRouter, Form, Header, Request
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
-from pydantic import BaseModel, ConfigDict, StrictBool, StrictInt
+from pydantic import BaseModel, ConfigDict, StrictInt, model_validator
 from sqlalchemy import select
 
 from podium.core.accounts import Account
 from podium.core.clock import SystemClock
 from podium.core.errors import AuthError, NotFoundError
-from podium.tracks.wmeval.annotate import item_for, media_file, next_key, progress, queue, record_score
+from podium.tracks.wmeval.annotate import (
+    CANT_JUDGE,
+    cant_judge_pending,
+    item_for,
+    media_file,
+    next_key,
+    progress,
+    queue,
+    record_cant_judge,
+    record_score,
+)
 from podium.tracks.wmeval.assign import reassign
 from podium.tracks.wmeval.ingest import stored_media_root
 from podium.tracks.wmeval.report import report_html
@@ -54,9 +66,16 @@ class ScoreIn(BaseModel):
     """A score as the API takes it: strict types, so "3" or 3.0 is refused rather than guessed at."""
 
     model_config = ConfigDict(extra="forbid")
-    score: StrictInt
+    score: StrictInt | None = None
+    cant_judge: str | None = None  # instead of a score: CANT_JUDGE's reasons
     note: str = ""
-    unplayable: StrictBool = False
+
+    @model_validator(mode="after")
+    def one_answer(self) -> ScoreIn:
+        """A score or a reason for not judging, never both, never neither."""
+        if (self.score is None) == (self.cant_judge is None):
+            raise ValueError("send a score (0-3) or cant_judge (reference, video or other), exactly one of them")
+        return self
 
 
 def _rubric() -> list[tuple[str, str, str]]:
@@ -108,14 +127,14 @@ def wmeval_router(settings: Mapping[str, str]) -> APIRouter:
     def api_queue(request: Request, authorization: str | None = Header(None)) -> list[dict[str, Any]]:
         who = annotator(request, authorization)
         return [
-            {"item": i.key, "task": i.task, "score": i.score, "unplayable": i.unplayable} for i in queue(engine, who.id)
+            {"item": i.key, "task": i.task, "score": i.score, "cant_judge": i.cant_judge} for i in queue(engine, who.id)
         ]
 
     @router.get("/api/items/{key}")
     def api_item(key: str, request: Request, authorization: str | None = Header(None)) -> dict[str, Any]:
         view = item_for(engine, annotator(request, authorization).id, key)
         return {
-            "item": view.key, "task": view.task, "score": view.score, "note": view.note, "unplayable": view.unplayable,
+            "item": view.key, "task": view.task, "score": view.score, "note": view.note, "cant_judge": view.cant_judge,
             "media": {name: f"/wmeval/media/{view.key}/{name}" for name in view.media},
         }  # fmt: skip
 
@@ -124,7 +143,10 @@ def wmeval_router(settings: Mapping[str, str]) -> APIRouter:
         key: str, body: ScoreIn, request: Request, authorization: str | None = Header(None)
     ) -> dict[str, Any]:
         who = annotator(request, authorization)
-        revision = record_score(engine, clock, who, key, body.score, body.note, body.unplayable)
+        if body.cant_judge is not None:
+            revision = record_cant_judge(engine, clock, who, key, body.cant_judge, body.note)
+        else:
+            revision = record_score(engine, clock, who, key, body.score, body.note)
         following = next_key(engine, who.id)
         return {
             "item": key,
@@ -181,10 +203,10 @@ def wmeval_router(settings: Mapping[str, str]) -> APIRouter:
         if who is None:
             return RedirectResponse("/wmeval/", status_code=303)
         mine = queue(engine, who.id)
-        done = sum(1 for i in mine if i.score is not None)
+        done = sum(1 for i in mine if i.answered)
         rows = "".join(
             f"<tr><td>{n}</td><td><a href='/wmeval/items/{esc(i.key)}'>{esc(i.key)}</a></td><td>{esc(i.task)}</td>"
-            f"<td>{'-' if i.score is None else ('unplayable' if i.unplayable else i.score)}</td></tr>"
+            f"<td>{esc(_answer(i.score, i.cant_judge))}</td></tr>"
             for n, i in enumerate(mine, start=1)
         )
         following = next_key(engine, who.id)
@@ -192,7 +214,7 @@ def wmeval_router(settings: Mapping[str, str]) -> APIRouter:
             f"<p><a id='next' href='/wmeval/items/{esc(following)}'>Score the next item</a></p>" if following else ""
         )
         body = (
-            f"<p id='progress'>{done} of {len(mine)} scored</p>{start}"
+            f"<p id='progress'>{done} of {len(mine)} answered</p>{start}"
             f"<table><tr><th>#</th><th>item</th><th>task</th><th>score</th></tr>{rows}</table>"
         )
         return HTMLResponse(page(f"Queue of {who.name}", body, who.role == "operator"))
@@ -205,7 +227,7 @@ def wmeval_router(settings: Mapping[str, str]) -> APIRouter:
         view = item_for(engine, who.id, key)
         mine = queue(engine, who.id)
         position = next(n for n, i in enumerate(mine, start=1) if i.key == key)
-        done = sum(1 for i in mine if i.score is not None)
+        done = sum(1 for i in mine if i.answered)
         media = f"/wmeval/media/{esc(view.key)}"
         players = (
             "<div class='pair'>"
@@ -233,19 +255,22 @@ def wmeval_router(settings: Mapping[str, str]) -> APIRouter:
             f"<button type='button' class='score' data-score='{esc(s)}' disabled title='{esc(t)}'>{esc(s)}</button>"
             for s, t, _ in sorted(rubric)
         )
-        current = "" if view.score is None else f"<p>Scored {'unplayable' if view.unplayable else view.score}.</p>"
+        answered = view.score is not None or view.cant_judge is not None
+        current = f"<p>Answered: {esc(_answer(view.score, view.cant_judge))}.</p>" if answered else ""
+        reasons = "".join(f"<option value='{esc(k)}'>{esc(v)}</option>" for k, v in CANT_JUDGE.items())
         scoring = (
             "<h2>Score</h2><p>Compare the generated video with the reference: is the outcome the same (both "
             "success or both failure), and how faithful is the way there?</p>"
             f"<dl class='rubric'>{definitions}</dl>{current}<p id='watch-status' aria-live='polite'></p>"
             f"<div class='scores'>{choice}</div>"
             f"<p><label>Note<br><textarea id='note' rows='2' cols='60' maxlength='2000'>{esc(view.note)}</textarea>"
-            "</label></p><p><label><input id='unplayable' type='checkbox'> The generated video does not play</label> "
-            "<button id='submit-unplayable' type='button' disabled>Submit as unplayable (scores 0)</button></p>"
+            "</label></p><p><label>Can't judge: <select id='cant-judge'><option value=''>(choose why)</option>"
+            f"{reasons}</select></label> <button id='submit-cant-judge' type='button' disabled>Send \"can't "
+            'judge" (an operator will look at it)</button></p>'
         )
         body = (
             f"<div id='item' data-score-url='/wmeval/api/items/{esc(view.key)}/score' data-ready='no'>"
-            f"<p id='progress'>Item {position} of {len(mine)} · {done} scored · {esc(view.task)}</p>"
+            f"<p id='progress'>Item {position} of {len(mine)} · {done} answered · {esc(view.task)}</p>"
             f"{players}{controls}{frames}{scoring}</div><script>{script}</script>"
         )
         return HTMLResponse(page(f"Item {view.key}", body, who.role == "operator"))
@@ -266,6 +291,7 @@ def wmeval_router(settings: Mapping[str, str]) -> APIRouter:
             )
             return f"<h2>{title}</h2><table><tr><th></th><th>scored</th><th>items</th><th>done</th></tr>{rows}</table>"
 
+        waiting = cant_judge_pending(engine)
         with engine.connect() as db:
             names = list(db.execute(select(users.c.name).where(users.c.role == "annotator")).scalars())
             found = db.execute(
@@ -281,6 +307,18 @@ def wmeval_router(settings: Mapping[str, str]) -> APIRouter:
             f"required size='12'></label> <label>to <select name='annotator'>{options}</select></label> "
             "<button type='submit'>Re-assign unscored items</button></form>"
         )
+        cant_rows = "".join(
+            "<tr>" + "".join(f"<td>{esc(c)}</td>" for c in (w.item, w.annotator, w.team, w.task, w.episode,
+                                                             CANT_JUDGE.get(w.reason, w.reason), w.note)) + "</tr>"
+            for w in waiting
+        )  # fmt: skip
+        cant = (
+            "<h2>Can't judge: waiting for you</h2><p>Resolve each with <code>podium wmeval resolve ITEM "
+            "--broken</code> (counts 0) or <code>--rescore ANNOTATOR</code>.</p><table><tr><th>item</th>"
+            f"<th>annotator</th><th>team</th><th>task</th><th>episode</th><th>why</th><th>note</th></tr>{cant_rows}</table>"
+            if waiting
+            else ""
+        )
         issue_rows = "".join(
             "<tr>" + "".join(f"<td>{esc(c)}</td>" for c in (r.name or "GT", r.kind, r.path, r.detail)) + "</tr>"
             for r in found
@@ -291,7 +329,7 @@ def wmeval_router(settings: Mapping[str, str]) -> APIRouter:
         body = (
             "<p><a href='/wmeval/operator/report'>Scores and statistics report</a></p>"
             + table("Progress per annotator", done.annotators) + table("Progress per task", done.tasks)
-            + table("Progress per team", done.teams) + form
+            + table("Progress per team", done.teams) + cant + form
             + f"<h2>Ingest issues</h2><table><tr><th>team</th><th>kind</th><th>file</th><th>detail</th></tr>"
             f"{issue_rows}</table><h2>Audit trail (newest first)</h2>"
             f"<table><tr><th>at</th><th>kind</th><th>entry</th></tr>{audit_rows}</table>"
@@ -320,3 +358,9 @@ def wmeval_router(settings: Mapping[str, str]) -> APIRouter:
         return {part: {name: list(pair) for name, pair in counts.items()} for part, counts in as_lists.items()}
 
     return router
+
+
+def _answer(score: int | None, cant_judge: str | None) -> str:
+    if score is not None:
+        return str(score)
+    return "can't judge" if cant_judge is not None else "-"
