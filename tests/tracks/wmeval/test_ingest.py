@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from fractions import Fraction
 from pathlib import Path
 
@@ -14,7 +15,10 @@ from sqlalchemy import select
 
 from podium.core.errors import ConflictError, InputError
 from podium.core.execution.executor import SerialExecutor
-from podium.tracks.wmeval.ingest import ingest_gt, ingest_team, media_root, scan_team
+from podium.tracks.wmeval.annotate import queue, record_score
+from podium.tracks.wmeval.assign import AssignOptions, assign
+from podium.tracks.wmeval.ingest import ingest_gt, ingest_team, media_root
+from podium.tracks.wmeval.layout import scan_team
 from podium.tracks.wmeval.media import (
     StripJob,
     TranscodeJob,
@@ -24,7 +28,8 @@ from podium.tracks.wmeval.media import (
     synthetic_frames,
     transcode_job,
 )
-from podium.tracks.wmeval.schema import gt, videos
+from podium.tracks.wmeval.schema import gt, items, scores, teams, videos
+from podium.tracks.wmeval.store import ACCOUNTS, add_account, audit_entries
 
 from .conftest import SIZE, Env, make_gt, make_team, write_clip
 
@@ -44,12 +49,48 @@ def test_gt_views_become_one_strip_of_three_equal_height_views(env: Env) -> None
     assert again.stored == 0  # ingesting again keeps what is there
 
 
-def test_a_gt_episode_without_all_three_views_is_reported(env: Env) -> None:
-    folder = make_gt(env.tmp / "gt", {"task1": 2})
-    (folder / "task1/videos/cam_left_wrist/episode_1.mp4").unlink()
-    report = ingest_gt(env.engine, media_root(env.engine, env.media), folder, SerialExecutor(), env.clock, 48)
-    assert report.stored == 1
-    assert [(i.kind, i.path) for i in report.issues] == [("missing", "task1/episode_1")]
+@pytest.mark.parametrize(
+    ("damage", "named"),
+    [
+        (
+            lambda gt: (gt / "task2/videos/cam_left_wrist/episode_1.mp4").unlink(),
+            "task2/episode_1: no cam_left_wrist view",
+        ),
+        (lambda gt: shutil.rmtree(gt / "task2/videos/cam_high"), "task2/videos/cam_high: missing"),
+        (lambda gt: (gt / "extras").mkdir(), "extras: not a task<N> folder"),
+        (lambda gt: (gt / "task2/videos/cam_high/episode_1.mkv").write_text("x"), "episode_1.mkv: not episode_<i>.mp4"),
+        (lambda gt: (gt / "task3/videos/cam_high").mkdir(parents=True), "task3: no episode"),
+        (lambda gt: (gt / "task2/videos/cam_high/episode_0.mp4").write_bytes(b"not a video"), "cannot be composed"),
+    ],
+)
+def test_a_gt_set_that_breaks_the_layout_is_refused_whole(env: Env, damage, named: str) -> None:  # type: ignore[no-untyped-def]
+    folder = make_gt(env.tmp / "gt", {"task1": 2, "task2": 2})
+    (folder / "task1/videos/cam_high/.DS_Store").write_text("hidden: skipped")
+    damage(folder)
+    root = media_root(env.engine, env.media)
+    with pytest.raises(InputError, match="nothing stored") as refused:
+        ingest_gt(env.engine, root, folder, SerialExecutor(), env.clock, 48)
+    assert named in refused.value.message and refused.value.fix
+    with env.engine.connect() as db:
+        assert db.execute(select(gt)).all() == []  # not task1 alone: a competition of the tasks that were complete
+    assert not (root / "gt").exists() and not (root / "staging").exists()
+
+
+def test_the_gt_set_is_fixed_once_a_team_is_in(env: Env) -> None:
+    root = media_root(env.engine, env.media)
+    folder = make_gt(env.tmp / "gt", {"task1": 1})
+    assert ingest_gt(env.engine, root, folder, SerialExecutor(), env.clock, 48).stored == 1
+    make_gt(folder, {"task1": 2})  # one more episode, before any team: taken
+    assert ingest_gt(env.engine, root, folder, SerialExecutor(), env.clock, 48).stored == 1
+    ingest_team(env.engine, root, "alpha", make_team(env.tmp / "t", {"task1/episode_0.mp4": "h264"}),
+                SerialExecutor(), env.clock)  # fmt: skip
+    make_gt(folder, {"task1": 3})
+    with pytest.raises(ConflictError, match="the GT set is fixed"):
+        ingest_gt(env.engine, root, folder, SerialExecutor(), env.clock, 48)
+    shutil.rmtree(folder / "task1")
+    make_gt(folder, {"task1": 1})
+    with pytest.raises(ConflictError, match="lacks episodes ingested before"):
+        ingest_gt(env.engine, root, folder, SerialExecutor(), env.clock, 48)
 
 
 def test_a_team_is_matched_by_task_and_episode_and_every_odd_file_reported(env: Env) -> None:
@@ -65,6 +106,7 @@ def test_a_team_is_matched_by_task_and_episode_and_every_odd_file_reported(env: 
             "task1/episode_9.mp4": "h264",
             "task3/episode_0.mp4": "h264",
             "task1/notes.txt": "hello",
+            "task1/.DS_Store": "hidden: skipped",
         },
     )
     report = ingest_team(env.engine, root, "alpha", team, SerialExecutor(), env.clock)
@@ -112,6 +154,54 @@ def test_a_folder_without_evaluator_test_is_refused(env: Env) -> None:
         scan_team(env.tmp / "empty", [("task1", "episode_0")])
 
 
+@pytest.mark.parametrize(
+    ("files", "named"),
+    [
+        ({"outputs/task1/episode_0.mp4": "h264"}, "evaluator_test/outputs: not a task<N> folder"),
+        ({"task1/more/episode_0.mp4": "h264"}, "one level too deep"),
+        ({"task1/notes.txt": "nothing but notes"}, "no video the GT knows"),
+    ],
+)
+def test_a_submission_that_fits_no_place_of_the_layout_is_refused(env: Env, files: dict[str, str], named: str) -> None:
+    root = media_root(env.engine, env.media)
+    ingest_gt(env.engine, root, make_gt(env.tmp / "gt", {"task1": 1}), SerialExecutor(), env.clock, 48)
+    with pytest.raises(InputError, match="nothing stored") as refused:
+        ingest_team(env.engine, root, "alpha", make_team(env.tmp / "team", files), SerialExecutor(), env.clock)
+    assert named in refused.value.message
+    with env.engine.connect() as db:  # before, a team with "0 video(s) stored" was registered for ever
+        assert db.execute(select(teams)).all() == []
+
+
+def test_a_team_is_replaced_only_while_unanswered_or_when_forced(env: Env) -> None:
+    root = media_root(env.engine, env.media)
+    ingest_gt(env.engine, root, make_gt(env.tmp / "gt", {"task1": 2}), SerialExecutor(), env.clock, 48)
+    first = make_team(env.tmp / "v1", {"task1/episode_0.mp4": "h264"})
+    ingest_team(env.engine, root, "alpha", first, SerialExecutor(), env.clock)
+    with pytest.raises(ConflictError, match="ingested already") as refused:
+        ingest_team(env.engine, root, "alpha", first, SerialExecutor(), env.clock)
+    assert refused.value.fix == "re-ingest it with --replace"
+    second = make_team(env.tmp / "v2", {"task1/episode_0.mp4": "h264", "task1/episode_1.mp4": "mp4v"})
+    report = ingest_team(env.engine, root, "alpha", second, SerialExecutor(), env.clock, replace=True)
+    assert (report.stored, report.replaced) == (2, 1)
+    add_account(env.engine, env.clock, "ann", "annotator")
+    assign(env.engine, env.clock, AssignOptions(annotators_per_task=1, gold=0))
+    with env.engine.connect() as db:
+        ann = ACCOUNTS.by_name(db, "ann")
+    key = queue(env.engine, ann.id)[0].key
+    record_score(env.engine, env.clock, ann, key, 2)
+    with pytest.raises(ConflictError, match="1 answered item"):
+        ingest_team(env.engine, root, "alpha", first, SerialExecutor(), env.clock, replace=True)
+    old_folders = {p.name for p in (root / "teams").iterdir()}
+    forced = ingest_team(env.engine, root, "alpha", first, SerialExecutor(), env.clock, replace=True, force=True)
+    assert (forced.stored, forced.replaced) == (1, 2)
+    with env.engine.connect() as db:
+        assert db.execute(select(scores)).all() == [] and db.execute(select(items)).all() == []
+        dropped = [json.loads(e.payload) for e in audit_entries(db) if e.kind == "team_dropped"]
+    assert dropped[-1]["answers_dropped"] == [{"item": key, "score": 2, "cant_judge": None}]
+    assert not old_folders & {p.name for p in (root / "teams").iterdir()}  # the replaced media are gone
+    assert assign(env.engine, env.clock, AssignOptions(annotators_per_task=1, gold=0)).items_added == 1
+
+
 def test_an_ingest_killed_while_transcoding_leaves_no_team_and_runs_again(env: Env) -> None:
     root = media_root(env.engine, env.media)
     ingest_gt(env.engine, root, make_gt(env.tmp / "gt", {"task1": 1}), SerialExecutor(), env.clock, 48)
@@ -123,6 +213,8 @@ def test_an_ingest_killed_while_transcoding_leaves_no_team_and_runs_again(env: E
 
     with pytest.raises(KeyboardInterrupt):
         ingest_team(env.engine, root, "alpha", team, Killed(), env.clock)
+    with env.engine.connect() as db:
+        assert db.execute(select(teams)).all() == []
     assert ingest_team(env.engine, root, "alpha", team, SerialExecutor(), env.clock).playable == 1
 
 
@@ -209,3 +301,54 @@ def test_mp4v_and_corrupt_files_are_not_remuxed(tmp_path: Path) -> None:
     result = transcode_job(TranscodeJob(cut, tmp_path / "c.mp4", tmp_path / "c.png"))
     assert (result.playable, result.method) == (False, "") and "cannot decode" in result.reason
     assert not (tmp_path / "c.mp4").exists() and not (tmp_path / "c.mp4.part").exists()
+
+
+def _descendants(pid: int) -> set[int]:
+    """Every process below ``pid`` (children of children included), from /proc."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def test_a_killed_ingest_leaves_no_process_and_its_rerun_makes_only_what_is_missing(env: Env) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    db = f"sqlite:///{env.tmp / 'wm.sqlite3'}"
+    podium = [sys.executable, "-m", "podium", "wmeval"]
+    subprocess.run([*podium, "ingest-gt", str(make_gt(env.tmp / "gt", {"task1": 8})), "--media", str(env.media),
+                    "--height", "48", "--db", db], check=True, capture_output=True)  # fmt: skip
+    team = make_team(env.tmp / "team", {f"task1/episode_{i}.mp4": "mp4v" for i in range(8)})
+    command = [*podium, "ingest-team", "alpha", str(team), "--workers", "2", "--db", db]
+    running = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline, workers = time.monotonic() + 60, set()
+    while time.monotonic() < deadline and running.poll() is None:
+        workers |= _descendants(running.pid)
+        if len(list(env.media.glob("staging/*/task1/*/result.json"))) >= 2:
+            break
+        time.sleep(0.01)
+    assert running.poll() is None, "the ingest ended before it could be killed"
+    workers |= _descendants(running.pid)
+    os.kill(running.pid, signal.SIGKILL)
+    running.wait()
+    made = len(list(env.media.glob("staging/*/task1/*/result.json")))
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(Path(f"/proc/{pid}").exists() for pid in workers):
+        time.sleep(0.05)
+    assert workers and not [pid for pid in workers if Path(f"/proc/{pid}").exists()]  # no worker left behind
+    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    assert f"resumed: {made} made by an interrupted run, reused" in done.stdout, done.stdout
+    assert "alpha: 8 video(s) stored, 8 playable" in done.stdout
+    assert not (env.media / "staging").exists()

@@ -8,7 +8,11 @@ still runs.
 
 Each worker process runs native maths on one thread (``one_thread_per_worker``): a pool already puts one worker
 on each core, and a BLAS or OpenMP library that starts a thread per core in every worker oversubscribes the
-machine (classify took 3.4 times as long with two workers of two OpenBLAS threads each on two cores).
+machine (classify took 3.4 times as long with two workers of two OpenBLAS threads each on two cores). A worker
+also ends when the process that owns its pool ends (``die_with``), however it ends: a killed ingest once left four
+workers transcoding for nobody. The workers are the forkserver's children, not the owner's, and each holds the
+forkserver open, so neither the parent-death signal nor the forkserver's own exit would reach them: each watches
+its owner through a pidfd instead.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ import concurrent.futures
 import itertools
 import multiprocessing
 import os
+import select
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import Protocol, TypeVar
 
@@ -43,6 +49,30 @@ def one_thread_per_worker() -> None:
     for name in THREAD_VARIABLES:
         os.environ[name] = "1"
     threadpool_limits(limits=1)
+
+
+def die_with(owner: int) -> None:
+    """End this process as soon as process ``owner`` has ended (where the system has pidfds; else nothing)."""
+    if not hasattr(os, "pidfd_open"):
+        return
+    try:
+        watched = os.pidfd_open(owner)
+    except ProcessLookupError:
+        os._exit(1)  # ended already
+    except OSError:
+        return  # no pidfds here (an old kernel): the worker ends with its queue instead
+
+    def watch() -> None:
+        select.select([watched], [], [])  # readable once the owner has ended
+        os._exit(1)
+
+    threading.Thread(target=watch, name="podium-owner-watch", daemon=True).start()
+
+
+def prepare_worker(owner: int) -> None:
+    """What a pool worker does before its first job: watch its owner, use one thread for native maths."""
+    die_with(owner)
+    one_thread_per_worker()
 
 
 class Executor(Protocol):
@@ -83,7 +113,7 @@ class ProcessPoolExecutor:
         for first in queue:  # each batch is read lazily from the queue, never held in memory as a whole
             batch = itertools.chain((first,), itertools.islice(queue, self.workers * self.jobs_per_worker - 1))
             with concurrent.futures.ProcessPoolExecutor(
-                self.workers, mp_context=context, initializer=one_thread_per_worker
+                self.workers, mp_context=context, initializer=prepare_worker, initargs=(os.getpid(),)
             ) as pool:
                 yield from self._run_batch(pool, function, batch)
 

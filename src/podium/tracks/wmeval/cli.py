@@ -72,13 +72,23 @@ def ingest_gt_command(gt_dir: Path, height: int, media: Path | None, workers: in
 @wmeval.command("ingest-team")
 @click.argument("team")
 @click.argument("folder", type=click.Path(path_type=Path, file_okay=False))
+@click.option("--replace", is_flag=True, help="re-ingest a team ingested before (its videos get new items)")
+@click.option("--force", is_flag=True, help="with --replace: also when items are answered (the answers are dropped)")
 @MEDIA
 @workers_option()
 @DB
-def ingest_team_command(team: str, folder: Path, media: Path | None, workers: int | None, db: str) -> None:
+def ingest_team_command(
+    team: str, folder: Path, replace: bool, force: bool, media: Path | None, workers: int | None, db: str
+) -> None:
     """Match and transcode TEAM's FOLDER/evaluator_test/task<N>/episode_<i>.mp4."""
     engine = connect(db)
-    _echo_report(ingest_team(engine, media_root(engine, media), team, folder, make_executor(workers), SystemClock()))
+    root = media_root(engine, media)
+    report = ingest_team(
+        engine, root, team, folder, make_executor(workers), SystemClock(), replace=replace, force=force
+    )
+    _echo_report(report)
+    if report.replaced:
+        click.echo("  run `podium wmeval assign` to queue the new videos")
 
 
 @wmeval.group("annotator")

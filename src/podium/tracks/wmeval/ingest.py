@@ -3,24 +3,24 @@
 ``ingest_gt`` reads ``GT_DIR/task<N>/videos/<cam>/episode_<i>.mp4`` for the three cameras and composes each
 episode's views into one reference strip laid out like the generated videos (views side by side at one height).
 ``ingest_team`` reads the official submission layout ``DIR/evaluator_test/task<N>/episode_<i>.mp4`` (spec
-wmeval.md 1.3) and matches each file to a GT episode by task folder and episode number. What does not match is
-reported, never guessed at (spec A4/A5): ``concat_*`` visualisations are ignored, unknown names and episodes the
-GT lacks are reported, GT episodes without a video are missing (they score 0 against the GT's count), and two
-files naming one episode (``episode_3.mp4`` and ``episode_03.mp4``) reject the submission, since either could be
-the one the team meant.
+wmeval.md 1.3) and matches each file to a GT episode by task folder and episode number. ``layout.py`` reads both
+layouts strictly: a GT set is all or nothing, a submission that fits no place of the layout is refused, and what a
+team did not send or sent besides its videos is reported, never guessed at (spec A4/A5).
 
-Every video is made browser-playable on the core's executor, in parallel: remuxed (its H.264 stream copied,
-``moov`` first) when it already plays in a browser, else transcoded to H.264; the original is kept beside the copy,
-and the way taken is recorded (``method`` in the video's probe, and counted in the report). A file FFmpeg cannot
-decode is stored as unplayable, with the reason: it is never shown and scores 0.
-The slow part (decoding and encoding) runs before the write transaction, so the database lock is held only for the
-few inserts.
+Every video is made browser-playable on the core's executor, in parallel, in the ingest's staging folder
+(``staging.py``): remuxed (its H.264 stream copied, ``moov`` first) when it already plays in a browser, else
+transcoded to H.264; the original is kept beside the copy, and the way taken is recorded (``method`` in the
+video's probe, and counted in the report). A file FFmpeg cannot decode is stored as unplayable, with the reason: it
+is never shown and scores 0; a GT episode that cannot be composed refuses the GT set instead. Only when every video
+is made is the staging folder moved into the store and the rows written, in one transaction: a killed ingest
+stores nothing, and its rerun makes only what is missing. ``ingest_team(..., replace=True)`` re-ingests a team
+(``force`` too once any of its items is answered: the answers are dropped, and listed in the audit log).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
-import re
 import secrets
 import shutil
 from collections import Counter
@@ -28,32 +28,23 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from sqlalchemy import Connection, Engine, insert, select
+from sqlalchemy import Connection, Engine, delete, func, insert, select
 
 from podium.core.accounts import check_name
 from podium.core.clock import Clock, utc_text
 from podium.core.errors import ConfigError, ConflictError, InputError
 from podium.core.execution.executor import Executor
 from podium.core.storage.sql import inserted_id
+from podium.tracks.wmeval.layout import CAMERAS, Issue, scan_gt, scan_team
 from podium.tracks.wmeval.media import StripJob, TranscodeJob, TranscodeResult, compose_strip, transcode_job
-from podium.tracks.wmeval.schema import gt, issues, meta, teams, videos
+from podium.tracks.wmeval.schema import gt, issues, items, meta, scores, teams, videos
+from podium.tracks.wmeval.staging import Staging, copy_if_changed, team_staging_name
 from podium.tracks.wmeval.store import append_audit, transaction
 
-CAMERAS = ("cam_high", "cam_left_wrist", "cam_right_wrist")  # left to right in the strip, as the baseline lays them
-TASK = re.compile(r"task(\d+)")
-EPISODE = re.compile(r"episode_(\d+)\.mp4", re.IGNORECASE)
-SUBMISSION_FOLDER = "evaluator_test"  # the human-evaluated half of a submission (spec wmeval.md 1.3)
+__all__ = ["CAMERAS", "STRIP_HEIGHT", "IngestReport", "Issue", "ingest_gt", "ingest_team", "media_root"]
+
 STRIP_HEIGHT = 224  # the baseline letterboxes every view to 224x224
 MEDIA_KEY = "media_root"
-
-
-@dataclass(frozen=True, slots=True)
-class Issue:
-    """Something not ingested as given; ``kind``: unknown, missing, duplicate, undecodable or ignored."""
-
-    kind: str
-    path: str
-    detail: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +56,8 @@ class IngestReport:
     playable: int
     issues: tuple[Issue, ...]
     methods: tuple[tuple[str, int], ...] = ()  # how many playable videos were remuxed, transcoded or composed
+    reused: int = 0  # made by an earlier, interrupted run of the same ingest
+    replaced: int = 0  # videos of the team's earlier ingest that this one replaced
 
     def lines(self) -> list[str]:
         """The report for a person: one summary line, then one line per issue."""
@@ -72,24 +65,10 @@ class IngestReport:
         head = (
             f"{self.source}: {self.stored} video(s) stored, {self.playable} playable{how}, {len(self.issues)} issue(s)"
         )
-        return [head, *(f"  {i.kind}: {i.path}: {i.detail}" for i in self.issues)]
-
-
-def task_name(folder: str) -> str | None:
-    """``task3`` for a folder called ``task3`` (or ``task03``); None for anything else."""
-    match = TASK.fullmatch(folder)
-    return f"task{int(match.group(1))}" if match else None
-
-
-def episode_name(file: str) -> str | None:
-    """``episode_7`` for ``episode_7.mp4`` (or ``episode_07.MP4``); None for anything else."""
-    match = EPISODE.fullmatch(file)
-    return f"episode_{int(match.group(1))}" if match else None
-
-
-def task_order(task: str) -> int:
-    """Sort key of a task name: task2 before task10."""
-    return int(task.removeprefix("task"))
+        extra = ([f"  resumed: {self.reused} made by an interrupted run, reused"] if self.reused else []) + (
+            [f"  replaced: {self.replaced} video(s) of the earlier ingest"] if self.replaced else []
+        )
+        return [head, *extra, *(f"  {i.kind}: {i.path}: {i.detail}" for i in self.issues)]
 
 
 def media_root(engine: Engine, given: Path | None) -> Path:
@@ -113,79 +92,6 @@ def stored_media_root(engine: Engine) -> Path | None:
     with engine.connect() as db:
         value = db.execute(select(meta.c.value).where(meta.c.key == MEDIA_KEY)).scalar()
     return None if value is None else Path(value)
-
-
-def scan_gt(gt_dir: Path) -> tuple[dict[tuple[str, str], tuple[Path, ...]], list[Issue]]:
-    """Each GT episode's three camera files, and what is incomplete or unknown."""
-    if not gt_dir.is_dir():
-        raise InputError("no such GT folder", path=gt_dir)
-    found: dict[tuple[str, str], dict[str, Path]] = {}
-    problems: list[Issue] = []
-    for task_dir in sorted(p for p in gt_dir.iterdir() if p.is_dir()):
-        task = task_name(task_dir.name)
-        if task is None:
-            problems.append(Issue("unknown", task_dir.name, "not a task<N> folder"))
-            continue
-        for cam in CAMERAS:
-            cam_dir = task_dir / "videos" / cam
-            for file in sorted(cam_dir.glob("*")) if cam_dir.is_dir() else []:
-                episode = episode_name(file.name)
-                where = str(file.relative_to(gt_dir))
-                if episode is None:
-                    problems.append(Issue("unknown", where, "not episode_<i>.mp4"))
-                elif cam in found.setdefault((task, episode), {}):
-                    problems.append(Issue("duplicate", where, f"{task}/{episode} has two {cam} files"))
-                else:
-                    found[(task, episode)][cam] = file
-    complete: dict[tuple[str, str], tuple[Path, ...]] = {}
-    for key, views in sorted(found.items()):
-        lacking = [cam for cam in CAMERAS if cam not in views]
-        if lacking:
-            problems.append(Issue("missing", f"{key[0]}/{key[1]}", f"no {', '.join(lacking)} view: not ingested"))
-        else:
-            complete[key] = tuple(views[cam] for cam in CAMERAS)
-    if not complete:
-        raise InputError(f"no complete episode under {gt_dir}", fix="expected task<N>/videos/<cam>/episode_<i>.mp4")
-    return complete, problems
-
-
-def scan_team(folder: Path, known: Iterable[tuple[str, str]]) -> tuple[dict[tuple[str, str], Path], list[Issue]]:
-    """Each GT episode's submitted file; unknown, ignored and missing files as issues. Duplicates raise."""
-    root = folder / SUBMISSION_FOLDER
-    if not root.is_dir():
-        raise InputError(f"no {SUBMISSION_FOLDER}/ folder", path=folder, fix="submit outputs/evaluator_test/task<N>/")
-    wanted = set(known)
-    tasks = {task for task, _ in wanted}
-    matched: dict[tuple[str, str], list[Path]] = {}
-    problems: list[Issue] = []
-    for path in sorted(root.rglob("*")):
-        if path.is_dir():
-            continue
-        where = str(path.relative_to(folder))
-        parts = path.relative_to(root).parts
-        if path.name.startswith("concat_"):
-            problems.append(Issue("ignored", where, "concat_* visualisation (not scored)"))
-            continue
-        task = task_name(parts[0]) if len(parts) == 2 else None
-        episode = episode_name(path.name)
-        if task is None or episode is None:
-            problems.append(Issue("unknown", where, "not evaluator_test/task<N>/episode_<i>.mp4"))
-        elif task not in tasks:
-            problems.append(Issue("unknown", where, f"the GT has no {task}"))
-        elif (task, episode) not in wanted:
-            problems.append(Issue("unknown", where, f"the GT has no {task}/{episode}"))
-        else:
-            matched.setdefault((task, episode), []).append(path)
-    twice = {key: paths for key, paths in matched.items() if len(paths) > 1}
-    if twice:
-        names = "; ".join(" and ".join(str(p.relative_to(folder)) for p in paths) for paths in twice.values())
-        raise InputError(f"duplicate videos for one episode: {names}", path=folder,
-                         fix="keep one file per episode and ingest again")  # fmt: skip
-    problems.extend(
-        Issue("missing", f"{task}/{episode}", "no video: scores 0 against the GT count")
-        for task, episode in sorted(wanted - set(matched), key=lambda k: (task_order(k[0]), k[1]))
-    )
-    return {key: paths[0] for key, paths in matched.items()}, problems
 
 
 def _stored(job: TranscodeJob | StripJob, result: TranscodeResult, root: Path, at: str) -> dict[str, object]:
@@ -223,93 +129,211 @@ def _record_issues(db: Connection, team_id: int | None, found: list[Issue], at: 
         )
 
 
+def _fingerprint(*digests: str) -> str:
+    return hashlib.sha256("\0".join(digests).encode()).hexdigest()
+
+
 def ingest_gt(
     engine: Engine, root: Path, gt_dir: Path, executor: Executor, clock: Clock, height: int = STRIP_HEIGHT
 ) -> IngestReport:
-    """Compose and store every GT episode not stored yet; an episode whose views cannot be decoded is unplayable."""
-    episodes, problems = scan_gt(gt_dir)
+    """Compose and store the GT set: all or nothing, and fixed once a team is ingested."""
+    episodes = scan_gt(gt_dir)
     with engine.connect() as db:
         have = {(r.task, r.episode) for r in db.execute(select(gt.c.task, gt.c.episode))}
-    jobs = []
-    for (task, episode), views in episodes.items():
-        if (task, episode) in have:
-            continue
-        folder = root / "gt" / task / episode
-        folder.mkdir(parents=True, exist_ok=True)
-        kept = []
-        for cam, view in zip(CAMERAS, views, strict=True):
-            shutil.copyfile(view, folder / f"{cam}.mp4")  # the originals, kept beside the strip
-            kept.append(folder / f"{cam}.mp4")
-        jobs.append(StripJob(tuple(kept), folder / "reference.mp4", folder / "reference-last.png", height))
-    results = list(executor.map_unordered(compose_strip, jobs))
+        any_team = db.execute(select(teams.c.id).limit(1)).first() is not None
+    if have - set(episodes):
+        lost = ", ".join(f"{t}/{e}" for t, e in sorted(have - set(episodes))[:5])
+        raise ConflictError(f"the GT set lacks episodes ingested before ({lost}); nothing stored",
+                            fix="ingest the whole GT set, as first ingested and more")  # fmt: skip
+    new = {key: views for key, views in episodes.items() if key not in have}
+    if not new:
+        return IngestReport("GT", 0, 0, ())
+    if any_team:
+        added = ", ".join(f"{t}/{e}" for t, e in sorted(new)[:5])
+        raise ConflictError(f"teams are ingested already: the GT set is fixed ({added} would be new); nothing stored",
+                            fix="ingest the whole GT set before the first team")  # fmt: skip
+    staging = Staging(root, "gt")
+    done: list[tuple[StripJob, TranscodeResult]] = []
+    jobs: list[StripJob] = []
+    fingerprints: dict[Path, str] = {}
+    for (task, episode), views in new.items():
+        folder = staging.job_folder(task, episode)
+        digests = [copy_if_changed(view, folder / f"{cam}.mp4") for cam, view in zip(CAMERAS, views, strict=True)]
+        job = StripJob(tuple(folder / f"{cam}.mp4" for cam in CAMERAS), folder / "reference.mp4",
+                       folder / "reference-last.png", height)  # fmt: skip
+        fingerprints[folder] = _fingerprint(*digests, str(height))
+        recorded = staging.done(folder, fingerprints[folder])
+        if recorded is None:
+            jobs.append(job)
+        else:
+            done.append((job, recorded))
+    reused = len(done)
+    for job, result in executor.map_unordered(compose_strip, jobs):
+        staging.record(job.target.parent, fingerprints[job.target.parent], result)
+        done.append((job, result))
+    broken = [(job, result) for job, result in done if not result.playable]
+    if broken:
+        staging.discard()
+        listed = "; ".join(
+            f"{_episode_of(job.target)}: {result.reason}" for job, result in sorted(broken, key=_by_path)
+        )
+        raise InputError(f"GT episodes that cannot be composed, nothing stored: {listed}", path=gt_dir,
+                         fix="replace or remove those views and ingest again")  # fmt: skip
     at = utc_text(clock.now())
-    playable = 0
+    finals = []
     with transaction(engine) as db:
-        for job, result in sorted(results, key=lambda r: str(r[0].target)):
-            task, episode = job.target.parent.parent.name, job.target.parent.name
-            if result.playable:
-                playable += 1
-            else:
-                problems.append(Issue("undecodable", f"{task}/{episode}", result.reason))
-            db.execute(
-                insert(gt).values(
-                    task=task,
-                    episode=episode,
-                    **_stored(job, result, root, at),
-                )
-            )
-        _record_issues(db, None, problems, at)
-        append_audit(db, at, "gt_ingested", {"episodes": len(results), "playable": playable, "issues": len(problems)})
-    return IngestReport("GT", len(results), playable, tuple(problems), _methods(results))
+        for job, result in sorted(done, key=_by_path):
+            task, episode = _episode_of(job.target).split("/")
+            final = root / "gt" / task / episode
+            finals.append((job.target.parent, final))
+            moved = StripJob(tuple(final / v.name for v in job.views), final / job.target.name,
+                             final / job.last_frame.name, height)  # fmt: skip
+            db.execute(insert(gt).values(task=task, episode=episode, **_stored(moved, result, root, at)))
+        append_audit(db, at, "gt_ingested", {"episodes": len(done), "playable": len(done), "issues": 0})
+        _move_all(finals)  # inside the transaction: a failed move rolls the rows back
+    staging.discard()
+    return IngestReport("GT", len(done), len(done), (), _methods(done), reused)
 
 
-def ingest_team(engine: Engine, root: Path, team: str, folder: Path, executor: Executor, clock: Clock) -> IngestReport:
-    """Match, remux or transcode, and store one team's submission; a team is ingested once."""
+def _episode_of(target: Path) -> str:
+    return f"{target.parent.parent.name}/{target.parent.name}"
+
+
+def _by_path(pair: tuple[StripJob | TranscodeJob, TranscodeResult]) -> str:
+    return str(pair[0].target)
+
+
+def _move_all(moves: Sequence[tuple[Path, Path]]) -> None:
+    """Move each staged folder to its place in the store (same file system: a rename)."""
+    for source, target in moves:
+        if target.exists():  # left by an ingest before staging existed, never referenced by a row
+            shutil.rmtree(target)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        source.rename(target)
+
+
+def ingest_team(
+    engine: Engine, root: Path, team: str, folder: Path, executor: Executor, clock: Clock, *,
+    replace: bool = False, force: bool = False,
+) -> IngestReport:  # fmt: skip
+    """Match, remux or transcode, and store one team's submission (``replace``: instead of its earlier one)."""
     check_name("team", team)
+    if force and not replace:
+        raise ConfigError("--force only goes with --replace")
     with engine.connect() as db:
         known = [(r.task, r.episode) for r in db.execute(select(gt.c.task, gt.c.episode))]
-        if db.execute(select(teams.c.id).where(teams.c.name == team)).first():
-            raise ConflictError(f"team {team!r} is ingested already")
+        existing = db.execute(select(teams.c.id).where(teams.c.name == team)).scalar()
+        answered = 0 if existing is None else _answered(db, existing)
     if not known:
         raise ConflictError("no GT ingested yet", fix="run `podium wmeval ingest-gt GT_DIR` first")
+    if existing is not None and not replace:
+        raise ConflictError(f"team {team!r} is ingested already", fix="re-ingest it with --replace")
+    if answered and not force:
+        raise ConflictError(f"team {team!r} has {answered} answered item(s)",
+                            fix="--replace --force drops those answers (listed in the audit log)")  # fmt: skip
     matched, problems = scan_team(folder, known)
-    # a random folder, never the team's name; the team's row is written with its videos in one transaction, so an
-    # ingest killed while transcoding leaves no team behind and can simply be run again
-    where = root / "teams" / secrets.token_hex(8)
-    jobs = []
-    for (task, episode), source in matched.items():
-        target = where / task / episode
-        target.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(source, target / "original.mp4")
-        jobs.append(TranscodeJob(target / "original.mp4", target / "video.mp4", target / "last.png"))
-    results = list(executor.map_unordered(transcode_job, jobs))
-    playable = 0
+    staging = Staging(root, team_staging_name(team))
+    done: list[tuple[TranscodeJob, TranscodeResult]] = []
+    jobs: list[TranscodeJob] = []
+    fingerprints: dict[Path, str] = {}
+    for (task, episode), source in sorted(matched.items()):
+        target = staging.job_folder(task, episode)
+        job = TranscodeJob(target / "original.mp4", target / "video.mp4", target / "last.png")
+        fingerprints[target] = copy_if_changed(source, job.source)
+        recorded = staging.done(target, fingerprints[target])
+        if recorded is None:
+            jobs.append(job)
+        else:
+            done.append((job, recorded))
+    reused = len(done)
+    for job, result in executor.map_unordered(transcode_job, jobs):
+        staging.record(job.target.parent, fingerprints[job.target.parent], result)
+        done.append((job, result))
+    for stale in _stale_job_folders(staging, matched):  # episodes an earlier run had and this submission lacks
+        shutil.rmtree(stale)
+    where = root / "teams" / secrets.token_hex(8)  # a random folder, never the team's name
     at = utc_text(clock.now())
-    with transaction(engine) as db:
-        if db.execute(select(teams.c.id).where(teams.c.name == team)).first():  # ingested meanwhile by another run
-            raise ConflictError(f"team {team!r} is ingested already")
-        team_id = inserted_id(db, insert(teams).values(name=team, created_at=at))
-        for job, result in sorted(results, key=lambda r: str(r[0].source)):
-            task, episode = job.source.parent.parent.name, job.source.parent.name
-            if result.playable:
-                playable += 1
+    playable, replaced, old_folders, moved = 0, 0, set[Path](), False
+    try:
+        with transaction(engine) as db:
+            team_id = db.execute(select(teams.c.id).where(teams.c.name == team)).scalar()
+            if team_id is not None and existing is None:  # ingested meanwhile by another run
+                raise ConflictError(f"team {team!r} is ingested already", fix="re-ingest it with --replace")
+            if team_id is None:
+                team_id = inserted_id(db, insert(teams).values(name=team, created_at=at))
             else:
-                problems.append(Issue("undecodable", str(matched[(task, episode)].relative_to(folder)), result.reason))
-            db.execute(
-                insert(videos).values(
-                    team_id=team_id,
-                    task=task,
-                    episode=episode,
-                    original_path=str(job.source.relative_to(root)),
-                    **_stored(job, result, root, at),
+                replaced, old_folders = _drop_team_media(db, team_id, team, at)
+            for job, result in sorted(done, key=_by_path):
+                task, episode = job.source.parent.parent.name, job.source.parent.name
+                playable += result.playable
+                if not result.playable:
+                    sent = str(matched[(task, episode)].relative_to(folder))
+                    problems.append(Issue("undecodable", sent, result.reason))
+                final = where / task / episode
+                stored = TranscodeJob(final / job.source.name, final / job.target.name, final / job.last_frame.name)
+                db.execute(
+                    insert(videos).values(
+                        team_id=team_id,
+                        task=task,
+                        episode=episode,
+                        original_path=str(stored.source.relative_to(root)),
+                        **_stored(stored, result, root, at),
+                    )  # fmt: skip
                 )
-            )
-        _record_issues(db, team_id, problems, at)
-        append_audit(
-            db,
-            at,
-            "team_ingested",
-            {"team": team, "videos": len(results), "playable": playable, "issues": len(problems)}
-            | dict(_methods(results)),
+            _record_issues(db, team_id, problems, at)
+            append_audit(
+                db, at, "team_replaced" if replaced else "team_ingested",
+                {"team": team, "videos": len(done), "playable": playable, "issues": len(problems),
+                 "replaced": replaced} | dict(_methods(done)),
+            )  # fmt: skip
+            _move_all([(staging.folder, where)])
+            moved = True
+    except BaseException:
+        if moved:  # the rows did not commit: the staged work goes back where a rerun finds it
+            where.rename(staging.folder)
+        raise
+    staging.discard()  # moved already: only an empty staging/ goes
+    for old in old_folders:
+        shutil.rmtree(root / old, ignore_errors=True)
+    return IngestReport(team, len(done), playable, tuple(problems), _methods(done), reused, replaced)
+
+
+def _stale_job_folders(staging: Staging, matched: Iterable[tuple[str, str]]) -> list[Path]:
+    wanted = {staging.folder / task / episode for task, episode in matched}
+    found = (
+        [p for task in staging.folder.iterdir() if task.is_dir() for p in task.iterdir()]
+        if staging.folder.is_dir()
+        else []
+    )
+    return [p for p in found if p not in wanted]
+
+
+def _answered(db: Connection, team_id: int) -> int:
+    team_items = select(items.c.id).join(videos, videos.c.id == items.c.video_id).where(videos.c.team_id == team_id)
+    return int(
+        db.execute(select(func.count()).select_from(scores).where(scores.c.item_id.in_(team_items))).scalar_one()
+    )
+
+
+def _drop_team_media(db: Connection, team_id: int, team: str, at: str) -> tuple[int, set[Path]]:
+    """Delete a team's videos, items, answers and issues (the answers listed in the audit log); their folders."""
+    team_videos = select(videos.c.id).where(videos.c.team_id == team_id)
+    team_items = select(items.c.id).where(items.c.video_id.in_(team_videos))
+    dropped = [
+        {"item": r.key, "score": r.score, "cant_judge": r.cant_judge}
+        for r in db.execute(
+            select(items.c.key, scores.c.score, scores.c.cant_judge).join(scores, scores.c.item_id == items.c.id)
+            .where(items.c.id.in_(team_items))
         )
-    return IngestReport(team, len(results), playable, tuple(problems), _methods(results))
+    ]  # fmt: skip
+    folders = {
+        Path(p).parents[-3]
+        for p in db.execute(select(videos.c.original_path).where(videos.c.team_id == team_id)).scalars()
+    }
+    count = int(db.execute(select(func.count()).select_from(videos).where(videos.c.team_id == team_id)).scalar_one())
+    db.execute(delete(scores).where(scores.c.item_id.in_(team_items)))
+    db.execute(delete(items).where(items.c.id.in_(team_items)))
+    db.execute(delete(videos).where(videos.c.team_id == team_id))
+    db.execute(delete(issues).where(issues.c.team_id == team_id))
+    append_audit(db, at, "team_dropped", {"team": team, "videos": count, "answers_dropped": dropped})
+    return count, folders
