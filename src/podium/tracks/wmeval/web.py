@@ -11,7 +11,8 @@ API (``Authorization: Bearer TOKEN``, or the pages' cookie): ``GET /api/queue``,
 ``POST /api/items/{key}/score`` with ``{"score": 0-3, "note": ""}`` or ``{"cant_judge": "reference" | "video" |
 "other", "note": ""}`` (exactly one of the two), and
 ``GET /media/{key}/{generated,reference}.{mp4,png}`` (Starlette's ``FileResponse`` answers Range requests with 206,
-which ``<video>`` needs to seek).
+which ``<video>`` needs to seek; no ``Last-Modified`` or ``ETag``, whose file times would group videos by ingest
+run, so by team).
 
 An annotator reaches only their own items: anyone else's item, and the operator pages, are 404 worded like a
 missing one (spec: learn nothing of what exists). Nothing an annotator receives names a team.
@@ -19,6 +20,7 @@ missing one (spec: learn nothing of what exists). Nothing an annotator receives 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -162,7 +164,12 @@ def wmeval_router(settings: Mapping[str, str]) -> APIRouter:
             raise NotFoundError(f"no item {key!r}", fix="open your queue")
         path = media_file(engine, root, who.id, key, name)
         kind = "video/mp4" if name.endswith(".mp4") else "image/png"
-        return FileResponse(path, media_type=kind, headers={"Cache-Control": "private, max-age=3600"})
+        served = FileResponse(
+            path, media_type=kind, stat_result=os.stat(path), headers={"Cache-Control": "private, max-age=3600"}
+        )
+        # the file's time (Last-Modified, and the ETag made of it) would group videos by ingest run, so by team
+        del served.headers["last-modified"], served.headers["etag"]
+        return served
 
     # -- pages ------------------------------------------------------------------------------------------------
 
