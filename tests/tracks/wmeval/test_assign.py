@@ -37,6 +37,19 @@ def seed_rows(
                                playable=True, reason="", probe_json="{}", created_at=AT))  # fmt: skip
 
 
+def seed_gold(engine: Engine, tasks: dict[str, int], expected: int = 2) -> None:
+    """A gold set's rows: one video per GT episode, each with its expected score."""
+    with engine.begin() as db:
+        gold_id = db.execute(insert(teams).values(name="(gold set)", kind="gold", created_at=AT)).inserted_primary_key[
+            0
+        ]
+        for task, count in tasks.items():
+            for e in range(count):
+                db.execute(insert(videos).values(team_id=gold_id, task=task, episode=f"episode_{e}", expected=expected,
+                           original_path="o.mp4", video_path="g.mp4", last_frame_path="l.png", playable=True,
+                           reason="", probe_json="{}", created_at=AT))  # fmt: skip
+
+
 def annotators(env: Env, n: int) -> list[str]:
     names = [f"ann{i}" for i in range(n)]
     for name in names:
@@ -60,6 +73,7 @@ def test_plan_deals_each_episode_to_one_annotator_within_the_cap() -> None:
 
 def test_every_team_gets_the_same_mapping_and_each_video_one_scorer(env: Env) -> None:
     seed_rows(env.engine, {"task1": 12, "task2": 5}, ["red", "green", "blue"])
+    seed_gold(env.engine, {"task1": 12, "task2": 5})
     annotators(env, 4)
     summary = assign(env.engine, env.clock, AssignOptions(cap=3, gold=1, seed=7))
     assert summary.episodes_left_out == 3  # task1: 12 episodes, 3 annotators x cap 3 = 9 sampled
@@ -77,6 +91,9 @@ def test_every_team_gets_the_same_mapping_and_each_video_one_scorer(env: Env) ->
     assert "ops" not in {r.annotator for r in rows}
     gold = [r for r in rows if r.kind == "gold"]
     assert Counter(r.annotator for r in gold) == {f"ann{i}": 1 for i in range(4)}
+    owned = {(r.annotator, r.task, r.episode) for r in primary}
+    assert all((r.annotator, r.task, r.episode) in owned for r in gold)  # gold from the episodes they score
+    assert {r.team for r in gold} == {"(gold set)"} and "(gold set)" not in {r.team for r in primary}
     keys = [r.item for r in rows]
     assert len(set(keys)) == len(keys) and all(len(k) == 16 and int(k, 16) >= 0 for k in keys)
     assert not any(t in k for k in keys for t in ("red", "green", "blue"))

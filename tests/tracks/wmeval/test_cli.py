@@ -29,12 +29,16 @@ def test_ingest_accounts_assign_and_the_operator_view(tmp_path: Path) -> None:
     team = make_team(tmp_path / "t", {"task1/episode_0.mp4": "h264"})
     out = run("ingest-team", "red", str(team), "--workers", "1", "--db", db)
     assert "red: 1 video(s) stored, 1 playable" in out and "missing: task1/episode_1" in out
+    gold = make_team(tmp_path / "gold", {"task1/episode_0.mp4": "h264", "task1/episode_1.mp4": "mp4v"})
+    (tmp_path / "gold.csv").write_text("task,episode,expected\ntask1,episode_0,3\ntask1,episode_1,1\n")
+    out = run("gold-import", str(gold), "--answers", str(tmp_path / "gold.csv"), "--workers", "1", "--db", db)
+    assert "(gold set): 2 video(s) stored, 2 playable" in out
     token_line = run("annotator", "add", "ann", "--db", db)
     assert token_line.startswith("ann (annotator) token: ") and len(token_line.split()[-1]) >= 40
     assert "seed 4: 2 episode(s) mapped" in run("assign", "--seed", "4", "--db", db)
     rows = list(csv.DictReader(io.StringIO(run("assignments", "--format", "csv", "--db", db))))
     kinds = sorted((r["annotator"], r["team"], r["task"], r["kind"]) for r in rows)
-    assert kinds == [("ann", "(gold)", "task1", "gold"), ("ann", "red", "task1", "primary")]
+    assert kinds == [("ann", "(gold set)", "task1", "gold"), ("ann", "red", "task1", "primary")]
     assert next(r["episode"] for r in rows if r["kind"] == "primary") == "episode_0"
     assert len(json.loads(run("assignments", "--format", "json", "--db", db))) == 2
-    assert run("verify-audit", "--db", db).startswith("audit log intact: 4 entries, head ")
+    assert run("verify-audit", "--db", db).startswith("audit log intact: 5 entries, head ")

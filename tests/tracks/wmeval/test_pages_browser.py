@@ -85,6 +85,10 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     tokens = {}
     for name, role in (("ann", "annotator"), ("bob", "annotator"), ("ops", "operator")):
         tokens[name] = cli("annotator", "add", name, "--role", role, "--db", db).split()[-1]
+    gold = make_team(tmp / "gold", {f"task{t}/episode_{e}.mp4": "h264" for t, e in ((1, 0), (1, 1), (2, 0), (2, 1))})
+    (tmp / "gold.csv").write_text("task,episode,expected\n" + "".join(
+        f"task{t},episode_{e},3\n" for t, e in ((1, 0), (1, 1), (2, 0), (2, 1))))  # fmt: skip
+    cli("gold-import", str(gold), "--answers", str(tmp / "gold.csv"), "--workers", "2", "--db", db)
     cli("assign", "--annotators-per-task", "1", "--seed", "11", "--gold", "1", "--db", db)
     with serve(db) as base:
         yield Site(f"{base}/wmeval", db, tokens, tmp)

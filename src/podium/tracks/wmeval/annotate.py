@@ -119,11 +119,10 @@ def item_for(engine: Engine, annotator_id: int, key: str) -> ItemView:
         row = db.execute(query).first()
     if row is None:
         raise unknown_item(key)
-    gold = row.video_id is None  # the reference shown against itself
     media = {
-        "generated.mp4": row.ref if gold else row.gen,
+        "generated.mp4": row.gen,
         "reference.mp4": row.ref,
-        "generated.png": row.ref_last if gold else row.gen_last,
+        "generated.png": row.gen_last,
         "reference.png": row.ref_last,
     }
     return ItemView(row.key, row.task, row.score, row.note or "", row.cant_judge, media)

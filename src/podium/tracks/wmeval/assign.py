@@ -12,8 +12,11 @@ Beside the scored (``primary``) items there are two kinds that never count towar
 - ``overlap``: for ``overlap`` episodes per task, every other annotator of the task scores the same videos too,
   so agreement (Krippendorff's alpha, exact and within-one) can be measured; the official score stays the
   primary annotator's;
-- ``gold``: the reference shown against itself, whose known answer is 3 (spec 2.4), ``gold`` per annotator, to
-  measure attention.
+- ``gold``: ``gold`` per annotator, videos of the imported gold set (``import_gold``: generated videos whose
+  score is known), each against its episode's reference, made and served exactly as a team's videos are: from the
+  episodes the annotator scores, where the set has some, so nothing tells a gold item from the others. Gold
+  accuracy then measures how an annotator applies the rubric. (The reference shown as the generated video, as
+  gold items once were, is always a 3 and measures nothing.)
 
 Each annotator's queue is shuffled across teams and tasks; an item is named by a random key that says nothing of
 its team. **Scores are facts; assignment never touches them.** ``assign`` is idempotent: a video that has a primary
@@ -34,6 +37,7 @@ import secrets
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import Connection, Engine, func, insert, select, update
 
@@ -43,7 +47,6 @@ from podium.tracks.wmeval.schema import episode_map, gt, items, items_with_conte
 from podium.tracks.wmeval.store import ACCOUNTS, append_audit, transaction
 
 ITEM_KEY_BYTES = 8  # 64 random bits: an item key cannot be guessed
-GOLD_ANSWER = 3  # the reference against itself matches in action and final state
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +76,7 @@ class AssignSummary:
     episodes_mapped: int
     episodes_left_out: int
     items_added: int
+    gold_videos: int = 0  # in the imported gold set (0: no gold items can be made)
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,7 +171,11 @@ def assign(engine: Engine, clock: Clock, options: AssignOptions) -> AssignSummar
         has_primary = {r.video_id for r in held if r.kind == "primary"}
         has_item = {(r.video_id, r.annotator_id) for r in held}
         fresh: dict[int, list[dict[str, object]]] = defaultdict(list)
-        playable = db.execute(select(videos.c.id, videos.c.task, videos.c.episode).where(videos.c.playable)).all()
+        playable = db.execute(
+            select(videos.c.id, videos.c.task, videos.c.episode)
+            .join(teams, teams.c.id == videos.c.team_id)
+            .where(videos.c.playable, teams.c.kind == "team")  # a gold set's videos become gold items only
+        ).all()
         for video in sorted(playable, key=lambda v: v.id):
             owner = mapping.get((video.task, video.episode))
             if owner is None:
@@ -181,18 +189,13 @@ def assign(engine: Engine, clock: Clock, options: AssignOptions) -> AssignSummar
                     fresh[annotator_id].append(
                         {"kind": kind, "video_id": video.id, "gt_id": gt_id[(video.task, video.episode)]}
                     )
-        gold_have: dict[int, int] = dict(
-            db.execute(
-                select(items.c.annotator_id, func.count()).where(items.c.kind == "gold").group_by(items.c.annotator_id)
-            ).all()
-        )
-        for annotator_id in sorted(set(roster.values())):
-            own = sorted(key for key, row in mapping.items() if row.annotator_id == annotator_id)
-            for _ in range(options.gold - gold_have.get(annotator_id, 0) if own else 0):
-                task, episode = rng.choice(own)
-                fresh[annotator_id].append(
-                    {"kind": "gold", "video_id": None, "gt_id": gt_id[(task, episode)], "expected": GOLD_ANSWER}
-                )
+        gold = _gold_items(db, mapping, gt_id, roster, options, rng)
+        for annotator_id, new in gold.items():
+            fresh[annotator_id] += new
+        gold_videos = db.execute(
+            select(func.count()).select_from(videos.join(teams, teams.c.id == videos.c.team_id))
+            .where(teams.c.kind == "gold")
+        ).scalar_one()  # fmt: skip
         added = 0
         for annotator_id, new in sorted(fresh.items()):
             keys = [new_key() for _ in new]
@@ -207,7 +210,45 @@ def assign(engine: Engine, clock: Clock, options: AssignOptions) -> AssignSummar
             {"seed": options.seed, "annotators_per_task": options.annotators_per_task, "cap": options.cap,
              "overlap": options.overlap, "gold": options.gold, "items_added": added, "episodes_left_out": left_out},
         )  # fmt: skip
-    return AssignSummary(options.seed, len(mapping), left_out, added)
+    return AssignSummary(options.seed, len(mapping), left_out, added, int(gold_videos))
+
+
+def _gold_items(
+    db: Connection, mapping: Mapping[tuple[str, str], Any], gt_id: Mapping[tuple[str, str], int],
+    roster: Mapping[str, int], options: AssignOptions, rng: random.Random,
+) -> dict[int, list[dict[str, object]]]:  # fmt: skip
+    """Up to ``options.gold`` gold items per annotator, never a video they hold already.
+
+    From the gold videos of the episodes the annotator scores, else of their tasks.
+    """
+    gold = db.execute(
+        select(videos.c.id, videos.c.task, videos.c.episode, videos.c.expected)
+        .join(teams, teams.c.id == videos.c.team_id)
+        .where(teams.c.kind == "gold", videos.c.playable)
+        .order_by(videos.c.id)
+    ).all()
+    held = db.execute(select(items.c.annotator_id, items.c.video_id, items.c.kind)).all()
+    fresh: dict[int, list[dict[str, object]]] = defaultdict(list)
+    for annotator_id in sorted(set(roster.values())):
+        own = {key for key, row in mapping.items() if row.annotator_id == annotator_id}
+        have = {r.video_id for r in held if r.annotator_id == annotator_id}
+        wanted = options.gold - sum(1 for r in held if r.annotator_id == annotator_id and r.kind == "gold")
+        if not own or wanted <= 0:
+            continue
+        tasks = {task for task, _ in own}
+        fitting = [v for v in gold if (v.task, v.episode) in own and v.id not in have]
+        fitting = fitting or [v for v in gold if v.task in tasks and v.id not in have and (v.task, v.episode) in gt_id]
+        rng.shuffle(fitting)
+        for video in fitting[:wanted]:
+            fresh[annotator_id].append(
+                {
+                    "kind": "gold",
+                    "video_id": video.id,
+                    "gt_id": gt_id[(video.task, video.episode)],
+                    "expected": video.expected,
+                }  # fmt: skip
+            )
+    return fresh
 
 
 def _map_episodes(

@@ -21,7 +21,7 @@ from podium.core.storage.audit import verify_chain
 from podium.core.storage.files import read_bytes
 from podium.tracks.wmeval.annotate import cant_judge_pending, import_scores, resolve
 from podium.tracks.wmeval.assign import AssignOptions, assign, assignments, reassign
-from podium.tracks.wmeval.ingest import STRIP_HEIGHT, IngestReport, ingest_gt, ingest_team, media_root
+from podium.tracks.wmeval.ingest import STRIP_HEIGHT, IngestReport, import_gold, ingest_gt, ingest_team, media_root
 from podium.tracks.wmeval.report import report_html, scores_text
 from podium.tracks.wmeval.store import ROLES, add_account, audit_entries, open_store
 
@@ -91,6 +91,27 @@ def ingest_team_command(
         click.echo("  run `podium wmeval assign` to queue the new videos")
 
 
+@wmeval.command("gold-import")
+@click.argument("folder", type=click.Path(path_type=Path, file_okay=False))
+@click.option("--answers", required=True, type=click.Path(path_type=Path, dir_okay=False),
+              help="CSV task,episode,expected: the score each gold video should get")  # fmt: skip
+@click.option("--replace", is_flag=True, help="replace the gold set imported before")
+@click.option("--force", is_flag=True, help="with --replace: also when gold items are answered")
+@MEDIA
+@workers_option()
+@DB
+def gold_import_command(
+    folder: Path, answers: Path, replace: bool, force: bool, media: Path | None, workers: int | None, db: str
+) -> None:
+    """Import a gold set: FOLDER/evaluator_test/task<N>/episode_<i>.mp4, generated videos with known scores."""
+    engine = connect(db)
+    text = _csv_text(answers)
+    report = import_gold(engine, media_root(engine, media), folder, text, make_executor(workers), SystemClock(),
+                         replace=replace, force=force)  # fmt: skip
+    _echo_report(report)
+    click.echo("  run `podium wmeval assign` to give each annotator their gold items")
+
+
 @wmeval.group("annotator")
 def annotator() -> None:
     """Annotator and operator accounts."""
@@ -124,6 +145,8 @@ def assign_command(annotators_per_task: int, cap: int, overlap: int, gold: int, 
         f"seed {summary.seed}: {summary.episodes_mapped} episode(s) mapped, {summary.episodes_left_out} left out "
         f"by the cap, {summary.items_added} item(s) added"
     )
+    if gold and not summary.gold_videos:
+        click.echo("no gold set imported, so no gold items: see `podium wmeval gold-import`")
 
 
 @wmeval.command("assignments")
@@ -179,11 +202,14 @@ def resolve_command(item: str, broken: bool, rescore_by: str | None, db: str) ->
 @DB
 def import_scores_command(file: Path, db: str) -> None:
     """Apply FILE.csv (annotator,item,score[,note]); one bad row and nothing is applied."""
+    click.echo(f"{import_scores(connect(db), SystemClock(), _csv_text(file))} score(s) applied")
+
+
+def _csv_text(file: Path) -> str:
     try:
-        text = read_bytes(file).decode("utf-8-sig")
+        return read_bytes(file).decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise InputError(f"not UTF-8 text ({error})", path=file, fix="save the CSV as UTF-8") from error
-    click.echo(f"{import_scores(connect(db), SystemClock(), text)} score(s) applied")
 
 
 @wmeval.command("scores")

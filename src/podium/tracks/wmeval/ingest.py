@@ -19,7 +19,9 @@ stores nothing, and its rerun makes only what is missing. ``ingest_team(..., rep
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
 import json
 import secrets
 import shutil
@@ -35,15 +37,17 @@ from podium.core.clock import Clock, utc_text
 from podium.core.errors import ConfigError, ConflictError, InputError
 from podium.core.execution.executor import Executor
 from podium.core.storage.sql import inserted_id
-from podium.tracks.wmeval.layout import CAMERAS, Issue, scan_gt, scan_team
+from podium.tracks.wmeval.layout import CAMERAS, Issue, episode_name, scan_gt, scan_team, task_name
 from podium.tracks.wmeval.media import StripJob, TranscodeJob, TranscodeResult, compose_strip, transcode_job
 from podium.tracks.wmeval.schema import gt, issues, items, meta, scores, teams, videos
 from podium.tracks.wmeval.staging import Staging, copy_if_changed, team_staging_name
 from podium.tracks.wmeval.store import append_audit, transaction
 
-__all__ = ["CAMERAS", "STRIP_HEIGHT", "IngestReport", "Issue", "ingest_gt", "ingest_team", "media_root"]
+__all__ = ["CAMERAS", "GOLD_TEAM", "STRIP_HEIGHT", "IngestReport", "Issue", "import_gold", "ingest_gt", "ingest_team",
+           "media_root"]  # fmt: skip
 
 STRIP_HEIGHT = 224  # the baseline letterboxes every view to 224x224
+GOLD_TEAM = "(gold set)"  # not a valid team name (check_name): no team can take it
 MEDIA_KEY = "media_root"
 
 
@@ -218,6 +222,51 @@ def ingest_team(
 ) -> IngestReport:  # fmt: skip
     """Match, remux or transcode, and store one team's submission (``replace``: instead of its earlier one)."""
     check_name("team", team)
+    return _ingest_videos(engine, root, team, folder, executor, clock, replace=replace, force=force)
+
+
+def import_gold(
+    engine: Engine, root: Path, folder: Path, answers: str, executor: Executor, clock: Clock, *,
+    replace: bool = False, force: bool = False,
+) -> IngestReport:  # fmt: skip
+    """Store a gold set: videos in the team layout with the score each should get (``answers``: CSV text).
+
+    ``answers`` is ``task,episode,expected``, one row per video of the folder, each expected score 0-3; a row
+    without its video, a video without its row, or a bad score refuses the whole set. Its videos are made exactly
+    as a team's are (remuxed or transcoded, stripped), so a gold item is served like any other.
+    """
+    return _ingest_videos(engine, root, GOLD_TEAM, folder, executor, clock, replace=replace, force=force,
+                          kind="gold", expected=_gold_answers(answers))  # fmt: skip
+
+
+def _gold_answers(text: str) -> dict[tuple[str, str], int]:
+    reader = csv.reader(io.StringIO(text))
+    header = [h.strip() for h in next(reader, [])]
+    if header != ["task", "episode", "expected"]:
+        raise InputError("the gold answers' first line must be: task,episode,expected")
+    found: dict[tuple[str, str], int] = {}
+    problems = []
+    for line, fields in enumerate(reader, start=2):
+        if not fields:
+            continue
+        task, episode, value = (f.strip() for f in (*fields, "", "", "")[:3])
+        key = (task_name(task) or task, episode_name(f"{episode}.mp4") or episode)
+        if len(fields) != 3 or value not in ("0", "1", "2", "3"):
+            problems.append(f"line {line}: expected task,episode,score with a score of 0-3")
+        elif key in found:
+            problems.append(f"line {line}: {task}/{episode} twice")
+        else:
+            found[key] = int(value)
+    if problems or not found:
+        raise InputError(f"bad gold answers, nothing imported: {'; '.join(problems) or 'no row'}",
+                         fix="one row per gold video: task,episode,expected")  # fmt: skip
+    return found
+
+
+def _ingest_videos(
+    engine: Engine, root: Path, team: str, folder: Path, executor: Executor, clock: Clock, *, replace: bool,
+    force: bool, kind: str = "team", expected: dict[tuple[str, str], int] | None = None,
+) -> IngestReport:  # fmt: skip
     if force and not replace:
         raise ConfigError("--force only goes with --replace")
     with engine.connect() as db:
@@ -232,6 +281,15 @@ def ingest_team(
         raise ConflictError(f"team {team!r} has {answered} answered item(s)",
                             fix="--replace --force drops those answers (listed in the audit log)")  # fmt: skip
     matched, problems = scan_team(folder, known)
+    if expected is not None and set(expected) != set(matched):
+        lacking = sorted(set(matched) - set(expected))[:5]
+        extra = sorted(set(expected) - set(matched))[:5]
+        raise InputError(
+            "the gold answers and videos differ, nothing imported: "
+            + "; ".join([*(f"{t}/{e}: a video without an answer" for t, e in lacking),
+                         *(f"{t}/{e}: an answer without a video" for t, e in extra)]),
+            path=folder, fix="one answer per gold video, one video per answer",
+        )  # fmt: skip
     staging = Staging(root, team_staging_name(team))
     done: list[tuple[TranscodeJob, TranscodeResult]] = []
     jobs: list[TranscodeJob] = []
@@ -260,7 +318,7 @@ def ingest_team(
             if team_id is not None and existing is None:  # ingested meanwhile by another run
                 raise ConflictError(f"team {team!r} is ingested already", fix="re-ingest it with --replace")
             if team_id is None:
-                team_id = inserted_id(db, insert(teams).values(name=team, created_at=at))
+                team_id = inserted_id(db, insert(teams).values(name=team, kind=kind, created_at=at))
             else:
                 replaced, old_folders = _drop_team_media(db, team_id, team, at)
             for job, result in sorted(done, key=_by_path):
@@ -277,8 +335,9 @@ def ingest_team(
                         task=task,
                         episode=episode,
                         original_path=str(stored.source.relative_to(root)),
+                        expected=None if expected is None else expected[(task, episode)],
                         **_stored(stored, result, root, at),
-                    )  # fmt: skip
+                    )
                 )
             _record_issues(db, team_id, problems, at)
             append_audit(

@@ -45,6 +45,7 @@ teams = Table(
     Column("id", Integer, primary_key=True),
     Column("name", String(64), nullable=False, unique=True),
     Column("created_at", String(32), nullable=False),
+    Column("kind", String(8), nullable=False, server_default="team"),  # team | gold (the gold set: never ranked)
 )
 
 videos = Table(
@@ -61,6 +62,7 @@ videos = Table(
     Column("reason", Text, nullable=False),
     Column("probe_json", Text, nullable=False),
     Column("created_at", String(32), nullable=False),
+    Column("expected", Integer),  # a gold set's video: the score it should get; NULL for a team's
     UniqueConstraint("team_id", "task", "episode", name="uq_wmeval_video"),
 )
 
@@ -93,7 +95,7 @@ items = Table(
     Column("key", String(32), nullable=False, unique=True),  # opaque and random: the only id an annotator sees
     Column("kind", String(8), nullable=False),  # primary | overlap | gold
     Column("annotator_id", Integer, ForeignKey("wmeval_users.id"), nullable=False, index=True),
-    Column("video_id", Integer, ForeignKey("wmeval_videos.id")),  # NULL for gold (the reference plays itself)
+    Column("video_id", Integer, ForeignKey("wmeval_videos.id")),  # a team's video, or a gold set's
     Column("gt_id", Integer, ForeignKey("wmeval_gt.id"), nullable=False),
     Column("expected", Integer),  # gold only: the known answer
     Column("position", Integer, nullable=False),  # the queue order (shuffled across teams)

@@ -117,7 +117,7 @@ def collect(engine: Engine) -> Collected:
         for r in gt_rows:
             if r.task not in mapped_tasks:
                 denominator[r.task].append(r.episode)  # not assigned yet: every GT episode counts
-        team_names = {r.id: r.name for r in db.execute(select(teams.c.id, teams.c.name))}
+        team_names = {r.id: r.name for r in db.execute(select(teams.c.id, teams.c.name).where(teams.c.kind == "team"))}
         primary: dict[int, EpisodeResult] = {}
         answers = select(items.c.video_id, scores.c.score, scores.c.cant_judge, scores.c.resolution).outerjoin(
             scores, scores.c.item_id == items.c.id
@@ -130,7 +130,8 @@ def collect(engine: Engine) -> Collected:
         results: dict[str, dict[str, dict[str, EpisodeResult]]] = {name: {} for name in team_names.values()}
         for v in db.execute(select(videos.c.id, videos.c.team_id, videos.c.task, videos.c.episode, videos.c.playable)):
             result = primary.get(v.id, EpisodeResult(0, "pending")) if v.playable else EpisodeResult(0, "unplayable")
-            results[team_names[v.team_id]].setdefault(v.task, {})[v.episode] = result
+            if v.team_id in team_names:  # not the gold set's
+                results[team_names[v.team_id]].setdefault(v.task, {})[v.episode] = result
     tasks = tuple(sorted(denominator, key=lambda t: int(t.removeprefix("task"))))
     episodes = {task: tuple(sorted(denominator[task])) for task in tasks}
     return Collected(tasks, episodes, results)
