@@ -168,3 +168,18 @@ def test_annotators_get_episodes_within_one_of_each_other_and_overlap_primaries_
         assert max(per_task.values()) - min(per_task.values()) <= 1 and len(per_task) == 3
     overlap_owner = Counter(slot.annotator for slots in result.values() for slot in slots.values() if slot.overlap)
     assert sorted(overlap_owner.values()) == [2, 3, 3]  # 8 overlap episodes, their primaries rotated
+
+
+def test_an_episode_the_gt_gains_in_a_mapped_task_is_mapped_too(env: Env) -> None:
+    # a GT set restored and ingested again with one more episode: it once never reached the assignment
+    seed_rows(env.engine, {"task1": 3}, [])
+    annotators(env, 2)
+    assign(env.engine, env.clock, AssignOptions(annotators_per_task=2, gold=0, seed=4))
+    with env.engine.begin() as db:
+        db.execute(insert(gt).values(task="task1", episode="episode_3", video_path="gt/x.mp4", last_frame_path="x.png",
+                                     playable=True, reason="", probe_json="{}", created_at=AT))  # fmt: skip
+    seed_rows(env.engine, {"task1": 4}, ["red"], with_gt=False)
+    summary = assign(env.engine, env.clock, AssignOptions(annotators_per_task=2, gold=0, seed=5))
+    assert summary.episodes_mapped == 4 and summary.items_added == 4
+    load = Counter(r.annotator for r in assignments(env.engine))
+    assert sorted(load.values()) == [2, 2]  # the new episode went to the annotator with fewer

@@ -198,7 +198,11 @@ def test_bad_uploads_lose_nothing(world: World, tmp_path: Path) -> None:
     bad.write_text("annotator,item,score\n" + "".join(f"ann,{r.item},3\n" for r in mine) + f"ann,{mine[0].item},9\n")
     latin = tmp_path / "latin.csv"
     latin.write_bytes("annotator,item,score,note\nann,x,1,caf\xe9\n".encode("latin-1"))
-    for path, says in ((bad, f"line {len(mine) + 2}: item"), (latin, "not UTF-8"), (tmp_path / "absent.csv", "not found")):
+    for path, says in (
+        (bad, f"line {len(mine) + 2}: item"),
+        (latin, "not UTF-8"),
+        (tmp_path / "absent.csv", "not found"),
+    ):
         result = run(wmeval, ["import-scores", str(path), "--db", db])
         # podium's main() prints an InputError in one line and exits 2
         assert isinstance(result.exception, InputError) and result.exception.exit_code == 2
