@@ -317,6 +317,15 @@ def test_mp4v_and_corrupt_files_are_not_remuxed(tmp_path: Path) -> None:
     assert not (tmp_path / "c.mp4").exists() and not (tmp_path / "c.mp4.part").exists()
 
 
+def _running(pid: int) -> bool:
+    """Whether ``pid`` still runs: a zombie has ended (where a sandbox test made pytest the subreaper, the
+    orphaned pool ends as pytest's zombies, which nobody here waits for)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def _descendants(pid: int) -> set[int]:
     """Every process below ``pid`` (children of children included), from /proc."""
     parents: dict[int, int] = {}
@@ -359,9 +368,9 @@ def test_a_killed_ingest_leaves_no_process_and_its_rerun_makes_only_what_is_miss
     running.wait()
     made = len(list(env.media.glob("staging/*/task1/*/result.json")))
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and any(Path(f"/proc/{pid}").exists() for pid in workers):
+    while time.monotonic() < deadline and any(_running(pid) for pid in workers):
         time.sleep(0.05)
-    assert workers and not [pid for pid in workers if Path(f"/proc/{pid}").exists()]  # no worker left behind
+    assert workers and not [pid for pid in workers if _running(pid)]  # no worker left behind
     done = subprocess.run(command, capture_output=True, text=True, check=True)
     assert f"resumed: {made} made by an interrupted run, reused" in done.stdout, done.stdout
     assert "alpha: 8 video(s) stored, 8 playable" in done.stdout
