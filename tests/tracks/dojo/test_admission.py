@@ -8,14 +8,14 @@ import json
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine, create_engine, insert, select, text, update
+from sqlalchemy import create_engine, insert, select, text, update
 from sqlalchemy.exc import IntegrityError
 
 from podium.cli.main import main
 from podium.core.clock import SystemClock
 from podium.core.errors import InputError, PermissionDenied
 from podium.core.execution.sandbox import Sandbox
-from podium.core.storage.sql import inserted_id, open_engine, sqlite_url
+from podium.core.storage.sql import inserted_id, sqlite_url
 from podium.tracks.dojo.judge import judge_submission
 from podium.tracks.dojo.platform import Dojo
 from podium.tracks.dojo.problem import ProblemFiles
@@ -27,6 +27,7 @@ from podium.tracks.dojo.schema import problems, seasons, submissions, users
 from podium.tracks.dojo.store import STORE, open_store
 from podium.tracks.dojo.verdicts import RunVerdict
 from podium.tracks.dojo.worker import work
+from tests.databases import upgrade_to
 
 FIB_SETTER = b"a,b=0,1\nfor _ in range(300):print(a);a,b=b,a+b\n"
 GOLF = b"a,b=0,1\nwhile 1:print(a);a,b=b,a+b\n"
@@ -141,19 +142,6 @@ def test_a_judged_row_carries_the_judged_length_and_replay_checks_it(dojo: Dojo,
     assert any("length" in line for line in replay_season(dojo, "s1").discrepancies)
 
 
-def upgrade_to(url: str, revision: str) -> Engine:
-    from alembic import command
-    from alembic.config import Config
-
-    engine = open_engine(url)
-    config = Config()
-    config.set_main_option("script_location", str(STORE.migrations))
-    config.attributes["engine"] = engine
-    config.attributes["version_table"] = STORE.version_table
-    command.upgrade(config, revision)
-    return engine
-
-
 def fresh_database(request: pytest.FixtureRequest) -> str:
     """A new, empty database on the session's PostgreSQL server (its ``dojo`` database is at the newest schema)."""
     server = str(request.getfixturevalue("postgres_url"))
@@ -171,7 +159,7 @@ def test_migration_0003_rejects_the_rows_stored_without_a_length(
     database: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
     url = sqlite_url(tmp_path / "old.sqlite3") if database == "sqlite" else fresh_database(request)
-    engine = upgrade_to(url, "0002")
+    engine = upgrade_to(STORE, url, "0002")
     now = "2026-11-01T09:00:00.000000+00:00"
     with engine.begin() as db:
         user = inserted_id(db, insert(users).values(name="old", role="solver", token_sha256="0" * 64, created_at=now))

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import pytest
-from sqlalchemy import Engine, create_engine, select, text
+from sqlalchemy import Engine, select
 
 from podium.core.clock import ManualClock
 from podium.core.storage.sql import sqlite_url
@@ -22,6 +22,7 @@ from podium.tracks.wmeval.assign import AssignOptions, assign, assignments, reas
 from podium.tracks.wmeval.schema import items, scores
 from podium.tracks.wmeval.score import collect, leaderboard
 from podium.tracks.wmeval.store import ACCOUNTS, add_account, open_store
+from tests.databases import new_postgres_database
 from tests.tracks.dojo.conftest import postgres_url  # noqa: F401  the dojo's real PostgreSQL server, reused
 
 from .test_assign import seed_rows
@@ -35,13 +36,7 @@ def engine(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     if request.param == "sqlite":
         yield open_store(sqlite_url(tmp_path_factory.mktemp("wm") / "wm.sqlite3"))
         return
-    server = str(request.getfixturevalue("postgres_url"))
-    name = f"wmeval_integrity_{datetime.now(UTC).strftime('%H%M%S%f')}"
-    admin = create_engine(server, isolation_level="AUTOCOMMIT")
-    with admin.connect() as db:
-        db.execute(text(f'CREATE DATABASE "{name}"'))
-    admin.dispose()
-    yield open_store(server.rsplit("/", 1)[0] + f"/{name}")
+    yield open_store(new_postgres_database(str(request.getfixturevalue("postgres_url")), "wmeval_integrity"))
 
 
 def roster(engine: Engine, clock: ManualClock, count: int) -> None:

@@ -12,13 +12,14 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import pytest
-from sqlalchemy import create_engine, func, select, text
+from sqlalchemy import func, select
 
 from podium.core.clock import ManualClock
 from podium.core.storage.audit import verify_chain
 from podium.core.storage.sql import sqlite_url
 from podium.tracks.wmeval.schema import items, scores
 from podium.tracks.wmeval.store import audit_entries, open_store
+from tests.databases import new_postgres_database
 from tests.tracks.dojo.conftest import postgres_url  # noqa: F401  the dojo's real PostgreSQL server, reused
 
 from .load import score_concurrently, seed_load
@@ -31,12 +32,7 @@ ANNOTATORS = 50
 @pytest.fixture
 def pg_database(postgres_url: str) -> Iterator[str]:  # noqa: F811
     """A fresh database on the session's PostgreSQL server."""
-    name = f"wmeval_load_{datetime.now(UTC).strftime('%H%M%S%f')}"
-    admin = create_engine(postgres_url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as db:
-        db.execute(text(f'CREATE DATABASE "{name}"'))
-    yield postgres_url.rsplit("/", 1)[0] + f"/{name}"
-    admin.dispose()
+    yield new_postgres_database(postgres_url, "wmeval_load")
 
 
 def check(url: str) -> None:

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine, create_engine, select, text
+from sqlalchemy import select, text
 
-from podium.core.storage.sql import open_engine, sqlite_url
+from podium.core.storage.sql import sqlite_url
 from podium.tracks.wmeval.schema import items, scores, teams
 from podium.tracks.wmeval.store import STORE, open_store
+from tests.databases import new_postgres_database, upgrade_to
 from tests.tracks.dojo.conftest import postgres_url  # noqa: F401  the dojo's real PostgreSQL server, reused
 
 AT = "2026-06-01T00:00:00.000000+00:00"
@@ -22,30 +22,11 @@ def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     if request.param == "sqlite":
         yield sqlite_url(tmp_path / "old.sqlite3")
         return
-    server = str(request.getfixturevalue("postgres_url"))
-    name = f"wmeval_migrate_{datetime.now(UTC).strftime('%H%M%S%f')}"
-    admin = create_engine(server, isolation_level="AUTOCOMMIT")
-    with admin.connect() as db:
-        db.execute(text(f'CREATE DATABASE "{name}"'))
-    admin.dispose()
-    yield server.rsplit("/", 1)[0] + f"/{name}"
-
-
-def upgrade_to(url: str, revision: str) -> Engine:
-    from alembic import command
-    from alembic.config import Config
-
-    engine = open_engine(url)
-    config = Config()
-    config.set_main_option("script_location", str(STORE.migrations))
-    config.attributes["engine"] = engine
-    config.attributes["version_table"] = STORE.version_table
-    command.upgrade(config, revision)
-    return engine
+    yield new_postgres_database(str(request.getfixturevalue("postgres_url")), "wmeval_migrate")
 
 
 def test_0002_turns_the_unplayable_flag_into_a_cant_judge_0003_drops_the_reference_as_gold(url: str) -> None:
-    engine = upgrade_to(url, "0001")
+    engine = upgrade_to(STORE, url, "0001")
     with engine.begin() as db:
         db.execute(text("INSERT INTO wmeval_users (id, name, role, token_sha256, created_at) "
                         f"VALUES (1, 'ann', 'annotator', '{'0' * 64}', '{AT}')"))  # fmt: skip
@@ -65,7 +46,7 @@ def test_0002_turns_the_unplayable_flag_into_a_cant_judge_0003_drops_the_referen
         db.execute(text("INSERT INTO wmeval_scores (item_id, score, note, unplayable, revision, updated_at) "
                         f"VALUES (3, 1, 'slow', false, 1, '{AT}')"))  # fmt: skip
     engine.dispose()
-    engine = upgrade_to(url, "0002")
+    engine = upgrade_to(STORE, url, "0002")
     with engine.connect() as db:
         rows = db.execute(select(scores).order_by(scores.c.item_id)).all()
     assert [(r.item_id, r.score, r.cant_judge, r.resolution, r.note) for r in rows] == [

@@ -157,24 +157,14 @@ def ingest_gt(
         raise ConflictError(f"teams are ingested already: the GT set is fixed ({added} would be new); nothing stored",
                             fix="ingest the whole GT set before the first team")  # fmt: skip
     staging = Staging(root, "gt")
-    done: list[tuple[StripJob, TranscodeResult]] = []
-    jobs: list[StripJob] = []
-    fingerprints: dict[Path, str] = {}
+    planned: list[tuple[StripJob, str]] = []
     for (task, episode), views in new.items():
         folder = staging.job_folder(task, episode)
         digests = [copy_if_changed(view, folder / f"{cam}.mp4") for cam, view in zip(CAMERAS, views, strict=True)]
         job = StripJob(tuple(folder / f"{cam}.mp4" for cam in CAMERAS), folder / "reference.mp4",
                        folder / "reference-last.png", height)  # fmt: skip
-        fingerprints[folder] = _fingerprint(*digests, str(height))
-        recorded = staging.done(folder, fingerprints[folder])
-        if recorded is None:
-            jobs.append(job)
-        else:
-            done.append((job, recorded))
-    reused = len(done)
-    for job, result in executor.map_unordered(compose_strip, jobs):
-        staging.record(job.target.parent, fingerprints[job.target.parent], result)
-        done.append((job, result))
+        planned.append((job, _fingerprint(*digests, str(height))))
+    done, reused = staging.make(planned, compose_strip, executor)
     broken = [(job, result) for job, result in done if not result.playable]
     if broken:
         staging.discard()
@@ -291,22 +281,12 @@ def _ingest_videos(
             path=folder, fix="one answer per gold video, one video per answer",
         )  # fmt: skip
     staging = Staging(root, team_staging_name(team))
-    done: list[tuple[TranscodeJob, TranscodeResult]] = []
-    jobs: list[TranscodeJob] = []
-    fingerprints: dict[Path, str] = {}
+    planned: list[tuple[TranscodeJob, str]] = []
     for (task, episode), source in sorted(matched.items()):
         target = staging.job_folder(task, episode)
         job = TranscodeJob(target / "original.mp4", target / "video.mp4", target / "last.png")
-        fingerprints[target] = copy_if_changed(source, job.source)
-        recorded = staging.done(target, fingerprints[target])
-        if recorded is None:
-            jobs.append(job)
-        else:
-            done.append((job, recorded))
-    reused = len(done)
-    for job, result in executor.map_unordered(transcode_job, jobs):
-        staging.record(job.target.parent, fingerprints[job.target.parent], result)
-        done.append((job, result))
+        planned.append((job, copy_if_changed(source, job.source)))
+    done, reused = staging.make(planned, transcode_job, executor)
     for stale in _stale_job_folders(staging, matched):  # episodes an earlier run had and this submission lacks
         shutil.rmtree(stale)
     where = root / "teams" / secrets.token_hex(8)  # a random folder, never the team's name

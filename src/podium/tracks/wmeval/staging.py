@@ -14,10 +14,21 @@ import hashlib
 import json
 import os
 import shutil
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from pathlib import Path
+from typing import Protocol, TypeVar
 
+from podium.core.execution.executor import Executor
 from podium.tracks.wmeval.media import Probe, TranscodeResult
+
+
+class _Job(Protocol):
+    @property
+    def target(self) -> Path: ...
+
+
+J = TypeVar("J", bound=_Job)
 
 RESULT = "result.json"
 _CHUNK = 1 << 20
@@ -64,6 +75,29 @@ class Staging:
         partial = folder / (RESULT + ".part")
         partial.write_text(json.dumps({"fingerprint": fingerprint, "result": asdict(result)}), "utf-8")
         os.replace(partial, folder / RESULT)
+
+    def make(
+        self, planned: Sequence[tuple[J, str]], make: Callable[[J], TranscodeResult], executor: Executor
+    ) -> tuple[list[tuple[J, TranscodeResult]], int]:
+        """Every planned ``(job, fingerprint)`` made (its folder: its target's), and how many were recorded already.
+
+        A job whose result is recorded for the same fingerprint is not made again; every other is made on
+        ``executor`` and recorded as soon as it is done, so a kill loses only the jobs in flight.
+        """
+        done: list[tuple[J, TranscodeResult]] = []
+        todo: list[J] = []
+        fingerprints = {job.target.parent: fingerprint for job, fingerprint in planned}
+        for job, fingerprint in planned:
+            recorded = self.done(job.target.parent, fingerprint)
+            if recorded is None:
+                todo.append(job)
+            else:
+                done.append((job, recorded))
+        reused = len(done)
+        for job, result in executor.map_unordered(make, todo):
+            self.record(job.target.parent, fingerprints[job.target.parent], result)
+            done.append((job, result))
+        return done, reused
 
     def discard(self) -> None:
         """Remove the staging folder and everything made in it (and ``staging/`` when nothing else is staged)."""
