@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from podium.core.execution.sandbox import Limits
+from podium.core.execution.sandbox import RunRequest
 from podium.core.execution.sandbox.bubblewrap import _host_layout, bwrap_args
 from podium.core.execution.sandbox.seccomp import filter_program
 from podium.core.execution.sandbox.spawn import Spawner, join_fresh_session_keyring
@@ -46,7 +46,7 @@ def per_call(call: Callable[[], object], calls: int) -> str:
 
 
 def bwrap_pair(folder: Path, runs: int) -> tuple[float, float]:
-    base = ["bwrap", *bwrap_args(_host_layout(), folder, Limits())]
+    base = ["bwrap", *bwrap_args(_host_layout(), folder, RunRequest(("true",), {}))]
     program = ["--", "python3", "-S", "solver.py"]
     plain, filtered = [], []
     for _ in range(runs):

@@ -34,7 +34,7 @@ from pathlib import Path
 
 from machine import busy_cpu_seconds  # benchmarks/machine.py, beside this script
 
-from podium.core.execution.sandbox import Limits, RunRequest, RunStatus, open_sandbox
+from podium.core.execution.sandbox import RunRequest, RunStatus, open_sandbox
 from podium.core.execution.sandbox.bubblewrap import BubblewrapSandbox, _host_layout, bwrap_args
 
 SOLVER = b"for i in range(200): print(i)\n"
@@ -53,7 +53,7 @@ def bare(folder: Path) -> Callable[[], None]:
 
 
 def bwrap_alone(folder: Path) -> Callable[[], None]:
-    argv = ["bwrap", *bwrap_args(_host_layout(), folder, Limits()), "--", *ARGV]
+    argv = ["bwrap", *bwrap_args(_host_layout(), folder, RunRequest(ARGV, {})), "--", *ARGV]
 
     def run() -> None:
         done = subprocess.run(argv, env={"PATH": "/usr/bin", **ENV}, capture_output=True, check=True)

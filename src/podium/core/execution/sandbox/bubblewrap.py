@@ -15,7 +15,8 @@ Nothing of one run is there for the next: each gets new user, pid, network, IPC,
 namespaces, its own ``/tmp`` and session keyring, and a filter that refuses the kernel keyrings, other processes,
 new namespaces and mounts (``tests/core/sandbox_attacks`` holds the channels this closes). Only the interpreter's
 files are visible: ``/usr`` and the ``/bin``, ``/lib*`` links read-only, a fresh ``/proc``, a ``/dev`` of five
-harmless devices, an 8 MiB ``/tmp``, and ``/box`` (the working directory) holding only the given files, read-only.
+harmless devices, an 8 MiB ``/tmp``, ``/box`` (the working directory) holding only the given files, read-only unless
+the request makes it writable (under a quota the judge polls), and any folders the request names as readable.
 No ``/etc`` beyond the loader cache and alternatives links, no ``/home``, ``/root`` or the repository. Killing the
 namespace's pid 1 kills every process in it, so the parent's wall limit reaches the whole tree however it forks.
 """
@@ -46,6 +47,7 @@ from podium.core.execution.sandbox.supervise import (
     UtilLinux,
     address_space_mib,
     become_subreaper,
+    box_after,
     box_directory,
     can_switch_uid,
     capture_run,
@@ -101,6 +103,10 @@ class BubblewrapSandbox:
             return internal_result(
                 self.name, self.isolated, f"program {request.argv[0]!r} does not exist inside the sandbox"
             )
+        hidden = [str(folder) for folder in request.readable if not _reachable_by_anyone(folder)]
+        if hidden:
+            why = f"readable folder {', '.join(hidden)} is not readable by every user (the program runs as its own uid)"
+            return internal_result(self.name, self.isolated, why)
         try:
             with self._pool.slot() as slot:
                 # registered before anything exists, so that a sweeper finds all of it if this process dies
@@ -108,7 +114,7 @@ class BubblewrapSandbox:
                 cgroups = slot.cgroup.folders() if slot.cgroup is not None else ()
                 with (
                     self._registry.run(uid, path, cgroups) as registered,
-                    box_directory(request.files, path, group=uid) as box,  # the chain sets gid = uid
+                    box_directory(request.files, path, group=uid, writable=request.writable) as box,  # gid = uid
                 ):
                     return _Run(self, slot, box, request, registered).execute()
         except OSError as error:
@@ -143,12 +149,13 @@ def _host_layout() -> list[str]:
     return args
 
 
-def bwrap_args(layout: list[str], box: Path, limits: Limits) -> list[str]:
+def bwrap_args(layout: list[str], box: Path, request: RunRequest) -> list[str]:
     """Namespaces, mounts and identity of one sandbox (everything but the descriptors and the argv).
 
     Every namespace is new for every run. A network namespace kept per slot once saved 1 ms a run, and let a run
     park data for the next in TCP connections left in TIME_WAIT (``tests/core/sandbox_attacks/tcp_time_wait``).
     """
+    readable = [arg for folder in request.readable for arg in ("--ro-bind", str(folder), str(folder))]
     return [
         "--unshare-all",  # pid, net (no network, no DNS), ipc, uts, cgroup; and "try" user
         "--unshare-user",  # not just "try": --uid and --disable-userns need it
@@ -168,15 +175,17 @@ def bwrap_args(layout: list[str], box: Path, limits: Limits) -> list[str]:
         "--perms",
         "1777",
         "--size",
-        str(limits.tmp_mib << 20),
+        str(request.limits.tmp_mib << 20),
         "--tmpfs",
         "/tmp",
-        "--ro-bind",
+        "--bind" if request.writable else "--ro-bind",
         str(box),
         BOX,
+        *readable,  # after /tmp, so that a folder under /tmp is bound onto the run's own tmpfs
         "--chdir",
-        BOX,
-        # bubblewrap's own root and /dev are writable tmpfs mounts (so /dev/shm too): only /tmp may be
+        str(PurePosixPath(BOX, request.workdir)),
+        # bubblewrap's own root and /dev are writable tmpfs mounts (so /dev/shm too): only /tmp (and a writable
+        # box) may be
         "--remount-ro",
         "/dev",
         "--remount-ro",
@@ -197,6 +206,16 @@ def _dev_args() -> list[str]:
     for number, stream in enumerate(("stdin", "stdout", "stderr")):
         args += ["--symlink", f"/proc/self/fd/{number}", f"/dev/{stream}"]
     return args
+
+
+def _reachable_by_anyone(folder: Path) -> bool:
+    """Whether any user may list ``folder`` and pass through every folder above it (no uid or group is shared)."""
+    try:
+        if os.stat(folder).st_mode & 0o005 != 0o005:
+            return False
+        return all(os.stat(above).st_mode & 0o001 for above in folder.parents)
+    except OSError:
+        return False
 
 
 def _program_exists(request: RunRequest) -> bool:
@@ -246,7 +265,10 @@ class _Run:
             pid1 = self._handshake(info_read)
             if isinstance(pid1, str):
                 return self._abandon(proc, outer, pid1)
-            pidfd1 = os.pidfd_open(pid1)
+            try:
+                pidfd1 = os.pidfd_open(pid1)
+            except ProcessLookupError:  # pid 1 failed while setting the sandbox up (a bind it could not make)
+                return self._abandon(proc, outer, "bubblewrap failed while setting up the sandbox")
             fds.callback(os.close, pidfd1)
             try:
                 self.registered.add_pid(proc.pid, pid1)  # before the program is released
@@ -271,7 +293,7 @@ class _Run:
             *chain,
             *rlimit_args(tools.chain.prlimit, rlimits),
             tools.bwrap,
-            *bwrap_args(self.sandbox._layout, self.box, limits),
+            *bwrap_args(self.sandbox._layout, self.box, self.request),
             *("--seccomp", str(filter_read), "--info-fd", str(info_write), "--block-fd", str(block_read), "--"),
             *self.request.argv,
         ]
@@ -338,7 +360,7 @@ class _Run:
     ) -> RunResult:
         assert proc.stdout is not None and proc.stderr is not None
         started = time.monotonic()
-        captured = capture_run(proc.stdout.fileno(), proc.stderr.fileno(), self.request)
+        captured = capture_run(proc.stdout.fileno(), proc.stderr.fileno(), self.request, self.box)
         if captured.stop is not Stop.EXITED:
             kill_pidfd(pidfd1)  # pid 1's death takes every process of the namespace with it
         code, outer_usage = wait_with_deadline(proc.pid, outer, _REAP_S)
@@ -371,6 +393,7 @@ class _Run:
             backend=self.sandbox.name,
             isolated=self.sandbox.isolated,
             shell_status=True,  # bubblewrap reports a death by signal N as status 128 + N
+            box=box_after(captured, self.request, self.box),  # the namespace and all its processes are gone
         )
 
 

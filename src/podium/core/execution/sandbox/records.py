@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
+from pathlib import Path, PurePosixPath
 from typing import Protocol
 
 from podium.core.errors import ConfigError
@@ -33,7 +34,7 @@ class RunStatus(StrEnum):
     """Killed by the cgroup's OOM killer, out of time after reaching the cgroup's limit, or, where no cgroup
     counts, ended with a peak at or over the limit."""
     OUTPUT_LIMIT = "output_limit"
-    """More than ``stdout_bytes`` before enough lines."""
+    """More than ``stdout_bytes`` before enough lines, or a writable box grown past ``box_mib``."""
     INTERNAL_ERROR = "internal_error"
     """The sandbox itself failed; never the program's fault."""
 
@@ -50,6 +51,7 @@ class Limits:
     tmp_mib: int = 8
     stdout_bytes: int = 1 << 20
     stderr_bytes: int = 64 << 10
+    box_mib: int = 64  # what a writable box may hold in all (``RunRequest.writable``)
 
     def __post_init__(self) -> None:
         for limit in fields(self):
@@ -58,9 +60,18 @@ class Limits:
                 raise ConfigError(f"sandbox limit {limit.name} must be positive, not {value}")
 
 
+_RESERVED = ("/box", "/proc", "/dev")  # the sandbox's own mounts, which a readable folder may not cover
+
+
 @dataclass(frozen=True, slots=True)
 class RunRequest:
-    """One program to run: its argv, the files of its (otherwise empty, read-only) working directory, its limits."""
+    """One program to run: its argv, the files of its box (the otherwise empty working folder), its limits.
+
+    The box is read-only unless ``writable``: then the program may change and add files there, up to
+    ``Limits.box_mib`` in all, and ``RunResult.box`` holds every file it ends with. ``workdir`` is the folder inside
+    the box the program starts in. ``readable`` names host folders the program may read at their own paths (the
+    isolated backend binds them read-only; they must be world-readable, as the program runs as a uid of its own).
+    """
 
     argv: tuple[str, ...]
     files: Mapping[str, bytes]
@@ -69,12 +80,28 @@ class RunRequest:
     stop_after_lines: int | None = None
     # a request/answer channel to the parent (one extra descriptor, ``PODIUM_CHANNEL_FD``); see ``channel.py``
     channel: Channel | None = field(default=None, compare=False)
+    writable: bool = False
+    workdir: str = ""
+    readable: tuple[Path, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.argv:
             raise ConfigError("a sandbox run needs a non-empty argv")
         if self.stop_after_lines is not None and self.stop_after_lines < 1:
             raise ConfigError(f"stop_after_lines must be at least 1, not {self.stop_after_lines}")
+        workdir = PurePosixPath(self.workdir)
+        if workdir.is_absolute() or ".." in workdir.parts:
+            raise ConfigError(f"workdir {self.workdir!r} must be a plain relative path inside the box")
+        for folder in self.readable:
+            inside = PurePosixPath(folder)
+            if (
+                not inside.is_absolute()
+                or any(inside.is_relative_to(root) for root in _RESERVED)
+                or inside.parent == inside
+            ):
+                raise ConfigError(
+                    f"readable folder {str(folder)!r} must be an absolute path outside {', '.join(_RESERVED)}"
+                )
 
     def environment(self) -> dict[str, str]:
         """The program's whole environment: the fixed base with ``env`` merged over it."""
@@ -106,6 +133,7 @@ class RunResult:
     backend: str
     isolated: bool
     detail: str
+    box: Mapping[str, bytes] | None = None  # a writable box's files after the run (regular files only)
 
 
 class Sandbox(Protocol):

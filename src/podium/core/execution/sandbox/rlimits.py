@@ -23,6 +23,7 @@ from podium.core.execution.sandbox.supervise import (
     Slot,
     address_space_mib,
     become_subreaper,
+    box_after,
     box_directory,
     can_switch_uid,
     capture_run,
@@ -60,7 +61,7 @@ class RlimitsSandbox:
                 uid, path = (slot.uid if can_switch_uid() else None), new_box_path()
                 with (
                     self._registry.run(uid, path, ()) as registered,
-                    box_directory(request.files, path, group=uid) as box,
+                    box_directory(request.files, path, group=uid, writable=request.writable) as box,
                     serving(request.channel) as channel_fd,
                 ):
                     return self._run(slot, box, request, registered, channel_fd)
@@ -84,7 +85,7 @@ class RlimitsSandbox:
         spawned = slot.spawner.start(
             lambda: subprocess.Popen(
                 argv,
-                cwd=box,
+                cwd=box / request.workdir,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -98,7 +99,7 @@ class RlimitsSandbox:
                 request.channel.spawned()
             assert proc.stdout is not None and proc.stderr is not None
             registered.add_pid(proc.pid)  # the uid and the folder were registered before it started
-            captured = capture_run(proc.stdout.fileno(), proc.stderr.fileno(), request)
+            captured = capture_run(proc.stdout.fileno(), proc.stderr.fileno(), request, box)
             if captured.stop is not Stop.EXITED:
                 _kill_group(proc.pid)
             _, status, usage = os.wait4(proc.pid, 0)
@@ -106,6 +107,7 @@ class RlimitsSandbox:
             _kill_group(proc.pid)
             if switch:
                 sweep_uid(slot.uid)  # whatever left the group (setsid) still has the slot's uid
+            written = box_after(captured, request, box)  # nothing of the run is left to change it
         return conclude(
             captured,
             proc.returncode,
@@ -118,6 +120,7 @@ class RlimitsSandbox:
             backend=self.name,
             isolated=False,
             shell_status=False,  # our own child: its wait status is exact
+            box=written,
         )
 
 

@@ -24,6 +24,7 @@ import resource
 import select
 import shutil
 import signal
+import stat
 import tempfile
 import threading
 import time
@@ -213,17 +214,23 @@ def remove_box(box: Path) -> None:
 
 
 @contextlib.contextmanager
-def box_directory(files: Mapping[str, bytes], root: Path | None = None, *, group: int | None = None) -> Iterator[Path]:
-    """A fresh host folder (``root``, which must not exist, else a new one) holding only ``files``, read-only.
+def box_directory(
+    files: Mapping[str, bytes], root: Path | None = None, *, group: int | None = None, writable: bool = False
+) -> Iterator[Path]:
+    """A fresh host folder (``root``, which must not exist, else a new one) holding only ``files``.
 
     Only the run may read it, never another user of the host (``/dev/shm`` is everybody's): with ``group`` (the
-    slot's own gid, which the program runs under) it is root's with that group, folders 0750 and files 0440;
-    without, the judge's own, 0500 and 0400 (a judge that is not root runs the program under its own uid). The
-    folder is removed afterwards. Naming it first lets the run registry record it before it exists.
+    slot's own gid, which the program runs under) it is root's with that group, folders 0750 and files 0440
+    (0770 and 0660 when ``writable``); without, the judge's own, 0500 and 0400 (0700 and 0600), since a judge
+    that is not root runs the program under its own uid. The folder is removed afterwards. Naming it first lets
+    the run registry record it before it exists.
     """
     root = root or new_box_path()
     root.mkdir(mode=0o700)
-    folder_mode, file_mode = (0o500, 0o400) if group is None else (0o750, 0o440)
+    if group is None:
+        folder_mode, file_mode = (0o700, 0o600) if writable else (0o500, 0o400)
+    else:
+        folder_mode, file_mode = (0o770, 0o660) if writable else (0o750, 0o440)
     try:
         folders = {str(root)}
         for name, data in files.items():
@@ -246,10 +253,48 @@ def box_directory(files: Mapping[str, bytes], root: Path | None = None, *, group
         for folder in folders:
             if group is not None:
                 os.chown(folder, 0, group)
-            os.chmod(folder, folder_mode)  # readable by the run alone, writable by nobody but root
+            os.chmod(folder, folder_mode)  # readable (writable) by the run alone, by nobody else
         yield root
     finally:
         remove_box(root)
+
+
+_BLOCK = 4096
+
+
+def box_size(box: Path) -> int:
+    """What a box holds, as a disk counts it, never following links.
+
+    Every entry (file, folder, link) takes whole 4 KiB blocks, at least one, so a million empty files count too.
+    """
+    total = 0
+    for folder, folders, names in os.walk(box):
+        for name in (*folders, *names):
+            with contextlib.suppress(OSError):
+                info = os.lstat(os.path.join(folder, name))
+                size = info.st_size if stat.S_ISREG(info.st_mode) else 0
+                total += max(1, -(-size // _BLOCK)) * _BLOCK
+    return total
+
+
+def read_box(box: Path) -> dict[str, bytes]:
+    """Every regular file of a box after its run, by relative path.
+
+    Links are never followed (they could point at the judge's files), and nothing but regular files is read.
+    """
+    found: dict[str, bytes] = {}
+    for folder, _, names in os.walk(box):
+        for name in names:
+            path = os.path.join(folder, name)
+            with contextlib.suppress(OSError):
+                fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+                try:
+                    if stat.S_ISREG(os.fstat(fd).st_mode):
+                        with os.fdopen(os.dup(fd), "rb") as stream:
+                            found[os.path.relpath(path, box)] = stream.read()
+                finally:
+                    os.close(fd)
+    return found
 
 
 def _relative(name: str) -> PurePosixPath:
@@ -362,11 +407,12 @@ def capture(
     stderr_limit: int,
     lines: int | None,
     moving_deadline: Callable[[], float] | None = None,
+    over_quota: Callable[[], bool] | None = None,
 ) -> Captured:
     """Read both pipes until they close, enough lines arrive, stdout passes its limit or the wall time is up.
 
-    ``moving_deadline`` (a channel's) is a second, monotonic deadline the parent may move while the run goes on; it
-    is looked at every ``_DEADLINE_POLL_S``.
+    ``moving_deadline`` (a channel's) is a second, monotonic deadline the parent may move while the run goes on;
+    ``over_quota`` says whether a writable box grew past its limit. Both are looked at every ``_DEADLINE_POLL_S``.
     """
     out, err = _Stdout(stdout_limit, lines), _Stderr(stderr_limit)
     feeders: dict[int, Callable[[bytes], Stop | None]] = {stdout_fd: out.feed, stderr_fd: err.feed}
@@ -382,7 +428,10 @@ def capture(
         if remaining <= 0:
             stop = Stop.WALL
             break
-        if moving_deadline is not None:
+        if over_quota is not None and over_quota():
+            stop = Stop.BOX
+            break
+        if moving_deadline is not None or over_quota is not None:
             remaining = min(remaining, _DEADLINE_POLL_S)
         for fd, _ in poller.poll(math.ceil(remaining * 1000)):
             chunk = os.read(fd, _READ_CHUNK)
@@ -457,8 +506,8 @@ def shrink_stdout_pipe(stdout_fd: int, request: RunRequest) -> None:
             fcntl.fcntl(stdout_fd, _F_SETPIPE_SZ, os.sysconf("SC_PAGE_SIZE"))
 
 
-def capture_run(stdout_fd: int, stderr_fd: int, request: RunRequest) -> Captured:
-    """``capture`` under the request's wall time, output caps and line count."""
+def capture_run(stdout_fd: int, stderr_fd: int, request: RunRequest, box: Path) -> Captured:
+    """``capture`` under the request's wall time, output caps, line count and (for a writable box) box quota."""
     limits = request.limits
     return capture(
         stdout_fd,
@@ -468,7 +517,15 @@ def capture_run(stdout_fd: int, stderr_fd: int, request: RunRequest) -> Captured
         stderr_limit=limits.stderr_bytes,
         lines=request.stop_after_lines,
         moving_deadline=None if request.channel is None else request.channel.deadline,
+        over_quota=(lambda: box_size(box) > limits.box_mib << 20) if request.writable else None,
     )
+
+
+def box_after(captured: Captured, request: RunRequest, box: Path) -> dict[str, bytes] | None:
+    """A writable box's files after its run, unless it ended over its quota (then what it wrote is dropped)."""
+    if not request.writable or captured.stop is Stop.BOX or box_size(box) > request.limits.box_mib << 20:
+        return None
+    return read_box(box)
 
 
 def address_space_mib(limits: Limits, cgroup: bool) -> int:
@@ -524,6 +581,7 @@ def conclude(
     backend: str,
     isolated: bool,
     shell_status: bool,
+    box: Mapping[str, bytes] | None = None,
 ) -> RunResult:
     """The result of a finished run, decided from the evidence gathered outside it (shared by every backend).
 
@@ -557,4 +615,5 @@ def conclude(
         backend=backend,
         isolated=isolated,
         detail=detail if isolated else f"{detail} (not isolated)",
+        box=box,
     )

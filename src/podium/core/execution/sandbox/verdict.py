@@ -34,6 +34,7 @@ class Stop(StrEnum):
     LINES = "lines"
     OUTPUT = "output"
     WALL = "wall"
+    BOX = "box"  # a writable box grew past its quota
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +70,8 @@ def decide(evidence: Evidence, limits: Limits) -> tuple[RunStatus, str]:
         return RunStatus.OK, "stopped after enough lines"
     if evidence.stop is Stop.OUTPUT:
         return RunStatus.OUTPUT_LIMIT, f"more than {limits.stdout_bytes} bytes on stdout"
+    if evidence.stop is Stop.BOX:
+        return RunStatus.OUTPUT_LIMIT, f"more than {limits.box_mib} MiB written in its working folder"
     if evidence.oom_kills and evidence.failed:
         return RunStatus.MEMORY_LIMIT, f"killed by the cgroup's OOM killer at {limits.memory_mib} MiB"
     spent = evidence.cpu_time_s or 0.0
