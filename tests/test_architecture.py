@@ -23,6 +23,10 @@ ONE_TRACK: dict[str, str] = {
     # model clients are one of the core's named services (CONVENTIONS.md, "what goes in the core"); pcg's generate
     # is their first user, the dojo's and wmeval's model-backed features the next
     "podium.core.llm": "chat clients behind one protocol, a core service by CONVENTIONS.md",
+    # what RunRequest.readable binds into a run: the sandbox's own read-only folders and the packages installed
+    # into them for its interpreter; pcg's stand-ins and requirements are the first users, any judged program the next
+    "podium.core.execution.sandbox.readable": "folders a sandboxed program reads, part of the sandbox service",
+    "podium.core.execution.sandbox.packages": "packages for the sandbox's interpreter, part of the sandbox service",
 }
 
 

@@ -20,6 +20,7 @@ from podium.core.llm import open_model
 from podium.core.llm.http import RetryPolicy
 from podium.tracks.pcg.generation.records import GenerateVerdict, TeamRun
 from podium.tracks.pcg.generation.rules import rules
+from podium.tracks.pcg.generation.submission import Program
 from podium.tracks.pcg.generation.team import GenerateSettings, Submission, generate_team
 from tests.tracks.pcg.chat_server import ChatServer, serve_chat
 
@@ -106,13 +107,15 @@ def verdicts(run: TeamRun) -> dict[str, GenerateVerdict]:
 def test_hostile_programs_are_contained_and_the_run_completes(sandbox: BubblewrapSandbox, tmp_path: Path) -> None:
     root = tmp_path / "run"
     with serve_chat() as server:
-        other = generate_team(Submission("other", "normal.py", NORMAL.encode()), settings(root, server, "A"), sandbox)
+        other = generate_team(
+            Submission("other", Program.of_file("normal.py", NORMAL.encode())), settings(root, server, "A"), sandbox
+        )
         assert verdicts(other) == {"A": GenerateVerdict.OK}
         other_file = root / "other" / "raw" / "A" / "other_A_1.txt"
         other_bytes = other_file.read_bytes()
         asked_before = len(server.requests)
         program = HOSTILE.format(root=str(root)).encode()
-        hostile = Submission("hostile", "hostile.py", program)
+        hostile = Submission("hostile", Program.of_file("hostile.py", program))
         run = generate_team(hostile, settings(root, server, "ABCDEFGHIJKL"), sandbox)
         hostile_requests = server.requests[asked_before:]
 
@@ -147,7 +150,7 @@ def test_hostile_programs_are_contained_and_the_run_completes(sandbox: Bubblewra
 
 def test_a_program_that_cannot_start_fails_every_trial_once(sandbox: BubblewrapSandbox, tmp_path: Path) -> None:
     with serve_chat() as server:
-        broken = Submission("broken", "broken.py", b"import numpy_that_is_not_here\n")
+        broken = Submission("broken", Program.of_file("broken.py", b"import numpy_that_is_not_here\n"))
         run = generate_team(broken, settings(tmp_path, server, "ABC"), sandbox)
         assert server.requests == []
     assert {o.verdict for o in run.outcomes} == {GenerateVerdict.PROGRAM_REJECTED}
@@ -159,14 +162,16 @@ def test_transient_server_failures_are_retried_then_fail_only_their_trial(
 ) -> None:
     with serve_chat() as server:
         server.fail_next = ["503", "reset", "503"]
-        run = generate_team(Submission("t", "normal.py", NORMAL.encode()), settings(tmp_path, server, "AB"), sandbox)
+        run = generate_team(
+            Submission("t", Program.of_file("normal.py", NORMAL.encode())), settings(tmp_path, server, "AB"), sandbox
+        )
         assert verdicts(run) == {"A": GenerateVerdict.OK, "B": GenerateVerdict.OK}
         attempts = [json.loads(line)["attempts"] for line in run.transcript.read_text().splitlines()]
         assert attempts == [4, 1]
 
         server.fail_next = ["503"] * 3
         again = settings(tmp_path / "again", server, "AB", max_attempts=3)
-        run = generate_team(Submission("t", "normal.py", NORMAL.encode()), again, sandbox)
+        run = generate_team(Submission("t", Program.of_file("normal.py", NORMAL.encode())), again, sandbox)
     assert verdicts(run) == {"A": GenerateVerdict.MODEL_ERROR, "B": GenerateVerdict.OK}
     assert "HTTP 503" in run.outcomes[0].reason and not (tmp_path / "again" / "t" / "raw" / "A" / "t_A_1.txt").exists()
 
@@ -176,7 +181,7 @@ def test_a_server_that_stays_down_stops_the_team_after_three_trials(sandbox: Bub
     with serve_chat() as server:
         server.fail_next = ["503"] * 9  # three trials of three attempts each
         slow = settings(tmp_path, server, "ABCDEF", max_attempts=3)
-        run = generate_team(Submission("t", "normal.py", NORMAL.encode()), slow, sandbox)
+        run = generate_team(Submission("t", Program.of_file("normal.py", NORMAL.encode())), slow, sandbox)
         assert server.fail_next == [] and server.requests == []  # nine failed attempts, and nothing asked after
     assert [o.verdict for o in run.outcomes] == [GenerateVerdict.MODEL_ERROR] * 6
     assert all("HTTP 503" in o.reason for o in run.outcomes[:3])
@@ -190,7 +195,7 @@ def test_a_trial_that_works_resets_the_count_of_server_failures(sandbox: Bubblew
     with serve_chat() as server:
         server.fail_next = ["503"] * 6 + ["ok"] + ["503"] * 6  # two failed trials, one good, two failed, then good
         slow = settings(tmp_path, server, "ABCDEF", max_attempts=3)
-        run = generate_team(Submission("t", "normal.py", NORMAL.encode()), slow, sandbox)
+        run = generate_team(Submission("t", Program.of_file("normal.py", NORMAL.encode())), slow, sandbox)
     assert [o.verdict.value for o in run.outcomes] == ["model_error"] * 2 + ["ok"] + ["model_error"] * 2 + ["ok"]
     assert run.server_down is None
 

@@ -6,6 +6,7 @@ never from an option or a file: options end up in shell histories and run folder
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
@@ -16,6 +17,7 @@ import click
 
 from podium.core.errors import ConfigError, PodiumError
 from podium.core.execution.sandbox import BACKENDS, open_sandbox
+from podium.core.execution.sandbox.packages import InstallOptions
 from podium.core.llm import open_model, parse_model_spec
 from podium.core.llm.http import RetryPolicy
 from podium.core.storage.files import read_bytes
@@ -24,6 +26,7 @@ from podium.tracks.pcg.generation.competition import generate_competition
 from podium.tracks.pcg.generation.config import load_config
 from podium.tracks.pcg.generation.records import GenerateVerdict, TeamRun
 from podium.tracks.pcg.generation.rules import rules as edition_rules
+from podium.tracks.pcg.generation.submission import load_program
 from podium.tracks.pcg.generation.team import GenerateSettings, Submission, generate_team
 from podium.tracks.pcg.official.text import decode_utf8
 
@@ -40,7 +43,26 @@ def register(pcg: click.Group) -> None:
         "--config", "config_file", type=click.Path(path_type=Path, dir_okay=False, exists=True),
         help="A TOML file listing every team and model (instead of --team/--program/--prompt/--model).",
     )  # fmt: skip
-    @click.option("--program", type=click.Path(path_type=Path, dir_okay=False, exists=True), help="2024/2025 program.")
+    @click.option(
+        "--program",
+        type=click.Path(path_type=Path, exists=True),
+        help="2024/2025 submission: a .py file, a folder or a .zip.",
+    )
+    @click.option("--entry", help="The program's file inside the submission (default: the one that uses TrialLoop).")
+    @click.option("--workdir", help="The folder the program starts in, inside the submission (default: its top).")
+    @click.option(
+        "--requirement",
+        "extra_requirements",
+        multiple=True,
+        help="A requirement the submission needs beyond its requirements.txt (repeatable), e.g. numpy==1.26.4.",
+    )
+    @click.option(
+        "--find-links",
+        multiple=True,
+        type=click.Path(path_type=Path, file_okay=False, exists=True),
+        help="A local folder of wheels for requirements (repeatable).",
+    )
+    @click.option("--no-index", is_flag=True, help="Install requirements from --find-links folders only.")
     @click.option("--prompt", type=click.Path(path_type=Path, dir_okay=False, exists=True), help="2023 prompt file.")
     @click.option("--model", "model_spec", help="BACKEND:MODEL (default: the edition's model; 2025 needs one).")
     @click.option("--base-url", help="The model server (e.g. http://localhost:11434/v1 for Ollama's OpenAI API).")
@@ -62,6 +84,11 @@ def register(pcg: click.Group) -> None:
         team: str | None,
         config_file: Path | None,
         program: Path | None,
+        entry: str | None,
+        workdir: str | None,
+        extra_requirements: tuple[str, ...],
+        find_links: tuple[Path, ...],
+        no_index: bool,
         prompt: Path | None,
         model_spec: str | None,
         base_url: str | None,
@@ -75,9 +102,12 @@ def register(pcg: click.Group) -> None:
     ) -> None:
         """Ask a model for a team's responses: ROOT/TEAM/raw/C/TEAM_C_n.txt, keeping those that exist."""
         if config_file is not None:
-            if team or program or prompt or model_spec:
-                raise ConfigError("--config lists the teams and models", fix="drop --team/--program/--prompt/--model")
-            _run_config(root, config_file, backend, as_json)
+            if team or program or prompt or model_spec or entry or workdir or extra_requirements:
+                raise ConfigError(
+                    "--config lists the teams and models",
+                    fix="drop --team/--program/--prompt/--model/--entry/--workdir/--requirement (set them per team)",
+                )
+            _run_config(root, config_file, backend, as_json, tuple(p.resolve() for p in find_links), no_index)
             return
         if team is None:
             raise ConfigError("name the team (--team NAME), or give --config FILE")
@@ -101,18 +131,27 @@ def register(pcg: click.Group) -> None:
             sandbox = None
         else:
             assert program is not None
-            submission = Submission(team, program.name, read_bytes(program))
+            loaded = load_program(program, entry=entry, workdir=workdir, requirements=extra_requirements)
+            submission = Submission(team, loaded)
             sandbox = open_sandbox(backend, allow_weaker=backend != "bubblewrap")
         letters = tuple(c.strip() for c in characters.split(",") if c.strip())
-        settings = GenerateSettings(root.resolve(), rules, model, parsed.model, base_url, letters, trials, master_seed)
+        settings = GenerateSettings(
+            root.resolve(), rules, model, parsed.model, base_url, letters, trials, master_seed,
+            install=InstallOptions(tuple(p.resolve() for p in find_links), no_index),
+        )  # fmt: skip
         with click.progressbar(length=len(letters) * trials, label=team, file=sys.stderr) as bar:
             run = generate_team(submission, settings, sandbox, on_outcome=lambda outcome: bar.update(1))
         _print(run, as_json)
         _fail_if_a_server_was_down([run])
 
 
-def _run_config(root: Path, config_file: Path, backend: str, as_json: bool) -> None:
+def _run_config(
+    root: Path, config_file: Path, backend: str, as_json: bool, find_links: tuple[Path, ...], no_index: bool
+) -> None:
     config = load_config(config_file)
+    if find_links or no_index:  # the command line's wheelhouses add to the file's
+        install = InstallOptions((*config.install.find_links, *find_links), no_index or config.install.no_index)
+        config = dataclasses.replace(config, install=install)
     programs = config.rules.program_package is not None
     sandbox = open_sandbox(backend, allow_weaker=backend != "bubblewrap") if programs else None
     runs = generate_competition(config, root.resolve(), sandbox)

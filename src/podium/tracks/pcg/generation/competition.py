@@ -13,12 +13,14 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+from podium.core.errors import PodiumError
 from podium.core.execution.sandbox import Sandbox
 from podium.core.llm import ChatModel, open_model, parse_model_spec
 from podium.core.llm.http import RetryPolicy
 from podium.core.storage.files import read_bytes
 from podium.tracks.pcg.generation.config import GenerateConfig, ModelEntry, TeamEntry
 from podium.tracks.pcg.generation.records import TeamRun
+from podium.tracks.pcg.generation.submission import load_program
 from podium.tracks.pcg.generation.team import GenerateSettings, Submission, generate_team
 from podium.tracks.pcg.official.text import decode_utf8
 
@@ -31,11 +33,15 @@ def open_config_model(entry: ModelEntry, timeout_s: float | None) -> ChatModel:
 
 
 def submission_of(team: TeamEntry) -> Submission:
-    """A team's submission, read from its file."""
-    if team.program is not None:
-        return Submission(team.name, team.program.name, read_bytes(team.program))
-    assert team.prompt is not None
-    return Submission(team.name, prompt=decode_utf8(read_bytes(team.prompt), team.prompt).text)
+    """A team's submission, read from its file or folder; one that cannot be read fails only that team."""
+    try:
+        if team.program is not None:
+            program = load_program(team.program, entry=team.entry, workdir=team.workdir, requirements=team.requirements)
+            return Submission(team.name, program)
+        assert team.prompt is not None
+        return Submission(team.name, prompt=decode_utf8(read_bytes(team.prompt), team.prompt).text)
+    except PodiumError as error:
+        return Submission(team.name, unusable=f"{error.describe()}" + (f" (fix: {error.fix})" if error.fix else ""))
 
 
 def generate_competition(
@@ -56,6 +62,7 @@ def generate_competition(
             config.characters,
             config.trials,
             config.master_seed,
+            install=config.install,
         )
         return generate_team(submissions[team.name], settings, sandbox)
 

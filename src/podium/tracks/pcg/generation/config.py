@@ -8,6 +8,8 @@
     characters = "A,B,C"           # optional (A..Z)
     master_seed = 6280             # optional, 2025 only: a seed per trial derived from it
     teams_in_parallel = 2          # optional (2)
+    find_links = ["wheels"]        # optional: local folders of wheels for the teams' requirements
+    no_index = false               # optional: true installs from find_links only
 
     [[models]]
     spec = "openai:qwen2.5:32b-instruct-fp16"
@@ -16,7 +18,12 @@
 
     [[teams]]
     name = "team_a"
-    program = "submissions/team_a.py"   # or prompt = "...txt" (2023); paths relative to this file
+    program = "submissions/team_a.zip"  # a .py, a folder or a .zip; or prompt = "...txt" (2023)
+    entry = "tot/tot.py"                # optional: the program's file inside the submission
+    workdir = ""                        # optional: the folder it starts in (default: the top)
+    requirements = ["numpy==1.26.4"]    # optional: beyond the submission's requirements.txt
+
+Paths are relative to this file.
 
 2025 runs every team once per model, each model in its own official root ``ROOT/<FOLDER>/`` (see
 ``docs/design/pcg-2025-models.md``); 2023 and 2024 have one model and write ``ROOT`` itself. The file names no
@@ -31,11 +38,14 @@ from pathlib import Path
 from typing import Any
 
 from podium.core.errors import ConfigError, InputError
+from podium.core.execution.sandbox.packages import InstallOptions
 from podium.core.storage.files import read_bytes
 from podium.tracks.pcg.editions import CHARACTERS
 from podium.tracks.pcg.generation.rules import GenerationRules, rules
 
-_TOP = {"version", "edition", "trials", "characters", "master_seed", "teams_in_parallel", "models", "teams"}
+_TOP = {"version", "edition", "trials", "characters", "master_seed", "teams_in_parallel", "find_links", "no_index",
+        "models", "teams"}  # fmt: skip
+_TEAM = {"name", "program", "prompt", "entry", "workdir", "requirements"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,11 +59,14 @@ class ModelEntry:
 
 @dataclass(frozen=True, slots=True)
 class TeamEntry:
-    """One team's submission file."""
+    """One team's submission and how to run it."""
 
     name: str
     program: Path | None
     prompt: Path | None
+    entry: str | None = None
+    workdir: str | None = None
+    requirements: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +80,7 @@ class GenerateConfig:
     teams_in_parallel: int
     models: tuple[ModelEntry, ...]
     teams: tuple[TeamEntry, ...]
+    install: InstallOptions = InstallOptions()
 
 
 def load_config(path: Path) -> GenerateConfig:
@@ -107,7 +121,23 @@ def load_config(path: Path) -> GenerateConfig:
         _int(data, "teams_in_parallel", 2),
         models,
         teams,
+        _install(data, path.parent),
     )
+
+
+def _install(data: dict[str, Any], base: Path) -> InstallOptions:
+    links, no_index = data.get("find_links", []), data.get("no_index", False)
+    if (
+        not isinstance(links, list)
+        or not all(isinstance(link, str) for link in links)
+        or not isinstance(no_index, bool)
+    ):
+        raise ConfigError('find_links is a list of folders (["wheels"]) and no_index true or false')
+    folders = tuple((base / link).resolve() for link in links)
+    missing = [str(folder) for folder in folders if not folder.is_dir()]
+    if missing:
+        raise ConfigError(f"find_links folder {missing[0]} does not exist", fix="make it, or correct the path")
+    return InstallOptions(folders, no_index)
 
 
 def _int(data: dict[str, Any], key: str, default: int) -> int:
@@ -138,10 +168,28 @@ def _folder(spec: str) -> str:
 
 
 def _team(entry: dict[str, Any], base: Path, edition_rules: GenerationRules) -> TeamEntry:
-    if set(entry) - {"name", "program", "prompt"} or not isinstance(entry.get("name"), str):
-        raise ConfigError(f"a [[teams]] entry has name and program (or prompt, 2023): {entry}")
+    if set(entry) - _TEAM or not isinstance(entry.get("name"), str):
+        raise ConfigError(f"a [[teams]] entry has name and program (or prompt, 2023), and may have {_TEAM}: {entry}")
     wanted = "prompt" if edition_rules.program_package is None else "program"
-    if not isinstance(entry.get(wanted), str) or len(entry) != 2:
-        raise ConfigError(f"team {entry['name']!r}: {edition_rules.edition} submissions are a {wanted} file")
+    unwanted = {"program", "prompt"} - {wanted}
+    if not isinstance(entry.get(wanted), str) or unwanted & set(entry):
+        raise ConfigError(f"team {entry['name']!r}: {edition_rules.edition} submissions are a {wanted}")
+    options = {key: entry.get(key) for key in ("entry", "workdir")}
+    requirements = entry.get("requirements", [])
+    if (
+        not all(v is None or isinstance(v, str) for v in options.values())
+        or not isinstance(requirements, list)
+        or not all(isinstance(r, str) for r in requirements)
+    ):
+        raise ConfigError(f"team {entry['name']!r}: entry and workdir are paths, requirements a list of strings")
+    if wanted == "prompt" and (any(options.values()) or requirements):
+        raise ConfigError(f"team {entry['name']!r}: entry, workdir and requirements are for programs")
     file = base / entry[wanted]
-    return TeamEntry(entry["name"], file if wanted == "program" else None, file if wanted == "prompt" else None)
+    return TeamEntry(
+        entry["name"],
+        file if wanted == "program" else None,
+        file if wanted == "prompt" else None,
+        options["entry"],
+        options["workdir"],
+        tuple(requirements),
+    )

@@ -1,22 +1,30 @@
 """Stage ``generate``: ask a model for one team's responses, by its program (2024, 2025) or its prompt (2023).
 
-A program runs unchanged in the sandbox, all of the team's trials in one process in the official order, as the
-official package runs them (a program may keep state between trials). Its chat calls cross the sandbox's channel
-to a ``TeamSession``, which alone calls the model and enforces the edition's rules. When the process dies or is
-killed mid-trial (a hard limit, a crash), that trial fails with the reason and a fresh process takes the remaining
-trials; a program that cannot even start fails all of them, once. A prompt is sent by the judge itself (no program
-runs): every ``<OBJECT>`` replaced by the letter in double quotes, one user message.
+A program (a file, a folder or a zip: ``submission.py``) runs unchanged in the sandbox, all of the team's trials in
+one process in the official order, as the official package runs them (a program may keep state between trials).
+It runs as ``python ENTRY`` from its working folder would, on a private writable copy of the submission made for
+this team's run, with its declared requirements installed beside it (``requirements.py``) and podium's stand-ins
+for the official packages (``stand_ins.py``). Its chat calls cross the sandbox's channel to a ``TeamSession``,
+which alone calls the model and enforces the edition's rules. When the process dies or is killed mid-trial (a hard
+limit, a crash), that trial fails with the reason and a fresh process takes the remaining trials on the copy as
+the last one left it; a program that cannot even start fails all of them, once, and so does one whose
+requirements cannot be installed. A prompt is sent by the judge itself (no program runs): every ``<OBJECT>``
+replaced by the letter in double quotes, one user message.
 
 Output is the official layout, ``ROOT/<TEAM>/raw/<C>/<TEAM>_<C>_<n>.txt`` (the response's UTF-8 bytes, written
 atomically), and beside the team folders ``ROOT/logs/<TEAM>_raw_<time>.log`` in the official wording plus
-``...transcript.jsonl`` (every model call). A file that exists is never asked for again, so a rerun after a kill
-completes only what is missing. Nothing under ROOT is visible to the program.
+``...transcript.jsonl`` (every model call), ``...environment.json`` (the submission's digest, entry, working folder
+and installed requirements) and ``....files/`` (what the program wrote in its copy: files it added or changed). A
+file that exists is never asked for again, so a rerun after a kill completes only what is missing. Nothing under
+ROOT is visible to the program.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -24,13 +32,16 @@ from pathlib import Path
 from podium.core.errors import ConfigError
 from podium.core.execution.sandbox import Limits, RunRequest, RunResult, RunStatus, Sandbox
 from podium.core.execution.sandbox.channel import Channel
+from podium.core.execution.sandbox.packages import InstallOptions
 from podium.core.llm import ChatMessage, ChatModel, ChatRequest, ModelCallError
 from podium.core.storage.files import write_atomic
 from podium.tracks.pcg.editions import CHARACTERS
-from podium.tracks.pcg.generation.box import box_files, module_name
 from podium.tracks.pcg.generation.records import GenerateVerdict, TeamRun, TrialKey, TrialOutcome
+from podium.tracks.pcg.generation.requirements import Environment, RequirementError, prepare_environment
 from podium.tracks.pcg.generation.rules import GenerationRules
 from podium.tracks.pcg.generation.session import SessionSettings, TeamSession, Transcript, response_path
+from podium.tracks.pcg.generation.stand_ins import START, stand_ins_folder
+from podium.tracks.pcg.generation.submission import Program
 from podium.tracks.pcg.official.rawlog import RawLog, raw_log_name
 
 PROGRAM_ENV = {"PYTHONHASHSEED": "0", "PYTHONIOENCODING": "utf-8", "PYTHONDONTWRITEBYTECODE": "1"}
@@ -49,19 +60,17 @@ FORBIDDEN_TEAM_NAMES = frozenset({"logs", "result", ".", ".."})
 
 @dataclass(frozen=True, slots=True)
 class Submission:
-    """What a team submitted: a program (its file name and bytes) or a 2023 prompt."""
+    """What a team submitted: a program (2024, 2025) or a 2023 prompt."""
 
     team: str
-    program_name: str | None = None
-    program: bytes | None = None
+    program: Program | None = None
     prompt: str | None = None
+    unusable: str | None = None  # why it could not be read (a run of several teams fails only this one)
 
     def __post_init__(self) -> None:
         check_team_name(self.team)
-        if (self.program is None) == (self.prompt is None):
-            raise ConfigError("a submission is a program or a prompt", fix="give --program FILE or --prompt FILE")
-        if self.program is not None:
-            module_name(self.program_name or "")
+        if sum(part is not None for part in (self.program, self.prompt, self.unusable)) != 1:
+            raise ConfigError("a submission is a program or a prompt", fix="give --program PATH or --prompt FILE")
 
 
 def check_team_name(team: str) -> None:
@@ -95,6 +104,7 @@ class GenerateSettings:
     limits: Limits = PROCESS_LIMITS
     grace_s: float = 60.0
     between_trials_s: float = 60.0
+    install: InstallOptions = InstallOptions()  # where requirements' wheels come from
 
 
 def generate_team(
@@ -129,29 +139,106 @@ def generate_team(
     )
     session = TeamSession(session_settings, plan, log, transcript, clock, on_outcome)
     processes = 0
-    if submission.prompt is not None:
+    if submission.unusable is not None:
+        session.reject_rest(submission.unusable)
+    elif submission.prompt is not None:
         _ask_prompt(session, submission.prompt)
     else:
         if sandbox is None:
             raise ConfigError("a program runs only in a sandbox", fix="open one with open_sandbox()")
-        assert submission.program is not None and submission.program_name is not None
-        files = box_files(submission.program_name, submission.program)
-        argv = ("python3", "-s", "-S", "-B", "-m", "_podium.driver", module_name(submission.program_name))
-        while not session.finished:
-            processes += 1
-            channel = Channel(session.handle)
-            session.attach(channel)
-            result = sandbox.run(RunRequest(argv, files, settings.limits, PROGRAM_ENV, channel=channel))
-            _after_process(session, result, channel)
-            if session.aborted is not None or (not session.finished and session.handed_out == 0):
-                verdict = session.abort_verdict if session.aborted is not None else GenerateVerdict.PROGRAM_REJECTED
-                if result.status is RunStatus.INTERNAL_ERROR and session.aborted is None:
-                    verdict = GenerateVerdict.INTERNAL_ERROR  # the sandbox could not start: not the program's fault
-                session.reject_rest(session.aborted or _why_it_ended(result, channel, session), verdict)
+        assert submission.program is not None
+        processes = _run_program(session, submission.program, settings, sandbox, log.path)
     order = {key: index for index, key in enumerate(keys)}
     outcomes = sorted(session.outcomes, key=lambda o: order[o.key])
     server_down = session.aborted if session.abort_verdict is GenerateVerdict.MODEL_ERROR else None
     return TeamRun(team, tuple(outcomes), log.path, transcript.path, processes, server_down)
+
+
+def _run_program(
+    session: TeamSession, program: Program, settings: GenerateSettings, sandbox: Sandbox, log_path: Path
+) -> int:
+    """Run the program until every trial has an outcome; how many processes that took."""
+    record = _RunRecord(log_path, program)
+    try:
+        environment = prepare_environment(program.requirements, settings.install)
+    except RequirementError as error:
+        reason = f"{error.message} (fix: {error.fix})"
+        record.write(None, {}, error=reason)
+        session.reject_rest(reason)
+        return 0
+    session.log.line(environment.summary())
+    record.write(environment, {})
+    stand_ins = stand_ins_folder()
+    folders = () if environment.folder is None else (environment.folder,)
+    argv = ("python3", "-s", "-S", "-B", str(stand_ins / START), program.entry_from_workdir, program.loop or "")
+    # the submission itself counts against its copy's quota: the program may write as much again as the limit
+    limits = dataclasses.replace(settings.limits, box_mib=settings.limits.box_mib + (program.size >> 20) + 1)
+    files, processes = program.files, 0
+    while not session.finished:
+        processes += 1
+        channel = Channel(session.handle)
+        session.attach(channel)
+        request = RunRequest(
+            (*argv, *map(str, folders)),
+            files,
+            limits,
+            PROGRAM_ENV,
+            channel=channel,
+            writable=True,
+            workdir=program.workdir,
+            readable=(stand_ins, *folders),
+        )
+        result = sandbox.run(request)
+        files = result.box if result.box is not None else files  # the next process goes on from this copy
+        _after_process(session, result, channel)
+        if session.aborted is not None or (not session.finished and session.handed_out == 0):
+            verdict = session.abort_verdict if session.aborted is not None else GenerateVerdict.PROGRAM_REJECTED
+            if result.status is RunStatus.INTERNAL_ERROR and session.aborted is None:
+                verdict = GenerateVerdict.INTERNAL_ERROR  # the sandbox could not start: not the program's fault
+            session.reject_rest(session.aborted or _why_it_ended(result, channel, session), verdict)
+    written = record.write(environment, files)
+    if written:
+        session.log.line(f"podium: the program's copy kept {written} added or changed files in {record.files}")
+    return processes
+
+
+@dataclass(frozen=True, slots=True)
+class _RunRecord:
+    """``<log>.environment.json`` and ``<log>.files/`` beside a team's log: what it ran with, what it wrote."""
+
+    log_path: Path
+    program: Program
+
+    @property
+    def stem(self) -> Path:
+        return self.log_path.with_name(self.log_path.name.removesuffix(".log"))
+
+    @property
+    def files(self) -> Path:
+        return self.stem.with_name(self.stem.name + ".files")
+
+    def write(self, environment: Environment | None, files: Mapping[str, bytes], error: str | None = None) -> int:
+        """Write both (the files only when there are any); how many files the program added or changed."""
+        program = self.program
+        changed = {path: data for path, data in files.items() if program.files.get(path) != data}
+        removed = sorted(set(program.files) - set(files)) if files else []
+        for path, data in changed.items():
+            write_atomic(self.files / path, data)
+        record = {
+            "submission": program.origin,
+            "digest": program.digest,
+            "entry": program.entry,
+            "workdir": program.workdir,
+            "loop": program.loop,
+            "requirements_file": program.requirements_file,
+            "left_out": list(program.left_out),
+            "environment": None if environment is None else environment.as_json(),
+            "error": error,
+            "written": sorted(changed),
+            "removed": removed,
+        }
+        write_atomic(self.stem.with_name(self.stem.name + ".environment.json"), json.dumps(record, indent=2).encode())
+        return len(changed)
 
 
 def _after_process(session: TeamSession, result: RunResult, channel: Channel) -> None:

@@ -1,20 +1,29 @@
-"""The sandboxed process's main: import the program, then run each trial the judge hands out, in its order.
+"""The sandboxed process's main: set up the program's imports, import it, then run each trial the judge hands out.
 
-``python3 -m _podium.driver MODULE`` imports the program as ``MODULE`` (as an organiser's script would import it;
-its ``if __name__ == "__main__":`` block does not run), finds its ``TrialLoop`` subclass and serves trials until
-the judge says there are none left. A program that calls ``run_evaluation`` while it is imported is served then.
-What a trial ends with goes back to the judge: the response, or the exception (``TimeoutError`` and ``ValueError``
-end a trial as the official packages end it; anything else is reported with its traceback).
+The program runs as ``python ENTRY`` would run it from its working folder: the entry's own folder first on
+``sys.path``, then the folders of its installed requirements, then the standard library. The official names
+(``chatgpt4pcg``, ``llms4pcg``, ``openai``) resolve to the stand-ins' folder before anything else, whatever the
+submission bundles; nothing else of that folder is importable.
+
+The entry is imported under its file's stem (its ``if __name__ == "__main__":`` block does not run); its
+``TrialLoop`` subclass is the class its ``run_evaluation`` call names (the judge reads that from the source and
+passes it as LOOP), else the one subclass it defines or imports. A program that calls ``run_evaluation`` while it
+is imported is served then. What a trial ends with goes back to the judge: the response, or the exception
+(``TimeoutError`` and ``ValueError`` end a trial as the official packages end it; anything else is reported with its
+traceback).
 """
 
 from __future__ import annotations
 
-import importlib
+import importlib.machinery
+import importlib.util
 import inspect
+import os
 import sys
 import traceback
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from .context import ModelTrialContext, TrialContext, TrialLoop
 from .link import link
@@ -58,26 +67,57 @@ def _context(hello: dict[str, object], character: str, number: int, log_path: Pa
     return TrialContext(team, character, number, log_path)
 
 
-def _trial_loop(module: ModuleType) -> type[TrialLoop] | str:
-    """The program's one ``TrialLoop`` subclass, or why there is not exactly one."""
-    found = [
-        value
-        for value in vars(module).values()
-        if inspect.isclass(value)
-        and issubclass(value, TrialLoop)
-        and value is not TrialLoop
-        and value.__module__ == module.__name__
-    ]
+def _trial_loop(module: ModuleType, named: str) -> type[TrialLoop] | str:
+    """The program's ``TrialLoop`` subclass, or why there is not exactly one."""
+    if named:
+        value = getattr(module, named, None)
+        if inspect.isclass(value) and issubclass(value, TrialLoop) and value is not TrialLoop:
+            return value
+        return f"run_evaluation names {named}, which is not a TrialLoop subclass the program defines or imports"
+    loops = [v for v in vars(module).values() if inspect.isclass(v) and issubclass(v, TrialLoop) and v is not TrialLoop]
+    found = [value for value in loops if value.__module__ == module.__name__] or loops
     if len(found) != 1:
         names = ", ".join(sorted(c.__name__ for c in found)) or "none"
         return f"the program must define exactly one TrialLoop subclass; found {names}"
     return found[0]
 
 
-def main(argv: list[str]) -> int:
-    """Import the program named by ``argv[1]`` and serve the trials."""
+class _StandIns:
+    """A finder answering the official top-level names from the stand-ins' folder, before any other place."""
+
+    _NAMES = frozenset({"chatgpt4pcg", "llms4pcg", "openai"})
+
+    def __init__(self, folder: str) -> None:
+        self._folder = folder
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        if name not in self._NAMES:
+            return None  # their sub-modules are found through the package's own __path__
+        return importlib.machinery.PathFinder.find_spec(name, [self._folder])
+
+
+def _import_entry(entry: str) -> ModuleType:
+    """Import the entry file under its stem (or ``submission`` when the stem is not a name Python allows)."""
+    stem = os.path.basename(entry)[:-3]
+    name = stem if stem.isidentifier() and stem not in sys.modules else "submission"
+    spec = importlib.util.spec_from_file_location(name, entry)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def main(stand_ins: str, args: list[str]) -> int:
+    """Import the program and serve the trials.
+
+    ``args``: the entry relative to the working folder, the LOOP name (may be empty), the requirement folders.
+    """
+    entry, loop, folders = os.path.abspath(args[0]), args[1], args[2:]
+    sys.path[0:1] = [os.path.dirname(entry), *folders]
+    sys.meta_path.insert(0, _StandIns(stand_ins))
     try:
-        module = importlib.import_module(argv[1])
+        module = _import_entry(entry)
     except BaseException as error:
         if isinstance(error, SystemExit) and _served:
             return 0
@@ -86,13 +126,9 @@ def main(argv: list[str]) -> int:
         return 1
     if _served:
         return 0
-    fn = _trial_loop(module)
+    fn = _trial_loop(module, loop)
     if isinstance(fn, str):
         link().ask({"op": "abort", "reason": fn})
         return 1
     serve(fn)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv))

@@ -1,24 +1,30 @@
-"""The files of a participant's sandbox: the program, podium's ``_podium`` package and the official module names.
+"""podium's stand-ins for the official packages, as one read-only folder every participant's sandbox can read.
 
 The official packages are not installed in the sandbox (they would bring the OpenAI client, and with it a way to
 the network that only the closed network namespace would stop); podium's own small modules stand in for them under
 the same import paths. Each official module becomes a line or two re-exporting ``_podium``'s names::
 
-    /box/_podium/{__init__,link,context,api,driver}.py      podium.tracks.pcg.generation.sandboxed, copied
-    /box/chatgpt4pcg/competition.py, utils.py, models/trial_context.py, models/trial_loop.py     (2024 names)
-    /box/llms4pcg/...                                                                           (2025 names)
-    /box/openai/types/chat/__init__.py        only the message type names, for programs' type hints
-    /box/<MODULE>.py                                                                            the program
+    start.py                                 the sandboxed process's first file (sandboxed/start.py)
+    _podium/{__init__,link,context,api,driver}.py      podium.tracks.pcg.generation.sandboxed, copied
+    chatgpt4pcg/competition.py, utils.py, models/trial_context.py, models/trial_loop.py     (2024 names)
+    llms4pcg/...                                                                           (2025 names)
+    openai/types/chat/__init__.py        only the message type names, for programs' type hints
+
+The folder is published once per content (``core.execution.sandbox.readable``) and bound read-only into every run,
+outside the program's own working folder, so a submission's files stay exactly the submission's. The driver takes
+it off ``sys.path`` and answers only the official names from it (``sandboxed/driver.py``).
 """
 
 from __future__ import annotations
 
-import keyword
+import hashlib
 from importlib import resources
+from pathlib import Path
 
-from podium.core.errors import InputError
+from podium.core.execution.sandbox.readable import publish, readable_root
 
-BOX_PACKAGE = "_podium"
+STAND_IN_PACKAGE = "_podium"
+START = "start.py"
 _SOURCES = ("__init__.py", "link.py", "context.py", "api.py", "driver.py")
 
 _SHIMS: dict[str, dict[str, str]] = {
@@ -53,27 +59,32 @@ _OPENAI_SHIMS = {
     "openai/types/__init__.py": "",
     "openai/types/chat/__init__.py": "".join(f"{name} = dict\n" for name in _OPENAI_TYPES),
 }
-RESERVED_MODULES = frozenset({BOX_PACKAGE, "openai", *_SHIMS})
+OFFICIAL_NAMES = frozenset({"openai", *_SHIMS})
+"""The top-level names the stand-ins answer, whatever a submission bundles or declares."""
 
 
-def module_name(file_name: str) -> str:
-    """The name a program file is imported as (its stem), or InputError when Python cannot import it by that name."""
-    stem, dot, suffix = file_name.rpartition(".")
-    if not dot or suffix != "py" or not stem.isidentifier() or keyword.iskeyword(stem) or stem in RESERVED_MODULES:
-        raise InputError(
-            f"a program is imported by its file name, and {file_name!r} cannot be",
-            fix="name the program like a Python module (my_program.py), not chatgpt4pcg.py, llms4pcg.py or _podium.py",
-        )
-    return stem
-
-
-def box_files(program_name: str, program: bytes) -> dict[str, bytes]:
-    """Every file of the sandbox's working folder for ``program`` (whichever official package it imports)."""
+def stand_in_files() -> dict[str, bytes]:
+    """Every file of the stand-ins' folder, by relative path."""
     package = resources.files("podium.tracks.pcg.generation.sandboxed")
-    files = {f"{BOX_PACKAGE}/{name}": package.joinpath(name).read_bytes() for name in _SOURCES}
+    files = {START: package.joinpath(START).read_bytes()}
+    files.update({f"{STAND_IN_PACKAGE}/{name}": package.joinpath(name).read_bytes() for name in _SOURCES})
     for official, shims in _SHIMS.items():
         for path, text in {**_COMMON_SHIMS, **shims}.items():
             files[f"{official}/{path}"] = text.encode()
     files.update({path: text.encode() for path, text in _OPENAI_SHIMS.items()})
-    files[f"{module_name(program_name)}.py"] = program
     return files
+
+
+def stand_ins_folder() -> Path:
+    """The published stand-ins' folder for this version of podium (made on first use)."""
+    files = stand_in_files()
+    digest = hashlib.sha256()
+    for path in sorted(files):
+        digest.update(f"{path}\0{len(files[path])}\0".encode() + files[path])
+
+    def fill(folder: Path) -> None:
+        for path, data in files.items():
+            (folder / path).parent.mkdir(parents=True, exist_ok=True)
+            (folder / path).write_bytes(data)
+
+    return publish(readable_root("pcg-stand-ins"), digest.hexdigest()[:32], fill)
