@@ -16,6 +16,7 @@ import pytest
 
 from podium.cli.main import main
 from podium.core.execution.sandbox.bubblewrap import BubblewrapSandbox
+from podium.core.execution.sandbox.packages import InstallOptions
 from podium.core.llm import open_model
 from podium.core.llm.http import RetryPolicy
 from podium.tracks.pcg.generation.records import GenerateVerdict, TeamRun
@@ -87,11 +88,15 @@ class Normal(TrialLoop):
 """
 
 
-def settings(root: Path, server: ChatServer, characters: str, **policy: float) -> GenerateSettings:
+def settings(
+    root: Path, server: ChatServer, characters: str, install: InstallOptions | None = None, **policy: float
+) -> GenerateSettings:
     retry = RetryPolicy(first_backoff_s=0.01, max_backoff_s=0.05, **policy)  # type: ignore[arg-type]
     model = open_model("openai:m", base_url=server.base_url, policy=retry)
     quick = dataclasses.replace(rules(2025), max_time_s=1.0)
-    return GenerateSettings(root, quick, model, "m", server.base_url, tuple(characters), 1, grace_s=1.0)
+    return GenerateSettings(
+        root, quick, model, "m", server.base_url, tuple(characters), 1, grace_s=1.0, install=install
+    )
 
 
 def write(folder: Path, text: str) -> Path:

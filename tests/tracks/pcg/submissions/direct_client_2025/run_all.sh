@@ -1,0 +1,2 @@
+#!/bin/sh
+for f in letter_*.py; do python "$f"; done
