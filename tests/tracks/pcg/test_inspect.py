@@ -116,7 +116,8 @@ def test_cli_text_and_json() -> None:
     text = runner.invoke(pcg, ["inspect", str(PROGRAMS / "flagged" / "process_os_system.py")], catch_exceptions=False)
     assert text.exit_code == 0
     assert "2 flags to read" in text.output and "calls os.system()" in text.output
-    result = runner.invoke(pcg, ["inspect", "--json", str(PROGRAMS / "clean")], catch_exceptions=False)
+    clean = [str(path) for path in _corpus("clean")]
+    result = runner.invoke(pcg, ["inspect", "--json", *clean], catch_exceptions=False)
     assert result.exit_code == 0
     programs = json.loads(result.output)["programs"]
     assert [Path(p["path"]).name for p in programs] == [p.name for p in _corpus("clean")]

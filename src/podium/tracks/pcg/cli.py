@@ -149,21 +149,30 @@ def qualify(prompts_dir: Path, edition: str, as_json: bool, no_copy: bool) -> No
 @click.argument("programs", nargs=-1, required=True, type=click.Path(path_type=Path, exists=True))
 @json_option("Print the reports as JSON.")
 def inspect_command(programs: tuple[Path, ...], as_json: bool) -> None:
-    """Report on participant programs (files, or folders of .py files) for the organisers' manual rule check.
+    """Report on participant programs (.py files) and whole submissions (folders or .zip archives).
 
-    Lists imports, calls outside the official API, file, process and network use, obfuscation and size. A help
-    to the person reading each program, not a verdict: the exit status is 0 whatever it finds.
+    For each program: imports, calls outside the official API, file, process and network use, obfuscation and
+    size. For a submission, first what `generate` needs settled: the entry candidates, imports nothing declares,
+    the files it reads and whether it has them, what it writes, model clients it calls itself and the README's run
+    instructions, with a suggested command line. A help to the person reading each program, not a verdict: the
+    exit status is 0 whatever it finds.
     """
     from podium.tracks.pcg.inspect import inspect_program, report_as_json, report_as_text
+    from podium.tracks.pcg.inspect_submission import inspect_submission, submission_as_json, submission_as_text
 
-    paths = [p for given in programs for p in ([given] if given.is_file() else sorted(given.rglob("*.py")))]
-    if not paths:
-        raise ConfigError("no .py files in the folders given", fix="name program files or folders that hold some")
-    reports = [inspect_program(path) for path in paths]
+    whole = [path for path in programs if path.is_dir() or path.suffix == ".zip"]
+    single = [path for path in programs if path not in whole]
+    reports = [inspect_program(path) for path in single]
+    submissions = [inspect_submission(path) for path in whole]
     if as_json:
-        click.echo(json.dumps({"programs": [report_as_json(r) for r in reports]}, indent=2, ensure_ascii=False))
+        data = {
+            "programs": [report_as_json(r) for r in reports],
+            "submissions": [submission_as_json(s) for s in submissions],
+        }
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
     else:
-        click.echo("\n\n".join(report_as_text(r) for r in reports))
+        texts = [report_as_text(r) for r in reports] + [submission_as_text(s) for s in submissions]
+        click.echo("\n\n".join(texts))
 
 
 def _text_stage(command: F) -> F:
