@@ -40,3 +40,33 @@ def test_files_podium_did_not_make_are_said_to_be_supplied() -> None:
     supplied = run_provenance(2024, None, simulated=False)
     assert supplied.classifier.spec == "supplied" and supplied.classifier.warn
     assert "not simulated by podium" in supplied.physics and supplied.physics_agreement == ""
+
+
+def test_each_teams_latest_program_environment_is_read_and_a_broken_record_skipped(tmp_path: Path) -> None:
+    import json
+
+    from podium.tracks.pcg.provenance import program_environments
+    from podium.tracks.pcg.report import _programs
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+
+    def record(name: str, team: str, installed: list[str], error: str | None = None) -> None:
+        environment = {"installed": installed, "key": "abc123", "python": "3.11.2 cpython-311-x86_64-linux-gnu"}
+        data = {"team": team, "digest": "sha256:" + "f" * 64, "entry": "tot/tot.py", "error": error,
+                "environment": None if error else environment}  # fmt: skip
+        (logs / name).write_text(json.dumps(data))
+
+    record("team_a_raw_2026_01_01_10_00_00_.environment.json", "team_a", ["numpy==1.26.3"])
+    record("team_a_raw_2026_01_02_10_00_00_.environment.json", "team_a", ["numpy==1.26.4"])  # the rerun
+    record("team_b_raw_2026_01_01_10_00_00_.environment.json", "team_b", [], "requirement nope cannot be installed")
+    (logs / "team_c_raw_2026_01_01_10_00_00_.environment.json").write_text("{half a rec")
+    found = program_environments(logs, "qwen/")
+    assert [(p.team, p.installed, p.error) for p in found] == [
+        ("qwen/team_a", ("numpy==1.26.4",), None),
+        ("qwen/team_b", (), "requirement nope cannot be installed"),
+    ]
+    html = "".join(_programs(run_provenance(2025, None, simulated=False, programs=tuple(found))))
+    assert "<dt>programs</dt>" in html and "numpy==1.26.4" in html and "abc123" in html
+    assert "class='bad'>requirement nope cannot be installed" in html
+    assert _programs(run_provenance(2025, None, simulated=False)) == []

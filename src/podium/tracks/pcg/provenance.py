@@ -1,10 +1,12 @@
-"""What made a PCG run's numbers: edition, podium version, physics and classifier, with what each is known to change.
+"""What made a PCG run's numbers: edition, podium version, physics, classifier and the programs' environments.
 
 The report opens with this, because a reader must know it before trusting a score: which classifier made the
 similarity files (its spec, and the SHA-256 of its weights so two runs can be told apart), whether that classifier
 is the official one, and the measured agreement of podium's physics and classifiers with the organisers' Unity and
 ViT. The agreement figures are measurements, kept as data in ``agreement.json`` beside this module (the sources are
-named there: ``docs/benchmarks.md`` and the benchmark scripts that produce them).
+named there: ``docs/benchmarks.md`` and the benchmark scripts that produce them). Where podium generated the
+responses, each team's program is named with what it ran with: its submission's digest, entry and installed
+requirements (``generate``'s ``logs/*.environment.json``).
 """
 
 from __future__ import annotations
@@ -33,6 +35,19 @@ class ClassifierProvenance:
 
 
 @dataclass(frozen=True, slots=True)
+class ProgramEnvironment:
+    """What one team's program ran with at its latest ``generate`` (``logs/*.environment.json``)."""
+
+    team: str  # "<model>/<team>" in a run of several models
+    digest: str  # of the submission's files
+    entry: str
+    installed: tuple[str, ...]
+    key: str  # the requirement folder's hash ("" when nothing was installed)
+    python: str
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Provenance:
     """Everything the report's header states about how its numbers were made."""
 
@@ -41,6 +56,7 @@ class Provenance:
     classifier: ClassifierProvenance
     physics: str  # the engine, or who made the stability files
     physics_agreement: str
+    programs: tuple[ProgramEnvironment, ...] = ()
 
 
 @cache
@@ -89,15 +105,42 @@ def classifier_provenance(spec: ClassifierSpec | None) -> ClassifierProvenance:
     )
 
 
-def run_provenance(edition: int, classifier: ClassifierSpec | None, *, simulated: bool) -> Provenance:
+def run_provenance(
+    edition: int,
+    classifier: ClassifierSpec | None,
+    *,
+    simulated: bool,
+    programs: tuple[ProgramEnvironment, ...] = (),
+) -> Provenance:
     """The provenance of a run.
 
     ``classifier`` is None when no image was classified here; ``simulated`` when podium's physics made the stability
-    files.
+    files; ``programs`` what each team's program ran with, where podium generated the responses.
     """
     physics = _agreement()["physics"]
     if simulated:
         engine, figures = str(physics["engine"]), str(physics["figures"])
     else:
         engine, figures = "stability files supplied with the competition (not simulated by podium)", ""
-    return Provenance(edition, __version__, classifier_provenance(classifier), engine, figures)
+    return Provenance(edition, __version__, classifier_provenance(classifier), engine, figures, programs)
+
+
+def program_environments(logs: Path, prefix: str = "") -> list[ProgramEnvironment]:
+    """The latest environment record of each team in a root's ``logs`` folder (the names sort by start time)."""
+    latest: dict[str, ProgramEnvironment] = {}
+    for path in sorted(logs.glob("*.environment.json")) if logs.is_dir() else []:
+        try:
+            record = json.loads(path.read_text("utf-8"))
+            environment = record.get("environment") or {}
+            latest[record["team"]] = ProgramEnvironment(
+                prefix + str(record["team"]),
+                str(record["digest"]),
+                str(record["entry"]),
+                tuple(environment.get("installed", ())),
+                str(environment.get("key", "")),
+                str(environment.get("python", "")),
+                record.get("error"),
+            )
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            continue  # a record podium did not write (or half of one): the report goes on without it
+    return [latest[team] for team in sorted(latest)]

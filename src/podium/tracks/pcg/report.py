@@ -105,8 +105,25 @@ def _provenance(provenance: Provenance, run: ScoreRun) -> list[str]:
         f"<code>{_esc(classifier.identity)}</code>{caveat}</dd>",
         f"<dt>stability</dt><dd>{physics}</dd>",
         f"<dt>competition score</dt><dd>{_fixed(run.competition, 6)} (the sum of every prompt score)</dd>",
+        *_programs(provenance),
         "</dl></section>",
     ]
+
+
+def _programs(provenance: Provenance) -> list[str]:
+    """What each team's program ran with (``generate``'s environment records), when podium generated the responses."""
+    if not provenance.programs:
+        return []
+    rows = ["<table><tr><th class='t'>team</th><th class='t'>submission</th><th class='t'>entry</th>"
+            "<th class='t'>installed</th><th class='t'>environment</th></tr>"]  # fmt: skip
+    for program in provenance.programs:
+        installed = _esc(", ".join(program.installed) or "nothing") if program.error is None else (
+            f"<span class='bad'>{_esc(program.error)}</span>")  # fmt: skip
+        environment = f"{_esc(program.key) or '-'} ({_esc(program.python)})" if program.python else "-"
+        rows.append(f"<tr><td class='t'>{_esc(program.team)}</td><td class='t'><code>{_esc(program.digest[:19])}"
+                    f"</code></td><td class='t'>{_esc(program.entry)}</td><td class='t'>{installed}</td>"
+                    f"<td class='t'>{environment}</td></tr>")  # fmt: skip
+    return ["<dt>programs</dt><dd>", *rows, "</table></dd>"]
 
 
 def _leaderboard(run: ScoreRun, intervals: Mapping[str, Interval]) -> list[str]:

@@ -158,7 +158,7 @@ def _run_program(
     session: TeamSession, program: Program, settings: GenerateSettings, sandbox: Sandbox, log_path: Path
 ) -> int:
     """Run the program until every trial has an outcome; how many processes that took."""
-    record = _RunRecord(log_path, program)
+    record = _RunRecord(session.settings.team, log_path, program)
     try:
         environment = prepare_environment(program.requirements, settings.install)
     except RequirementError as error:
@@ -206,6 +206,7 @@ def _run_program(
 class _RunRecord:
     """``<log>.environment.json`` and ``<log>.files/`` beside a team's log: what it ran with, what it wrote."""
 
+    team: str
     log_path: Path
     program: Program
 
@@ -225,6 +226,7 @@ class _RunRecord:
         for path, data in changed.items():
             write_atomic(self.files / path, data)
         record = {
+            "team": self.team,
             "submission": program.origin,
             "digest": program.digest,
             "entry": program.entry,

@@ -25,7 +25,7 @@ from podium.tracks.pcg.handoff import ImageHandoff
 from podium.tracks.pcg.layout import competition_roots
 from podium.tracks.pcg.official.rundir import Platform, list_team_dirs, list_visible_files
 from podium.tracks.pcg.official.stagelog import ItemEvent
-from podium.tracks.pcg.provenance import run_provenance
+from podium.tracks.pcg.provenance import ProgramEnvironment, program_environments, run_provenance
 from podium.tracks.pcg.report import ReportInput, render_report, write_report
 from podium.tracks.pcg.stages.build import run_build
 from podium.tracks.pcg.stages.classify import run_classify
@@ -165,8 +165,10 @@ def write_evaluation_report(
     statuses: dict[TrialKey, TrialStatus] = {}
     letters: set[str] = set()
     classified = simulated = False
+    programs: list[ProgramEnvironment] = []
     for model_root in competition_roots(root, platform):
         prefix = f"{model_root.model}/" if model_root.model else ""
+        programs += program_environments(model_root.path / "logs", prefix)
         statuses |= trial_statuses(model_root.path, platform, prefix)
         for team in list_team_dirs(model_root.path, platform):
             team_dir = model_root.path / team
@@ -188,7 +190,9 @@ def write_evaluation_report(
         intervals = normalized_intervals(scores, with_diversity=edition.diversity is not None)
     report = ReportInput(
         run=run,
-        provenance=run_provenance(edition.year, classifier if classified else None, simulated=simulated),
+        provenance=run_provenance(
+            edition.year, classifier if classified else None, simulated=simulated, programs=tuple(programs)
+        ),
         letters=tuple(sorted(letters)),
         intervals=intervals,
         statuses=statuses,
