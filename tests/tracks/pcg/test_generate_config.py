@@ -63,3 +63,53 @@ def test_a_config_names_its_fields_and_keeps_2025_folders_apart(tmp_path: Path) 
     config.write_text(config.read_text().replace("version = 1", "version = 1\napi_key = 'sk-secret'"))
     with pytest.raises(ConfigError, match="api_key"):
         load_config(config)
+
+
+def test_a_team_names_its_entry_workdir_and_requirements_and_the_run_its_wheelhouses(tmp_path: Path) -> None:
+    (tmp_path / "wheels").mkdir()
+    (tmp_path / "subs" / "thoughtful").mkdir(parents=True)
+    config = tmp_path / "generate.toml"
+    config.write_text(
+        'version = 1\nedition = 2024\nfind_links = ["wheels"]\nno_index = true\n\n'
+        '[[teams]]\nname = "thoughtful"\nprogram = "subs/thoughtful"\nentry = "tot/tot.py"\nworkdir = "tot"\n'
+        'requirements = ["numpy==1.26.4", "python-dotenv~=1.0.0"]\n\n'
+        '[[teams]]\nname = "plain"\nprogram = "plain.py"\n'
+    )
+    loaded = load_config(config)
+    thoughtful, plain = loaded.teams
+    assert (thoughtful.program, thoughtful.entry, thoughtful.workdir) == (
+        tmp_path / "subs/thoughtful",
+        "tot/tot.py",
+        "tot",
+    )
+    assert thoughtful.requirements == ("numpy==1.26.4", "python-dotenv~=1.0.0")
+    assert (plain.entry, plain.workdir, plain.requirements) == (None, None, ())
+    assert loaded.install.find_links == ((tmp_path / "wheels").resolve(),) and loaded.install.no_index
+    team_line, run_line = 'name = "plain"', 'find_links = ["wheels"]'
+    for old, new, message in [
+        (team_line, f'{team_line}\nrequirements = "numpy"', "requirements a list of strings"),
+        (team_line, f"{team_line}\nentry = 3", "entry and workdir are paths"),
+        (team_line, f'{team_line}\nfolder = "x"', "may have entry, name, program, prompt, requirements, workdir"),
+        (run_line, 'find_links = ["nowhere"]', "find_links folder"),
+    ]:
+        (tmp_path / "bad.toml").write_text(config.read_text().replace(old, new))
+        with pytest.raises(ConfigError, match=message):
+            load_config(tmp_path / "bad.toml")
+
+
+def test_a_submission_that_cannot_be_read_fails_only_its_team(tmp_path: Path) -> None:
+    from podium.tracks.pcg.generation.competition import submission_of
+    from podium.tracks.pcg.generation.config import TeamEntry
+
+    (tmp_path / "two").mkdir()
+    for name in ("a.py", "b.py"):  # two TrialLoop modules: which one is the program?
+        (tmp_path / "two" / name).write_text(
+            "from llms4pcg.models.trial_loop import TrialLoop\nclass L(TrialLoop): pass\n"
+        )
+    broken = tmp_path / "broken.zip"
+    broken.write_bytes(b"PK\x03\x04 truncated")
+    two = submission_of(TeamEntry("two", tmp_path / "two", None))
+    assert two.program is None and two.unusable is not None and "cannot tell which file" in two.unusable
+    assert "fix: name it with --entry" in two.unusable
+    zipped = submission_of(TeamEntry("zipped", broken, None))
+    assert zipped.unusable is not None and "broken.zip" in zipped.unusable

@@ -169,7 +169,8 @@ def _folder(spec: str) -> str:
 
 def _team(entry: dict[str, Any], base: Path, edition_rules: GenerationRules) -> TeamEntry:
     if set(entry) - _TEAM or not isinstance(entry.get("name"), str):
-        raise ConfigError(f"a [[teams]] entry has name and program (or prompt, 2023), and may have {_TEAM}: {entry}")
+        fields = ", ".join(sorted(_TEAM))
+        raise ConfigError(f"a [[teams]] entry has name and program (or prompt, 2023), and may have {fields}: {entry}")
     wanted = "prompt" if edition_rules.program_package is None else "program"
     unwanted = {"program", "prompt"} - {wanted}
     if not isinstance(entry.get(wanted), str) or unwanted & set(entry):
