@@ -180,3 +180,24 @@ def test_the_stand_ins_have_the_official_modules_names_and_signatures(edition: i
             assert found[name][:3] == value[:3], name
         else:
             assert found[name] == value, name
+
+
+ERRORS = """
+import inspect, json, openai
+names = [n for n, v in list(vars(openai).items()) if inspect.isclass(v) and issubclass(v, Exception)]
+print(json.dumps({n: [b.__name__ for b in getattr(openai, n).__mro__ if b.__module__.startswith("openai")]
+                  for n in sorted(names)}))
+"""
+
+
+def test_the_openai_stand_in_has_the_clients_error_classes_in_their_order(tmp_path: Path) -> None:
+    """A program's ``except openai.RateLimitError:`` reads under podium as under the real client."""
+    from podium.tracks.pcg.generation.stand_ins import stand_ins_folder
+
+    python = _oracle(2025)
+    official = json.loads(
+        subprocess.run([str(python), "-c", ERRORS], capture_output=True, text=True, check=True).stdout
+    )
+    ours = subprocess.run(["python3", "-S", "-c", ERRORS], cwd=stand_ins_folder(), capture_output=True, text=True)
+    found = json.loads(ours.stdout)
+    assert found and all(official[name] == chain for name, chain in found.items()), (found, official)

@@ -54,8 +54,22 @@ _OPENAI_TYPES = (
     "ChatCompletionUserMessageParam",
     "ChatCompletionAssistantMessageParam",
 )
+# and its error classes, so that a program's `except openai.RateLimitError:` still reads (nothing raises them: a
+# failed model call fails the trial in the judge)
+_OPENAI_ERRORS = (
+    "class OpenAIError(Exception): pass\n"
+    "class APIError(OpenAIError): pass\n"
+    "class APIConnectionError(APIError): pass\n"
+    "class APITimeoutError(APIConnectionError): pass\n"
+    "class APIStatusError(APIError): pass\n"
+    "class BadRequestError(APIStatusError): pass\n"
+    "class AuthenticationError(APIStatusError): pass\n"
+    "class RateLimitError(APIStatusError): pass\n"
+    "class InternalServerError(APIStatusError): pass\n"
+)
 _OPENAI_SHIMS = {
-    "openai/__init__.py": '"""podium: only the message types of the OpenAI client exist in the sandbox."""\n',
+    "openai/__init__.py": '"""podium: only the OpenAI client\'s message types and errors exist in the sandbox."""\n'
+    + _OPENAI_ERRORS,
     "openai/types/__init__.py": "",
     "openai/types/chat/__init__.py": "".join(f"{name} = dict\n" for name in _OPENAI_TYPES),
 }
