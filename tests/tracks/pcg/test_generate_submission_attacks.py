@@ -130,3 +130,14 @@ def test_the_copy_carries_over_between_processes_of_a_team_and_never_to_another_
     assert (kept / "notes.txt").read_text() == "ABcrashedE" and not (kept / "big.bin").exists()
     # another run of the same team (another model) starts from the submission as it was submitted
     assert (tmp_path / "model_2" / "t" / "raw" / "A" / "t_A_1.txt").read_text().endswith("seen:")
+
+
+@pytest.mark.parametrize("name", ["chatgpt4pcg.py", "my-entry.py", "2024_final.py", "json.py"])
+def test_an_entry_named_like_a_package_or_not_like_a_module_still_runs(
+    sandbox: BubblewrapSandbox, tmp_path: Path, name: str
+) -> None:
+    """The official package's own name, a name Python cannot import, a digit first, a standard module's name."""
+    source = CLEAN.replace("import pcg_prompt_kit\n", "").replace("pcg_prompt_kit.fence", "str").encode()
+    with serve_chat() as server:
+        run = generate_team(Submission("t", Program.of_file(name, source)), settings(tmp_path, server, "A"), sandbox)
+    assert [o.verdict for o in run.outcomes] == [GenerateVerdict.OK], run.outcomes

@@ -47,7 +47,10 @@ def sandbox_python() -> str:
 def python_identity(python: str) -> str:
     """``3.11.2 cpython-311-x86_64-linux-gnu``: the version and ABI that decide which wheels fit."""
     code = "import sys, sysconfig; print('%d.%d.%d' % sys.version_info[:3], sysconfig.get_config_var('SOABI'))"
-    done = subprocess.run([python, "-I", "-S", "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    try:
+        done = subprocess.run([python, "-I", "-S", "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    except (OSError, subprocess.SubprocessError) as error:
+        raise DependencyError(f"{python} does not run: {error}", fix="apt-get install --reinstall python3") from None
     return done.stdout.strip()
 
 

@@ -85,21 +85,22 @@ def _trial_loop(module: ModuleType, named: str) -> type[TrialLoop] | str:
 class _StandIns:
     """A finder answering the official top-level names from the stand-ins' folder, before any other place."""
 
-    _NAMES = frozenset({"chatgpt4pcg", "llms4pcg", "openai"})
+    NAMES = frozenset({"chatgpt4pcg", "llms4pcg", "openai"})
 
     def __init__(self, folder: str) -> None:
         self._folder = folder
 
     def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
-        if name not in self._NAMES:
+        if name not in self.NAMES:
             return None  # their sub-modules are found through the package's own __path__
         return importlib.machinery.PathFinder.find_spec(name, [self._folder])
 
 
 def _import_entry(entry: str) -> ModuleType:
-    """Import the entry file under its stem (or ``submission`` when the stem is not a name Python allows)."""
+    """Import the entry file under its stem (``submission`` when the stem is not a name Python allows, or taken)."""
     stem = os.path.basename(entry)[:-3]
-    name = stem if stem.isidentifier() and stem not in sys.modules else "submission"
+    usable = stem.isidentifier() and stem not in sys.modules and stem not in _StandIns.NAMES | {"_podium"}
+    name = stem if usable else "submission"
     spec = importlib.util.spec_from_file_location(name, entry)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
