@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from podium.core.errors import ConfigError, InputError
-from podium.core.llm import ChatMessage, ChatRequest, ModelCallError, open_model, parse_model_spec
+from podium.core.llm import ChatMessage, ChatRequest, FailureKind, ModelCallError, open_model, parse_model_spec
 from podium.core.llm.http import RetryPolicy
 
 
@@ -42,8 +42,13 @@ def server() -> Iterator[Server]:
     state = Server("", [])
 
     class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - the name http.server calls
+            self.answer({})
+
         def do_POST(self) -> None:  # noqa: N802 - the name http.server calls
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            self.answer(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+
+        def answer(self, body: dict[str, Any]) -> None:
             with state.lock:
                 state.requests.append((self.path, body, dict(self.headers)))
                 answer = state.answers.pop(0) if len(state.answers) > 1 else state.answers[0]
@@ -151,7 +156,74 @@ def test_a_client_error_fails_at_once_with_the_servers_words(server: Server) -> 
     server.answers = [Answer(400, {"error": "model 'x' not found"})]
     with pytest.raises(ModelCallError, match="HTTP 400.*model 'x' not found") as caught:
         open_model("openai:x", base_url=server.url, sleep=lambda _s: None).chat(ask())
-    assert caught.value.transient is False and caught.value.status == 400 and len(server.requests) == 1
+    assert caught.value.kind is FailureKind.SERVER and caught.value.status == 400 and len(server.requests) == 1
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "kind", "words"),
+    [
+        (401, {"error": {"message": "Incorrect API key provided"}}, FailureKind.SERVER, "refused the API key"),
+        (403, {"error": "forbidden"}, FailureKind.SERVER, "refused the API key"),
+        (404, {"detail": "Not Found"}, FailureKind.SERVER, "no such path or model"),
+        (405, {"detail": "Method Not Allowed"}, FailureKind.SERVER, "does not take this request"),
+        (501, b"<html><h1>Error response</h1><p>Unsupported method</p></html>", FailureKind.SERVER,
+         "HTTP 501: Error response Unsupported method$"),
+        (400, {"error": {"message": "This model's maximum context length is 512 tokens. However, you requested "
+                         "812 tokens", "code": "context_length_exceeded"}}, FailureKind.CONTEXT, "context window"),
+        (400, {"error": "the input length exceeds the context length"}, FailureKind.CONTEXT, "context window"),
+        (400, {"error": "temperature must be at most 2"}, FailureKind.REQUEST, "HTTP 400: .*temperature"),
+        (422, {"detail": [{"msg": "field required"}]}, FailureKind.REQUEST, "HTTP 422"),
+    ],
+)  # fmt: skip
+def test_refusals_say_whether_the_server_or_the_request_is_wrong_and_are_not_retried(
+    server: Server, status: int, body: Any, kind: FailureKind, words: str
+) -> None:
+    server.answers = [Answer(status, body)]
+    with pytest.raises(ModelCallError, match=words) as caught:
+        open_model("openai:m", base_url=server.url, sleep=lambda _s: None).chat(ask())
+    assert caught.value.kind is kind and len(server.requests) == 1
+    assert caught.value.fatal is (kind is FailureKind.SERVER) and (caught.value.fix is not None) is (kind in (
+        FailureKind.SERVER, FailureKind.CONTEXT))  # fmt: skip
+
+
+def test_the_reply_keeps_why_each_choice_ended(server: Server) -> None:
+    body = openai_body("cut", "whole")
+    body["choices"][0]["finish_reason"], body["choices"][1]["finish_reason"] = "length", "stop"
+    server.answers = [Answer(body=body)]
+    assert open_model("openai:m", base_url=server.url).chat(ask(n=2)).finish_reasons == ("length", "stop")
+    server.answers = [Answer(body={"message": {"content": "x"}, "prompt_eval_count": 1, "eval_count": 1,
+                                   "done_reason": "length"})]  # fmt: skip
+    assert open_model("ollama:m", base_url=server.url).chat(ask()).finish_reasons == ("length",)
+
+
+def test_the_model_check_finds_the_model_in_the_servers_list(server: Server) -> None:
+    server.answers = [Answer(body={"object": "list", "data": [{"id": "gemma3-270m"}, {"id": "other"}]})]
+    open_model("openai:gemma3-270m", base_url=f"{server.url}/v1").check()
+    assert server.requests[-1][0] == "/v1/models"
+    with pytest.raises(
+        ModelCallError, match=r"does not serve the model 'gemma3' \(it lists: gemma3-270m, other\)"
+    ) as no:
+        open_model("openai:gemma3", base_url=f"{server.url}/v1").check()
+    assert no.value.fatal and no.value.fix == "name a model it serves, e.g. --model openai:gemma3-270m"
+
+    server.answers = [Answer(body={"models": [{"name": "qwen2.5:32b"}, {"name": "llama3:latest"}]})]
+    open_model("ollama:llama3", base_url=server.url).check()  # no tag: Ollama reads it as :latest
+    open_model("ollama:qwen2.5:32b", base_url=server.url).check()
+    assert server.requests[-1][0] == "/api/tags"
+    with pytest.raises(ModelCallError, match="does not serve the model 'qwen2.5'"):
+        open_model("ollama:qwen2.5", base_url=server.url).check()
+
+
+def test_the_model_check_names_a_wrong_address_or_back_end(server: Server) -> None:
+    server.answers = [Answer(404, {"detail": "Not Found"})]
+    with pytest.raises(ModelCallError, match=r"/models is not there \(HTTP 404\): not an OpenAI-compatible API") as no:
+        open_model("openai:m", base_url=server.url).check()  # the base URL without /v1
+    assert no.value.fatal and no.value.fix is not None and "ends in /v1" in no.value.fix
+    with pytest.raises(ModelCallError, match="/api/tags is not there .*not an Ollama server"):
+        open_model("ollama:m", base_url=f"{server.url}/v1").check()
+    server.answers = [Answer(body={"object": "list"})]
+    with pytest.raises(ModelCallError, match="no list of models"):
+        open_model("openai:m", base_url=server.url).check()
 
 
 def test_answers_that_are_not_chat_answers_fail_clearly(server: Server) -> None:

@@ -4,7 +4,9 @@
 the same answers: the reply to a conversation is a fenced ``drop_block`` line derived from a hash of its messages,
 one per choice (choice ``i`` differs by its index). A last user message containing ``EMPTY`` gets an empty reply;
 one containing ``BIG`` reports 20,000 prompt tokens (two such calls pass 25,000). Every request body is recorded,
-in order. ``fail_next`` makes the next requests fail with HTTP 503 or a reset connection, to test retries.
+in order. ``fail_next`` makes the next requests fail with HTTP 503, 401, a 400 context overflow or a reset
+connection, to test retries and refusals.
+``GET /v1/models`` lists ``models``: the names the tests use, as a real server lists what it serves.
 """
 
 from __future__ import annotations
@@ -20,6 +22,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+SERVED = ("m", "gpt-3.5-turbo", "gpt-3.5-turbo-0125", "qwen2.5:32b-instruct-fp16", "gemma2:27b-instruct-fp16",
+          "phi3:14b-medium-128k-instruct-fp16")  # fmt: skip
 
 
 def reply_text(messages: list[dict[str, Any]], index: int) -> str:
@@ -38,8 +43,9 @@ class ChatServer:
 
     port: int = 0
     requests: list[dict[str, Any]] = field(default_factory=list)
-    fail_next: list[str] = field(default_factory=list)  # "503", "reset" or "ok" (answered), one per request
+    fail_next: list[str] = field(default_factory=list)  # "503", "401", "context", "reset" or "ok", one per request
     delay_s: float = 0.0
+    models: tuple[str, ...] = SERVED
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -53,6 +59,11 @@ class ChatServer:
                 self.requests.append(body)
         if failure == "503":
             return 503, {"error": "overloaded"}
+        if failure == "401":
+            return 401, {"error": {"message": "Incorrect API key provided", "code": "invalid_api_key"}}
+        if failure == "context":  # llama.cpp's and OpenAI's words
+            message = "This model's maximum context length is 512 tokens. However, you requested 700 tokens"
+            return 400, {"error": {"message": message, "code": "context_length_exceeded"}}
         if failure == "reset":
             return 0, None
         if self.delay_s:
@@ -82,6 +93,18 @@ def _handler(state: ChatServer) -> type[BaseHTTPRequestHandler]:
         def setup(self) -> None:
             super().setup()
             self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # no 40 ms delayed-ACK stalls
+
+        def do_GET(self) -> None:  # noqa: N802 (the name http.server calls)
+            if self.path.rstrip("/") != "/v1/models":
+                self.send_error(404)
+                return
+            listing = {"object": "list", "data": [{"id": m, "object": "model"} for m in state.models]}
+            data = json.dumps(listing).encode()
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
 
         def do_POST(self) -> None:  # noqa: N802 (the name http.server calls)
             length = int(self.headers.get("content-length", "0"))

@@ -166,13 +166,13 @@ def test_transient_server_failures_are_retried_then_fail_only_their_trial(
     sandbox: BubblewrapSandbox, tmp_path: Path
 ) -> None:
     with serve_chat() as server:
-        server.fail_next = ["503", "reset", "503"]
+        server.fail_next = ["503", "reset"]  # the official client's 2 retries, then an answer
         run = generate_team(
             Submission("t", Program.of_file("normal.py", NORMAL.encode())), settings(tmp_path, server, "AB"), sandbox
         )
         assert verdicts(run) == {"A": GenerateVerdict.OK, "B": GenerateVerdict.OK}
         attempts = [json.loads(line)["attempts"] for line in run.transcript.read_text().splitlines()]
-        assert attempts == [4, 1]
+        assert attempts == [3, 1]
 
         server.fail_next = ["503"] * 3
         again = settings(tmp_path / "again", server, "AB", max_attempts=3)
@@ -194,6 +194,33 @@ def test_a_server_that_stays_down_stops_the_team_after_three_trials(sandbox: Bub
     assert all(o.reason == run.server_down for o in run.outcomes[3:])
     assert not list(tmp_path.glob("t/raw/*/*.txt"))
     assert f"Stopped: {run.server_down}" in run.log.read_text()
+
+
+def test_a_refused_key_stops_the_team_at_once_with_its_fix(sandbox: BubblewrapSandbox, tmp_path: Path) -> None:
+    """An answer that says the key, model or server is wrong will not change: one call, and the run stops."""
+    with serve_chat() as server:
+        server.fail_next = ["401"]
+        run = generate_team(Submission("t", Program.of_file("normal.py", NORMAL.encode())),
+                            settings(tmp_path, server, "ABCDEF"), sandbox)  # fmt: skip
+        assert server.fail_next == [] and server.requests == []  # one refused call, not retried, nothing after
+    assert [o.verdict for o in run.outcomes] == [GenerateVerdict.MODEL_ERROR] * 6
+    assert run.server_down is not None and "refused the API key" in run.server_down and "HTTP 401" in run.server_down
+    assert run.server_fix is not None and "PODIUM_LLM_API_KEY" in run.server_fix
+    assert all(o.reason == run.server_down for o in run.outcomes)
+    assert run.log.read_text().count("refused the API key") == 2  # the trial's failure, then "Stopped:"
+
+
+def test_a_conversation_past_the_context_fails_only_its_trial_once(sandbox: BubblewrapSandbox, tmp_path: Path) -> None:
+    with serve_chat() as server:
+        server.fail_next = ["context"]
+        run = generate_team(Submission("t", Program.of_file("normal.py", NORMAL.encode())),
+                            settings(tmp_path, server, "AB"), sandbox)  # fmt: skip
+        assert len(server.requests) == 1  # B's; A's call was refused once and not retried
+    assert verdicts(run) == {"A": GenerateVerdict.CONTEXT_LIMIT, "B": GenerateVerdict.OK} and run.server_down is None
+    assert run.outcomes[0].reason.startswith("the conversation does not fit the model's context window (HTTP 400")
+    assert run.log.read_text().count("maximum context length") == 1
+    calls = [json.loads(line) for line in run.transcript.read_text().splitlines()]
+    assert calls[0]["error_kind"] == "context" and calls[1]["finish_reasons"] == ["stop"]
 
 
 def test_a_trial_that_works_resets_the_count_of_server_failures(sandbox: BubblewrapSandbox, tmp_path: Path) -> None:
@@ -218,10 +245,18 @@ def test_a_2023_prompt_run_stops_on_a_closed_port_and_the_cli_says_how_to_resume
     assert "Connection refused" in run.outcomes[0].reason and run.server_down is not None
     assert all(o.reason == run.server_down for o in run.outcomes[3:])
 
+    command = ["pcg", "generate", str(tmp_path / "cli"), "--team", "p", "--prompt", str(write(tmp_path, "<OBJECT>")),
+               "--edition", "2023", "--model", "openai:m", "--base-url", closed, "--characters", "A,B,C,D",
+               "--trials", "1", "--attempts", "1"]  # fmt: skip
     with pytest.raises(SystemExit) as stop:
-        main(["pcg", "generate", str(tmp_path / "cli"), "--team", "p", "--prompt", str(write(tmp_path, "<OBJECT>")),
-              "--edition", "2023", "--model", "openai:m", "--base-url", closed, "--characters", "A,B,C,D",
-              "--trials", "1", "--attempts", "1"])  # fmt: skip
+        main(command)  # the check of the model before the run finds nobody there
+    err = capsys.readouterr().err
+    assert stop.value.code == 1 and f"error: cannot reach {closed}/models" in err
+    assert f"fix: check that the model server at {closed} is up" in err
+    assert not list((tmp_path / "cli").glob("p/raw/*/*.txt"))
+
+    with pytest.raises(SystemExit) as stop:
+        main([*command, "--no-model-check"])
     err = capsys.readouterr().err
     assert stop.value.code == 1
     assert "error: stopped asking the model for p: the model server failed 3 trials in a row" in err

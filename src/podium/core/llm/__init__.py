@@ -5,8 +5,9 @@ A model is named by a spec, ``BACKEND:MODEL``: ``ollama:qwen2.5:32b-instruct-fp1
 or ``scripted:FILE`` (answers read from a file, for tests, demos and participants without a GPU). ``open_model``
 turns a spec, a base URL and the environment (where an API key comes from, never from a file) into a
 ``ChatModel``; ``ChatModel.chat`` sends one ``ChatRequest`` and returns a ``ChatReply`` with the texts and the
-token usage the server reported. Transient failures are retried with backoff (``podium.core.llm.http``); what is
-left is a ``ModelCallError`` naming the reason.
+token usage the server reported, and ``ChatModel.check`` asks the server, before a run, whether it serves the model.
+Transient failures are retried with backoff (``podium.core.llm.http``); what is left is a ``ModelCallError`` naming
+the reason and its ``FailureKind``: whether a later call may succeed, or the server, model or key is wrong.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from podium.core.llm.records import (
     ChatModel,
     ChatReply,
     ChatRequest,
+    FailureKind,
     ModelCallError,
     ModelSpec,
     TokenUsage,
@@ -27,6 +29,7 @@ __all__ = [
     "ChatModel",
     "ChatReply",
     "ChatRequest",
+    "FailureKind",
     "ModelCallError",
     "ModelSpec",
     "TokenUsage",

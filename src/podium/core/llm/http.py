@@ -1,15 +1,21 @@
-"""POSTing JSON to a model server with retries, backoff and a per-server concurrency limit.
+"""Talking JSON to a model server: retries, backoff, timeouts, what each failure means, a per-server limit.
 
 Transient failures are retried: connection refused or reset, timeouts, HTTP 429 and 5xx. The wait doubles from
 ``first_backoff_s`` up to ``max_backoff_s`` (a server's ``Retry-After`` in seconds is honoured, within the same
-cap), for at most ``max_attempts`` requests; then the call fails with the last reason. Other answers (a 4xx, or a
-body that is not JSON) fail at once. At most ``concurrency`` requests are open to one base URL from this process,
-whatever the number of threads asking: a model server serves a few requests at a time and queues the rest, and
-podium's own queue keeps the timing of each request honest.
+cap), for at most ``max_attempts`` requests; then the call fails with the last reason. The defaults are the
+official OpenAI client's, which the 2024 and 2025 packages use: 3 requests (2 retries), 5 s to connect, 600 s to
+answer. Other answers fail at once, sorted by what they say (``FailureKind``): a refused key (401, 403), a path or
+model the server does not have (404, 405) or a body that is not JSON says the server, the model or the key is
+wrong, and every further call would fail alike; a 400 that says the conversation is longer than the model's
+context says so; anything else is that one request's failure. At most ``concurrency`` requests are open to one
+base URL from this process, whatever the number of threads asking: a model server serves a few requests at a time
+and queues the rest, and podium's own queue keeps the timing of each request honest.
 """
 
 from __future__ import annotations
 
+import logging
+import re
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -18,19 +24,36 @@ from typing import Any
 
 import httpx
 
-from podium.core.llm.records import ModelCallError
+from podium.core.llm.records import FailureKind, ModelCallError
 
-TRANSIENT_STATUS = frozenset({429, *range(500, 600)})
+LOG = logging.getLogger("podium.llm")
+TRANSIENT_STATUS = frozenset({429, *range(500, 600)} - {501})
+WRONG_SERVER_STATUS = {
+    401: "the server refused the API key",
+    403: "the server refused the API key",
+    404: "the server has no such path or model",
+    405: "the server does not take this request at this path",
+    501: "the server does not take this request",
+}
+CONTEXT_WORDS = re.compile(
+    r"context.(length|window|size)|maximum context|n_ctx|too many tokens|prompt is too long", re.IGNORECASE
+)
+MISSING_MODEL_WORDS = re.compile(r"model\b.*\b(not found|does not exist|not available)", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
 class RetryPolicy:
-    """How hard to try one request."""
+    """How hard to try one request (the defaults: the official OpenAI client's)."""
 
-    max_attempts: int = 5
+    max_attempts: int = 3
     first_backoff_s: float = 1.0
     max_backoff_s: float = 30.0
-    timeout_s: float | None = 600.0  # per request; None waits for ever (the 2025 package set no timeout)
+    timeout_s: float | None = 600.0  # to answer a request; None waits for ever
+    connect_timeout_s: float = 5.0
+
+    def httpx_timeout(self) -> httpx.Timeout:
+        """The timeouts as httpx takes them: connecting, and everything after."""
+        return httpx.Timeout(self.timeout_s, connect=self.connect_timeout_s)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,50 +93,65 @@ class JsonPoster:
         self.policy = policy or RetryPolicy()
         self._limit = server_limit(self.base_url, concurrency)
         self._sleep = sleep
-        self._client = httpx.Client(headers=dict(headers or {}), timeout=self.policy.timeout_s, transport=transport)
+        self._client = httpx.Client(
+            headers=dict(headers or {}), timeout=self.policy.httpx_timeout(), transport=transport
+        )
 
     def post(self, path: str, payload: dict[str, Any]) -> PostResult:
         """POST ``payload`` to ``base_url + path`` and return the JSON answer."""
+        return self._request("POST", path, payload)
+
+    def get(self, path: str) -> PostResult:
+        """GET ``base_url + path`` and return the JSON answer."""
+        return self._request("GET", path, None)
+
+    def _request(self, method: str, path: str, payload: dict[str, Any] | None) -> PostResult:
         url = f"{self.base_url}{path}"
         backoff = self.policy.first_backoff_s
         for attempt in range(1, self.policy.max_attempts + 1):
-            failure, wait = self._attempt(url, payload)
+            failure, wait = self._attempt(method, url, payload)
             if isinstance(failure, PostResult):
                 return PostResult(failure.body, attempt)
             if not failure.transient or attempt == self.policy.max_attempts:
                 if failure.transient:
                     raise ModelCallError(
                         f"{failure.message} (gave up after {attempt} attempts)",
-                        transient=True,
+                        kind=FailureKind.TRANSIENT,
                         status=failure.status,
                         fix=f"check that the model server at {self.base_url} is up and not overloaded",
                     )
                 raise failure
-            self._sleep(min(self.policy.max_backoff_s, wait if wait is not None else backoff))
+            pause = min(self.policy.max_backoff_s, wait if wait is not None else backoff)
+            LOG.warning("%s; retrying in %g s (attempt %d of %d)", failure.message, pause, attempt + 1,
+                        self.policy.max_attempts)  # fmt: skip
+            self._sleep(pause)
             backoff = min(self.policy.max_backoff_s, backoff * 2)
         raise AssertionError("unreachable: the loop returns or raises")
 
-    def _attempt(self, url: str, payload: dict[str, Any]) -> tuple[PostResult | ModelCallError, float | None]:
+    def _attempt(
+        self, method: str, url: str, payload: dict[str, Any] | None
+    ) -> tuple[PostResult | ModelCallError, float | None]:
         """One request: the answer, or the failure and the server's requested wait (``Retry-After``)."""
+        later = FailureKind.TRANSIENT  # a later request may succeed
         try:
             with self._limit:
-                response = self._client.post(url, json=payload)
+                response = self._client.request(method, url, json=payload)
+        except httpx.ConnectTimeout:
+            return ModelCallError(f"could not connect to {url} within {self.policy.connect_timeout_s:g} s",
+                                  kind=later), None  # fmt: skip
         except httpx.TimeoutException:
-            return ModelCallError(f"no answer from {url} within {self.policy.timeout_s} s", transient=True), None
+            return ModelCallError(f"no answer from {url} within {self.policy.timeout_s:g} s", kind=later), None
         except httpx.TransportError as error:  # refused, reset, DNS: the server is not there (yet)
-            return ModelCallError(f"cannot reach {url}: {error or type(error).__name__}", transient=True), None
+            return ModelCallError(f"cannot reach {url}: {error or type(error).__name__}", kind=later), None
         if response.status_code != 200:
-            detail = response.text.strip().replace("\n", " ")[:300]
-            status = response.status_code
-            transient = status in TRANSIENT_STATUS
-            refusal = ModelCallError(f"{url} answered HTTP {status}: {detail}", transient=transient, status=status)
-            return refusal, _retry_after_s(response) if transient else None
+            refusal = refusal_of(url, response.status_code, response.text)
+            return refusal, _retry_after_s(response) if refusal.transient else None
         try:
             body = response.json()
         except ValueError:
-            return ModelCallError(f"{url} answered with a body that is not JSON", transient=False, status=200), None
+            return _not_json(url, "with a body that is not JSON"), None
         if not isinstance(body, dict):
-            return ModelCallError(f"{url} answered with JSON that is not an object", transient=False, status=200), None
+            return _not_json(url, "with JSON that is not an object"), None
         return PostResult(body, 1), None
 
     def close(self) -> None:
@@ -127,3 +165,37 @@ def _retry_after_s(response: httpx.Response) -> float | None:
         return max(0.0, float(value))
     except ValueError:
         return None  # an HTTP date or nothing: use our own backoff
+
+
+def refusal_of(url: str, status: int, text: str) -> ModelCallError:
+    """What an answer other than 200 means (``FailureKind``), in the server's words, shortened."""
+    detail = " ".join(re.sub(r"<[^>]*>", " ", text).split())  # an HTML error page read as its words
+    words = f"{url} answered HTTP {status}: {detail[:300]}"
+    if status in TRANSIENT_STATUS:
+        return ModelCallError(words, kind=FailureKind.TRANSIENT, status=status)
+    if status in WRONG_SERVER_STATUS:
+        return ModelCallError(f"{WRONG_SERVER_STATUS[status]}: {words}", kind=FailureKind.SERVER, status=status,
+                              fix=_SERVER_FIX)  # fmt: skip
+    if status in (400, 413) and CONTEXT_WORDS.search(detail):
+        return ModelCallError(
+            f"the conversation does not fit the model's context window (HTTP {status}: {detail[:200]})",
+            kind=FailureKind.CONTEXT,
+            status=status,
+            fix="use a shorter conversation, or serve the model with a larger context",
+        )
+    if MISSING_MODEL_WORDS.search(detail):
+        return ModelCallError(f"the server does not have the model: {words}", kind=FailureKind.SERVER, status=status,
+                              fix=_SERVER_FIX)  # fmt: skip
+    return ModelCallError(words, kind=FailureKind.REQUEST, status=status)
+
+
+_SERVER_FIX = (
+    "check the server's address (an OpenAI-compatible server's base URL ends in /v1, e.g. http://localhost:8000/v1; "
+    "Ollama's native API has none), the back-end (openai: or ollama:), the model name and the API key "
+    "(PODIUM_LLM_API_KEY or OPENAI_API_KEY)"
+)
+
+
+def _not_json(url: str, what: str) -> ModelCallError:
+    return ModelCallError(f"{url} answered {what}: is it a model server?", kind=FailureKind.SERVER, status=200,
+                          fix=_SERVER_FIX)  # fmt: skip

@@ -22,7 +22,7 @@ import httpx
 
 from podium.core.errors import ConfigError, InputError
 from podium.core.llm.http import JsonPoster, RetryPolicy
-from podium.core.llm.records import ChatReply, ChatRequest, ModelCallError, ModelSpec, TokenUsage
+from podium.core.llm.records import ChatReply, ChatRequest, FailureKind, ModelCallError, ModelSpec, TokenUsage
 
 BACKENDS = ("ollama", "openai", "scripted")
 DEFAULT_BASE_URLS = {"ollama": "http://localhost:11434", "openai": "https://api.openai.com/v1"}
@@ -44,7 +44,9 @@ def parse_model_spec(spec: str) -> ModelSpec:
 def _int(body: Mapping[str, Any], key: str) -> int:
     value = body.get(key, 0)
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise ModelCallError(f"the server's answer has no valid token count {key!r}: {value!r}", transient=False)
+        raise ModelCallError(
+            f"the server's answer has no valid token count {key!r}: {value!r}", kind=FailureKind.REQUEST
+        )
     return value
 
 
@@ -63,11 +65,53 @@ class _ServerChat:
         """``BACKEND:MODEL``, as the model was named."""
         return f"{self.backend}:{self.model}"
 
+    def _listing(self, path: str, not_there: str) -> dict[str, Any]:
+        """The server's list of models; a path it does not have means the wrong address or back-end."""
+        try:
+            return self._poster.get(path).body
+        except ModelCallError as error:
+            if error.status in (404, 405):
+                url = f"{self._poster.base_url}{path}"
+                raise ModelCallError(f"{url} is not there (HTTP {error.status}): {not_there}", kind=FailureKind.SERVER,
+                                     status=error.status, fix=_ADDRESS_FIX) from None  # fmt: skip
+            raise
+
+    def _require(self, names: list[str], accepted: set[str]) -> None:
+        if not accepted & set(names):
+            listed = ", ".join(names[:12]) + (" ..." if len(names) > 12 else "") or "none"
+            raise ModelCallError(
+                f"the server at {self._poster.base_url} does not serve the model {self.model!r} (it lists: {listed})",
+                kind=FailureKind.SERVER,
+                fix=f"name a model it serves, e.g. --model {self.backend}:{names[0]}" if names else "load a model",
+            )
+
+
+_ADDRESS_FIX = (
+    "give the server's base URL: an OpenAI-compatible server's ends in /v1 (openai:MODEL, e.g. --base-url "
+    "http://localhost:8000/v1), Ollama's own API has none (ollama:MODEL, http://localhost:11434); a server that "
+    "lists no models can be used with --no-model-check"
+)
+
+
+def _names(listing: Mapping[str, Any], key: str, field: str) -> list[str] | None:
+    entries = listing.get(key)
+    if not isinstance(entries, list):
+        return None
+    return [e[field] for e in entries if isinstance(e, dict) and isinstance(e.get(field), str)]
+
 
 class OllamaChat(_ServerChat):
     """A model on an Ollama server, through ``/api/chat``."""
 
     backend = "ollama"
+
+    def check(self) -> None:
+        """The model must be among ``/api/tags`` (a name without a tag means ``:latest``, as Ollama reads it)."""
+        names = _names(self._listing("/api/tags", "not an Ollama server"), "models", "name")
+        if names is None:
+            raise ModelCallError("the server's /api/tags has no list of models: not an Ollama server",
+                                 kind=FailureKind.SERVER, fix=_ADDRESS_FIX)  # fmt: skip
+        self._require(names, {self.model, f"{self.model}:latest"})
 
     def chat(self, request: ChatRequest) -> ChatReply:
         """One call per requested choice (Ollama answers one)."""
@@ -82,23 +126,33 @@ class OllamaChat(_ServerChat):
             "stream": False,
         } | ({"options": options} if options else {})
         start = self._clock()
-        contents, raws, usage, attempts = [], [], TokenUsage(0, 0), 0
+        contents, raws, finishes, usage, attempts = [], [], [], TokenUsage(0, 0), 0
         for _ in range(request.choices):
             answer = self._poster.post("/api/chat", payload)
             message = answer.body.get("message")
             if not isinstance(message, dict) or not isinstance(message.get("content"), str):
-                raise ModelCallError("the server's answer has no message content", transient=False)
+                raise ModelCallError("the server's answer has no message content", kind=FailureKind.REQUEST)
             contents.append(message["content"])
             raws.append(answer.body)
+            finishes.append(_text_or_none(answer.body.get("done_reason")))
             usage += TokenUsage(_int(answer.body, "prompt_eval_count"), _int(answer.body, "eval_count"))
             attempts += answer.attempts
-        return ChatReply(tuple(contents), usage, self._clock() - start, attempts, self.name, tuple(raws))
+        elapsed = self._clock() - start
+        return ChatReply(tuple(contents), usage, elapsed, attempts, self.name, tuple(raws), tuple(finishes))
 
 
 class OpenAIChat(_ServerChat):
     """A model on an OpenAI-compatible server, through ``/chat/completions`` under its ``/v1`` base URL."""
 
     backend = "openai"
+
+    def check(self) -> None:
+        """The model must be among ``/models`` (the ``id`` of an entry of its ``data``)."""
+        names = _names(self._listing("/models", "not an OpenAI-compatible API"), "data", "id")
+        if names is None:
+            raise ModelCallError("the server's /models has no list of models: not an OpenAI-compatible API",
+                                 kind=FailureKind.SERVER, fix=_ADDRESS_FIX)  # fmt: skip
+        self._require(names, {self.model})
 
     def chat(self, request: ChatRequest) -> ChatReply:
         """One call for every choice."""
@@ -113,17 +167,23 @@ class OpenAIChat(_ServerChat):
         answer = self._poster.post("/chat/completions", payload)
         choices = answer.body.get("choices")
         if not isinstance(choices, list) or not choices:
-            raise ModelCallError("the server's answer has no choices", transient=False)
-        contents = []
+            raise ModelCallError("the server's answer has no choices", kind=FailureKind.REQUEST)
+        contents, finishes = [], []
         for choice in choices:
             message = choice.get("message") if isinstance(choice, dict) else None
             content = message.get("content") if isinstance(message, dict) else None
             contents.append(content if isinstance(content, str) else "")  # a refusal or tool call: an empty text
+            finishes.append(_text_or_none(choice.get("finish_reason")) if isinstance(choice, dict) else None)
         usage_body = answer.body.get("usage")
         if not isinstance(usage_body, dict):
-            raise ModelCallError("the server's answer has no usage", transient=False)
+            raise ModelCallError("the server's answer has no usage", kind=FailureKind.REQUEST)
         usage = TokenUsage(_int(usage_body, "prompt_tokens"), _int(usage_body, "completion_tokens"))
-        return ChatReply(tuple(contents), usage, self._clock() - start, answer.attempts, self.name, (answer.body,))
+        elapsed = self._clock() - start
+        return ChatReply(tuple(contents), usage, elapsed, answer.attempts, self.name, (answer.body,), tuple(finishes))
+
+
+def _text_or_none(value: object) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +215,9 @@ class ScriptedChat:
         """``scripted:FILE``."""
         return f"scripted:{self.path}"
 
+    def check(self) -> None:
+        """A script serves whatever is asked."""
+
     def chat(self, request: ChatRequest) -> ChatReply:
         """The first matching rule's reply, ``n`` times."""
         start = self._clock()
@@ -167,8 +230,9 @@ class ScriptedChat:
             completion = rule.completion_tokens if rule.completion_tokens is not None else len(text.split())
             prompt = sum(len(m.content.split()) for m in request.messages)
             usage = TokenUsage(prompt * request.choices, completion * request.choices)
-            return ChatReply((text,) * request.choices, usage, self._clock() - start, 1, self.name)
-        raise ModelCallError(f"no rule of {self.path} matches the last user message", transient=False)
+            elapsed = self._clock() - start
+            return ChatReply((text,) * request.choices, usage, elapsed, 1, self.name, (), ("stop",) * request.choices)
+        raise ModelCallError(f"no rule of {self.path} matches the last user message", kind=FailureKind.REQUEST)
 
 
 def _read_script(path: Path) -> list[ScriptRule]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -63,6 +64,7 @@ class ChatReply:
     attempts: int  # HTTP requests made, retries included
     model: str
     raw: tuple[dict[str, Any], ...] = field(default=(), compare=False)  # the server's answers, for transcripts
+    finish_reasons: tuple[str | None, ...] = ()  # per choice, as the server said why it stopped ("length": cut)
 
 
 class ChatModel(Protocol):
@@ -77,6 +79,10 @@ class ChatModel(Protocol):
         """Send one request; raise ``ModelCallError`` when no answer came after the retries."""
         ...
 
+    def check(self) -> None:
+        """Ask the server whether it serves this model; raise ``ModelCallError`` if it cannot or does not."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class ModelSpec:
@@ -89,10 +95,34 @@ class ModelSpec:
         return f"{self.backend}:{self.model}"
 
 
+class FailureKind(enum.StrEnum):
+    """Why a model call failed, which decides what a run does next."""
+
+    TRANSIENT = "transient"
+    """Unreachable, timed out or overloaded (refused, reset, 429, 5xx): retried; a later call may succeed."""
+    SERVER = "server"
+    """The server, the model or the key is wrong (401, 403, 404, 405, a body that is not JSON): every call will
+    fail the same way, so a run stops at once."""
+    CONTEXT = "context"
+    """This conversation does not fit the model's context window (HTTP 400 saying so): only this request fails."""
+    REQUEST = "request"
+    """Any other refusal or unusable answer to this one request."""
+
+
 class ModelCallError(PodiumError):
     """A model call that failed for good: retries used up, or an answer that no retry can change."""
 
-    def __init__(self, message: str, *, transient: bool, status: int | None = None, fix: str | None = None) -> None:
+    def __init__(self, message: str, *, kind: FailureKind, status: int | None = None, fix: str | None = None) -> None:
         super().__init__(message, fix=fix)
-        self.transient = transient  # True: the server was unreachable or overloaded; a later run may succeed
+        self.kind = kind
         self.status = status  # the HTTP status, where there was an answer
+
+    @property
+    def transient(self) -> bool:
+        """The server was unreachable or overloaded; a later run may succeed."""
+        return self.kind is FailureKind.TRANSIENT
+
+    @property
+    def fatal(self) -> bool:
+        """Every further call to this server would fail the same way."""
+        return self.kind is FailureKind.SERVER

@@ -23,7 +23,7 @@ from podium.core.llm.http import RetryPolicy
 from podium.core.storage.files import read_bytes
 from podium.tracks.pcg.editions import CHARACTERS
 from podium.tracks.pcg.generation.competition import generate_competition
-from podium.tracks.pcg.generation.config import load_config
+from podium.tracks.pcg.generation.config import GenerateConfig, load_config
 from podium.tracks.pcg.generation.records import GenerateVerdict, TeamRun
 from podium.tracks.pcg.generation.rules import rules as edition_rules
 from podium.tracks.pcg.generation.submission import load_program
@@ -75,6 +75,19 @@ def register(pcg: click.Group) -> None:
         help="Tries per model call on a transient failure (refused, reset, timeout, 429, 5xx), backing off from 1 s.",
     )  # fmt: skip
     @click.option(
+        "--timeout", type=click.FloatRange(min=0.1), default=None,
+        help="Seconds a model call may wait for its answer [default: the edition's official client's: 60 s in "
+        "2024, 600 s otherwise].",
+    )  # fmt: skip
+    @click.option(
+        "--connect-timeout", type=click.FloatRange(min=0.1), default=RetryPolicy().connect_timeout_s,
+        show_default=True, help="Seconds to connect to the model server.",
+    )  # fmt: skip
+    @click.option(
+        "--no-model-check", is_flag=True,
+        help="Do not ask the server for its models before the run (for servers that list none).",
+    )  # fmt: skip
+    @click.option(
         "--sandbox", "backend", type=click.Choice(BACKENDS), default="bubblewrap", show_default=True,
         help="rlimits is weaker and not isolated: only for checking your own program.",
     )  # fmt: skip
@@ -97,6 +110,9 @@ def register(pcg: click.Group) -> None:
         characters: str,
         master_seed: int | None,
         attempts: int,
+        timeout: float | None,
+        connect_timeout: float,
+        no_model_check: bool,
         backend: str,
         as_json: bool,
     ) -> None:
@@ -107,7 +123,11 @@ def register(pcg: click.Group) -> None:
                     "--config lists the teams and models",
                     fix="drop --team/--program/--prompt/--model/--entry/--workdir/--requirement (set them per team)",
                 )
-            _run_config(root, config_file, backend, as_json, tuple(p.resolve() for p in find_links), no_index)
+            config = load_config(config_file)
+            policy = RetryPolicy(attempts, timeout_s=timeout or config.rules.http_timeout_s,
+                                 connect_timeout_s=connect_timeout)  # fmt: skip
+            install = InstallOptions(tuple(p.resolve() for p in find_links), no_index)
+            _run_config(root, config, backend, as_json, install, policy, not no_model_check)
             return
         if team is None:
             raise ConfigError("name the team (--team NAME), or give --config FILE")
@@ -124,8 +144,10 @@ def register(pcg: click.Group) -> None:
         if spec is None:
             raise ConfigError("2025 runs name their model", fix="add --model openai:qwen2.5:32b-instruct-fp16 ...")
         parsed = parse_model_spec(spec)
-        policy = RetryPolicy(max_attempts=attempts, timeout_s=rules.http_timeout_s)
+        policy = RetryPolicy(attempts, timeout_s=timeout or rules.http_timeout_s, connect_timeout_s=connect_timeout)
         model = open_model(parsed, base_url=base_url, env=os.environ, policy=policy)
+        if not no_model_check:
+            model.check()  # a wrong address, back-end or model name stops here, not after every trial failed
         if prompt is not None:
             submission = Submission(team, prompt=decode_utf8(read_bytes(prompt), prompt).text)
             sandbox = None
@@ -146,15 +168,22 @@ def register(pcg: click.Group) -> None:
 
 
 def _run_config(
-    root: Path, config_file: Path, backend: str, as_json: bool, find_links: tuple[Path, ...], no_index: bool
+    root: Path,
+    config: GenerateConfig,
+    backend: str,
+    as_json: bool,
+    install: InstallOptions,
+    policy: RetryPolicy,
+    check_models: bool,
 ) -> None:
-    config = load_config(config_file)
-    if find_links or no_index:  # the command line's wheelhouses add to the file's
-        install = InstallOptions((*config.install.find_links, *find_links), no_index or config.install.no_index)
+    if install.find_links or install.no_index:  # the command line's wheelhouses add to the file's
+        install = InstallOptions(
+            (*config.install.find_links, *install.find_links), install.no_index or config.install.no_index
+        )
         config = dataclasses.replace(config, install=install)
     programs = config.rules.program_package is not None
     sandbox = open_sandbox(backend, allow_weaker=backend != "bubblewrap") if programs else None
-    runs = generate_competition(config, root.resolve(), sandbox)
+    runs = generate_competition(config, root.resolve(), sandbox, policy=policy, check_models=check_models)
     if as_json:
         click.echo(json.dumps([_summary(run) for run in runs], indent=2))
     else:
@@ -168,10 +197,11 @@ def _fail_if_a_server_was_down(runs: list[TeamRun]) -> None:
     stopped = [run for run in runs if run.server_down is not None]
     if stopped:
         teams = ", ".join(run.team for run in stopped)
+        first = stopped[0].server_fix or "start the model server (or correct --base-url)"
         raise PodiumError(
             f"stopped asking the model for {teams}: {stopped[0].server_down}",
-            fix="start the model server (or correct --base-url), then run the same command again: the responses "
-            "already written are kept and only the missing trials are asked",
+            fix=f"{first}, then run the same command again: the responses already written are kept and only the "
+            "missing trials are asked",
         )
 
 

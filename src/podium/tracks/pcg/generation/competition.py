@@ -27,9 +27,9 @@ from podium.tracks.pcg.official.text import decode_utf8
 ModelOpener = Callable[[ModelEntry], ChatModel]
 
 
-def open_config_model(entry: ModelEntry, timeout_s: float | None) -> ChatModel:
+def open_config_model(entry: ModelEntry, policy: RetryPolicy) -> ChatModel:
     """The model of a config entry, its API key from the environment."""
-    return open_model(entry.spec, base_url=entry.base_url, env=os.environ, policy=RetryPolicy(timeout_s=timeout_s))
+    return open_model(entry.spec, base_url=entry.base_url, env=os.environ, policy=policy)
 
 
 def submission_of(team: TeamEntry) -> Submission:
@@ -45,11 +45,25 @@ def submission_of(team: TeamEntry) -> Submission:
 
 
 def generate_competition(
-    config: GenerateConfig, root: Path, sandbox: Sandbox | None, opener: ModelOpener | None = None
+    config: GenerateConfig,
+    root: Path,
+    sandbox: Sandbox | None,
+    opener: ModelOpener | None = None,
+    *,
+    policy: RetryPolicy | None = None,
+    check_models: bool = True,
 ) -> list[TeamRun]:
-    """Run every (model, team) pair; the runs in the config's order (models, then teams)."""
-    opener = opener or (lambda entry: open_config_model(entry, config.rules.http_timeout_s))
+    """Run every (model, team) pair; the runs in the config's order (models, then teams).
+
+    Every model is first checked on its server (``ChatModel.check``): a wrong address, back-end or model name
+    stops the command before any team runs, instead of failing each of its trials.
+    """
+    policy = policy or RetryPolicy(timeout_s=config.rules.http_timeout_s)
+    opener = opener or (lambda entry: open_config_model(entry, policy))
     models = {entry: opener(entry) for entry in config.models}
+    if check_models:
+        for model in models.values():
+            model.check()
     submissions = {team.name: submission_of(team) for team in config.teams}  # every file read before any run
 
     def one(entry: ModelEntry, team: TeamEntry) -> TeamRun:

@@ -25,8 +25,11 @@ class GenerateVerdict(enum.StrEnum):
     """Killed from outside: the trial's wall limit, or the process's CPU, memory or output limit."""
     PROGRAM_REJECTED = "program_rejected"
     """The program could not be imported, or has no single ``TrialLoop`` subclass: none of its trials ran."""
+    CONTEXT_LIMIT = "context_limit"
+    """The server refused a call because the conversation passed the model's context window (not retried)."""
     MODEL_ERROR = "model_error"
-    """The model server failed after its retries (not the program's fault; a rerun asks again)."""
+    """The model server failed after its retries, or said it, the model or the key is wrong (not the program's
+    fault; a rerun asks again)."""
     INTERNAL_ERROR = "internal_error"
     """The sandbox failed (never the program's fault)."""
 
@@ -60,6 +63,7 @@ class TeamRun:
     transcript: Path
     processes: int  # sandboxed processes started (1 unless one died mid-run)
     server_down: str | None = None  # why the run stopped asking a model server that kept failing, if it did
+    server_fix: str | None = None  # what to do about it, where the failure said
 
     def count(self, verdict: GenerateVerdict) -> int:
         """How many trials ended with ``verdict``."""

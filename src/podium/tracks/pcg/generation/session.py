@@ -14,7 +14,10 @@ A sandboxed program reaches the model only through this session (its channel han
 Departures from the official package, on purpose: a trial that hit the time or token limit fails even when the
 program catches the exception and returns a text (the official package would write it); any other exception, a
 result that is not text, a malformed request or a model server that stays down fails that trial (the official
-package stops the whole run), and the run goes on with the next trial.
+package stops the whole run), and the run goes on with the next trial. Two answers end the run at once instead:
+one saying that the server, the model or the key is wrong (``FailureKind.SERVER``: every trial would fail alike),
+and a server down for three trials in a row (``ServerWatch``). A conversation longer than the model's context
+fails its trial as ``context_limit``, once, without a retry.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from podium.core.execution.sandbox.channel import Channel
-from podium.core.llm import ChatMessage, ChatModel, ChatRequest, ModelCallError
+from podium.core.llm import ChatMessage, ChatModel, ChatRequest, FailureKind, ModelCallError
 from podium.core.storage.files import write_atomic
 from podium.tracks.pcg.generation.records import GenerateVerdict, TrialKey, TrialOutcome
 from podium.tracks.pcg.generation.rules import GenerationRules, trial_seed
@@ -45,6 +48,11 @@ PROGRAM_LOG_CHARS = 4 << 20
 """How much a program may add to its team's log through ``log()`` over a run; the rest is dropped."""
 BETWEEN_TRIALS_S = 60.0
 """How long a program may take to start, or between ending one trial and asking for the next."""
+
+
+def verdict_of(error: ModelCallError) -> GenerateVerdict:
+    """A failed model call's trial verdict: the context window's own, or the server's."""
+    return GenerateVerdict.CONTEXT_LIMIT if error.kind is FailureKind.CONTEXT else GenerateVerdict.MODEL_ERROR
 
 
 def response_path(root: Path, team: str, key: TrialKey) -> Path:
@@ -137,6 +145,7 @@ class TeamSession:
     outcomes: list[TrialOutcome] = field(default_factory=list)
     aborted: str | None = None
     abort_verdict: GenerateVerdict = GenerateVerdict.PROGRAM_REJECTED  # what the trials not run get
+    abort_fix: str | None = None  # what the operator should do, where the failure said
     server: ServerWatch = field(default_factory=ServerWatch)
     handed_out: int = 0  # to the current process
     _cursor: int = 0
@@ -223,6 +232,8 @@ class TeamSession:
         trial = self._trial
         if trial is None:
             return {"raise": "RuntimeError", "message": "podium: no trial is running"}
+        if self.aborted is not None:  # a program that retries on its own asks no more of a server found wrong
+            return {"raise": "RuntimeError", "message": f"podium: the run has stopped: {self.aborted}"}
         rules = self.settings.rules
         parsed = _parse_chat(request)
         if isinstance(parsed, str):
@@ -249,6 +260,11 @@ class TeamSession:
         if isinstance(answer, str):
             trial.failure = trial.failure or (GenerateVerdict.MODEL_ERROR, answer)
             return {"raise": "RuntimeError", "message": f"podium: the model call failed: {answer}"}
+        if isinstance(answer, ModelCallError):
+            trial.failure = trial.failure or (verdict_of(answer), str(answer))
+            if answer.fatal:
+                self.stop(str(answer), answer.fix)
+            return {"raise": "RuntimeError", "message": f"podium: the model call failed: {answer}"}
         responses, prompt, completion = answer
         trial.prompt_tokens += prompt
         trial.completion_tokens += completion
@@ -267,7 +283,7 @@ class TeamSession:
 
     def _call(
         self, trial: _Trial, chat: ChatRequest, messages: list[dict[str, str]]
-    ) -> tuple[list[str], int, int] | str:
+    ) -> tuple[list[str], int, int] | ModelCallError | str:
         """One model call, off the trial's clock, recorded in the transcript; the texts and usage, or why not."""
         if self._channel is not None:
             self._channel.set_deadline(math.inf)  # a slow model is not the program's fault
@@ -282,10 +298,12 @@ class TeamSession:
         try:
             reply = self.settings.model.chat(chat)
         except ModelCallError as error:
-            self.transcript.record({**entry, "error": str(error), "elapsed_s": self.clock() - started})
+            self.transcript.record(
+                {**entry, "error": str(error), "error_kind": error.kind.value, "elapsed_s": self.clock() - started}
+            )
             if error.transient:
                 trial.server_gave_up = str(error)
-            return str(error)
+            return error
         finally:
             trial.model_time_s += self.clock() - started
             trial.calls += 1
@@ -296,6 +314,7 @@ class TeamSession:
                 "responses": list(reply.contents),
                 "prompt_tokens": reply.usage.prompt_tokens,
                 "completion_tokens": reply.usage.completion_tokens,
+                "finish_reasons": list(reply.finish_reasons),
                 "elapsed_s": reply.elapsed_s,
                 "attempts": reply.attempts,
             }
@@ -338,8 +357,10 @@ class TeamSession:
             return {"channel_error": "no trial is running"}
         text = str(request.get("traceback", "")).strip()
         last = text.splitlines()[-1] if text else "the program failed"
-        verdict, reason = self._trial.failure or (GenerateVerdict.PROGRAM_ERROR, last)
-        self._end(verdict, reason, detail=text)
+        if self._trial.failure is not None:  # the judge's own reason (a limit, a model failure), logged once
+            self._end(*self._trial.failure)
+            return {}
+        self._end(GenerateVerdict.PROGRAM_ERROR, last, detail=text)
         return {}
 
     def _log(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -388,8 +409,13 @@ class TeamSession:
     def stop_if_server_down(self, gave_up: str | None) -> None:
         """Count a finished trial; after too many in a row failed by the server, run no more (``ServerWatch``)."""
         stop = self.server.trial_ended(gave_up)
-        if stop is not None and self.aborted is None:
-            self.aborted, self.abort_verdict = stop, GenerateVerdict.MODEL_ERROR
+        if stop is not None:
+            self.stop(stop)
+
+    def stop(self, reason: str, fix: str | None = None) -> None:
+        """Ask the model server nothing more: every trial not yet run fails as a model error with ``reason``."""
+        if self.aborted is None:
+            self.aborted, self.abort_verdict, self.abort_fix = reason, GenerateVerdict.MODEL_ERROR, fix
 
     def planned(self) -> Iterator[tuple[TrialKey, bool]]:
         """The trials not yet handed out, in the official order, each taken as it is yielded."""

@@ -39,7 +39,13 @@ from podium.tracks.pcg.editions import CHARACTERS
 from podium.tracks.pcg.generation.records import GenerateVerdict, TeamRun, TrialKey, TrialOutcome
 from podium.tracks.pcg.generation.requirements import Environment, RequirementError, prepare_environment
 from podium.tracks.pcg.generation.rules import GenerationRules
-from podium.tracks.pcg.generation.session import SessionSettings, TeamSession, Transcript, response_path
+from podium.tracks.pcg.generation.session import (
+    SessionSettings,
+    TeamSession,
+    Transcript,
+    response_path,
+    verdict_of,
+)
 from podium.tracks.pcg.generation.stand_ins import START, stand_ins_folder
 from podium.tracks.pcg.generation.submission import Program
 from podium.tracks.pcg.official.rawlog import RawLog, raw_log_name
@@ -151,7 +157,7 @@ def generate_team(
     order = {key: index for index, key in enumerate(keys)}
     outcomes = sorted(session.outcomes, key=lambda o: order[o.key])
     server_down = session.aborted if session.abort_verdict is GenerateVerdict.MODEL_ERROR else None
-    return TeamRun(team, tuple(outcomes), log.path, transcript.path, processes, server_down)
+    return TeamRun(team, tuple(outcomes), log.path, transcript.path, processes, server_down, session.abort_fix)
 
 
 def _run_program(
@@ -290,9 +296,11 @@ def _ask_prompt(session: TeamSession, prompt: str) -> None:
         except ModelCallError as error:
             session.transcript.record({"team": settings.team, "character": key.character, "trial": key.number,
                                        "request": {"messages": [{"role": "user", "content": text}]},
-                                       "error": str(error)})  # fmt: skip
+                                       "error": str(error), "error_kind": error.kind.value})  # fmt: skip
             session.log.failed(key.number, str(error))
-            session.record(TrialOutcome(key, GenerateVerdict.MODEL_ERROR, str(error), 1))
+            session.record(TrialOutcome(key, verdict_of(error), str(error), 1))
+            if error.fatal:
+                session.stop(str(error), error.fix)
             session.stop_if_server_down(str(error) if error.transient else None)
             if session.aborted is not None:
                 session.reject_rest(session.aborted, session.abort_verdict)
@@ -308,6 +316,7 @@ def _ask_prompt(session: TeamSession, prompt: str) -> None:
                 "responses": list(reply.contents),
                 "prompt_tokens": reply.usage.prompt_tokens,
                 "completion_tokens": reply.usage.completion_tokens,
+                "finish_reasons": list(reply.finish_reasons),
                 "elapsed_s": reply.elapsed_s,
                 "attempts": reply.attempts,
             }
