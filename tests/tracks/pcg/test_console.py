@@ -118,3 +118,30 @@ def test_the_console_prints_the_competition_score_at_table_precision(
     assert re.match(r"competition score \d\.\d{6}; result files in ", line), line
     exact = json.loads((root / "result" / "constants.json").read_text())["competitionScore"]
     assert len(exact.split(".")[1]) > 6 and line.startswith(f"competition score {float(exact):.6f};")
+
+
+def test_a_team_that_extract_left_empty_is_warned_of_once_naming_extract(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    raw(tmp_path, "good_A_1", GOOD.encode())
+    raw(tmp_path, "bad_A_1", b"I cannot draw that.")
+    raw(tmp_path, "bad_A_2", b"Nor that.")
+    code, out, err = run(["pcg", "evaluate", str(tmp_path), "--edition", "2024", "--workers", "1"], capsys)
+    assert code == 0
+    about_bad = [line for line in err.splitlines() if "team bad: nothing to do" in line]
+    assert about_bad == [
+        "warning: build, simulate, classify, diversity: team bad: nothing to do: extract wrote no intermediate/ from "
+        "its raw/ (each item failed, or extract has not run: see its log)"
+    ]
+    assert "run the stage that writes it" not in err and "generate asked" not in out  # no plan: none claimed
+
+
+def test_a_stage_alone_names_the_stage_upstream_that_wrote_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "t" / "raw" / "A").mkdir(parents=True)
+    (tmp_path / "u" / "levels" / "A").mkdir(parents=True)
+    code, _, err = run(["pcg", "simulate", str(tmp_path), "--workers", "1"], capsys)
+    assert code == 0
+    assert "warning: team t: nothing to do: extract wrote no intermediate/ from its raw/" in err
+    assert "team u" not in err

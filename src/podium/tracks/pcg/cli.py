@@ -21,6 +21,7 @@ from podium.tracks.pcg.console import failure_lines, log_lines, warning_lines
 from podium.tracks.pcg.editions import DEFAULT_EDITION, EDITIONS, TRIALS_PER_CHARACTER, Edition, edition
 from podium.tracks.pcg.official.rundir import Platform
 from podium.tracks.pcg.promptlength import prompt_lengths
+from podium.tracks.pcg.run_plan import describe_asked
 from podium.tracks.pcg.stages.build import run_build
 from podium.tracks.pcg.stages.classify import run_classify
 from podium.tracks.pcg.stages.diversity import run_diversity
@@ -322,6 +323,10 @@ def evaluate(
     click.echo("")
     if evaluation.score is not None:
         _print_leaderboard(evaluation.score, "table")
+    asked = describe_asked(evaluation.asked)
+    if asked is not None:
+        click.echo(f"{asked}; the result files score every letter and trial, as the official script does, and "
+                   "those not asked score 0")  # fmt: skip
     click.echo(f"report: {evaluation.report_path}")
     _print_ending([report.summary for report in evaluation.stages])
 

@@ -47,7 +47,11 @@ def failure_lines(summaries: Sequence[StageSummary]) -> list[str]:
 
 def warning_lines(summaries: Sequence[StageSummary]) -> list[str]:
     """``warning: ...`` for the first warnings of the runs, and how many more the logs hold."""
-    warnings = [(summary.stage, warning) for summary in summaries for warning in summary.warnings]
+    stages_of: dict[str, list[str]] = {}  # one line for the same words from several stages, in first-seen order
+    for summary in summaries:
+        for warning in summary.warnings:
+            stages_of.setdefault(warning, []).append(summary.stage)
+    warnings = [(", ".join(dict.fromkeys(stages)), warning) for warning, stages in stages_of.items()]
     several = len({summary.stage for summary in summaries}) > 1  # evaluate: say which stage warned
     lines = [f"warning: {stage}: {w}" if several else f"warning: {w}" for stage, w in warnings[:SHOWN_WARNINGS]]
     if len(warnings) > SHOWN_WARNINGS:

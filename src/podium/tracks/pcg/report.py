@@ -16,7 +16,7 @@ import base64
 import html
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from importlib.resources import files
 from pathlib import Path
@@ -25,6 +25,7 @@ from podium.core.storage.files import write_atomic
 from podium.tracks.pcg.bootstrap import Interval
 from podium.tracks.pcg.charts import CHART_STYLE, Bar, IntervalRow, bar_chart, histogram, interval_chart
 from podium.tracks.pcg.provenance import Provenance
+from podium.tracks.pcg.run_plan import AskedTrials
 from podium.tracks.pcg.score import CompetitionScores, TrialScore
 from podium.tracks.pcg.stages.score import ScoreRun
 from podium.tracks.pcg.trial_status import TrialKey, TrialStatus
@@ -57,6 +58,7 @@ class ReportInput:
     statuses: Mapping[TrialKey, TrialStatus]
     thumbnails: Mapping[TrialKey, bytes]  # small PNGs by (team, letter, trial)
     title: str
+    asked: Mapping[str, AskedTrials] = field(default_factory=dict)  # by team: what generate asked, where recorded
 
 
 def _fixed(value: Decimal | float, digits: int) -> str:
@@ -253,7 +255,11 @@ def _gallery(
     for model, scores in galleries:
         by_team: dict[str, list[TrialScore]] = {}
         for t in _present(scores, report.letters):
-            by_team.setdefault(t.team, []).append(t)
+            name = f"{model}/{t.team}" if model else t.team
+            plan = report.asked.get(name)
+            asked = plan is None or plan.covers(t.character, t.trial)
+            if asked or (name, t.character, str(t.trial)) in report.statuses:  # a trial not asked is not missing
+                by_team.setdefault(t.team, []).append(t)
         for team in _by_rank(list(by_team), order):
             name = f"{model}/{team}" if model else team
             sections.append((name, [_tile(t, name, report) for t in by_team[team]]))

@@ -13,10 +13,10 @@ replaced by the letter in double quotes, one user message.
 
 Output is the official layout, ``ROOT/<TEAM>/raw/<C>/<TEAM>_<C>_<n>.txt`` (the response's UTF-8 bytes, written
 atomically), and beside the team folders ``ROOT/logs/<TEAM>_raw_<time>.log`` in the official wording plus
-``...transcript.jsonl`` (every model call), ``...environment.json`` (the submission's digest, entry, working folder
-and installed requirements) and ``....files/`` (what the program wrote in its copy: files it added or changed). A
-file that exists is never asked for again, so a rerun after a kill completes only what is missing. Nothing under
-ROOT is visible to the program.
+``...transcript.jsonl`` (every model call), ``...plan.json`` (the letters and trials asked), ``...environment.json``
+(the submission's digest, entry, working folder and installed requirements) and ``....files/`` (what the program
+wrote in its copy: files it added or changed). A file that exists is never asked for again, so a rerun after a
+kill completes only what is missing. Nothing under ROOT is visible to the program.
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ from podium.tracks.pcg.generation.session import (
 from podium.tracks.pcg.generation.stand_ins import START, stand_ins_folder
 from podium.tracks.pcg.generation.submission import Program
 from podium.tracks.pcg.official.rawlog import RawLog, raw_log_name
+from podium.tracks.pcg.run_plan import write_plan
 
 PROGRAM_ENV = {"PYTHONHASHSEED": "0", "PYTHONIOENCODING": "utf-8", "PYTHONDONTWRITEBYTECODE": "1"}
 PROCESS_LIMITS = Limits(
@@ -129,6 +130,7 @@ def generate_team(
     started = now()
     log = RawLog(root / "logs" / raw_log_name(team, started), now)
     transcript = Transcript(log.path.with_name(log.path.name.removesuffix(".log") + ".transcript.jsonl"))
+    write_plan(log.path, team, settings.characters, settings.trials)  # evaluate says what was asked, from this
     plan = [(key, response_path(root, team, key).is_file()) for key in keys]
     for key, _ in plan:
         response_path(root, team, key).parent.mkdir(parents=True, exist_ok=True)

@@ -67,7 +67,7 @@ def _classify_jobs(
     The job carries the bytes read here for the key, as simulation jobs do: read once, and a worker on another
     machine needs no access to the competition folder. An image ``handoff`` kept the input of goes as that input.
     """
-    for folder in run.team_folders("images", "simulate"):
+    for folder in run.team_folders("images"):
         team = folder.team
         for char_dir in character_dirs(folder.path):
             char = char_dir.name

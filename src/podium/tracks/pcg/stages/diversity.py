@@ -45,7 +45,7 @@ def run_diversity(
         return TransformResult(result.json_text().encode("utf-8"), tuple(result.warnings))
 
     def body(run: StageRun) -> None:
-        for folder in run.team_folders("similarity", "classify"):
+        for folder in run.team_folders("similarity"):
             for input_path in list_visible_files(folder.path):
                 character = base_name(input_path.name)
                 output = run.root / folder.team / "diversity" / f"{character}.json"

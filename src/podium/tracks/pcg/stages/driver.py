@@ -68,6 +68,23 @@ class StageSummary:
         return tuple(event for event in self.events if event.failed)
 
 
+PIPELINE_FOLDERS = ("raw", "intermediate", "levels", "images", "similarity")
+WRITERS = {"raw": "generate", "intermediate": "extract", "levels": "build", "images": "simulate",
+           "similarity": "classify"}  # fmt: skip
+
+
+def why_no_folder(team_dir: Path, folder: str) -> str:
+    """Why ``team_dir`` has no ``folder``: the first stage upstream that wrote nothing for it, and from what."""
+    upstream = PIPELINE_FOLDERS[: PIPELINE_FOLDERS.index(folder)] if folder in PIPELINE_FOLDERS else ()
+    for index in range(len(upstream) - 1, -1, -1):
+        if (team_dir / upstream[index]).is_dir():
+            produced = PIPELINE_FOLDERS[index + 1]
+            writer, source = WRITERS[produced], upstream[index]
+            failed = f"each item failed, or {writer} has not run: see its log"
+            return f"{writer} wrote no {produced}/ from its {source}/ ({failed})"
+    return f"it has no {folder}/ folder (run {WRITERS.get(folder, 'the stage that writes it')} first)"
+
+
 @dataclass(frozen=True, slots=True)
 class TeamFolder:
     """A team and one of its stage folders (``<TEAM>/<stage>``)."""
@@ -102,14 +119,18 @@ class StageRun:
             raise InputError("no team folders found", path=self.root, fix=fix)
         return teams
 
-    def team_folders(self, folder: str, writer: str) -> Iterator[TeamFolder]:
-        """``<TEAM>/<folder>`` of every team that has it; a warning for each that has not."""
+    def team_folders(self, folder: str) -> Iterator[TeamFolder]:
+        """``<TEAM>/<folder>`` of every team that has it; a warning for each that has not.
+
+        The warning names the stage that produced nothing, in the same words from every later stage, so that a run
+        of all of them can say it once.
+        """
         for team in self.teams():
             found = self.root / team / folder
             if found.is_dir():
                 yield TeamFolder(team, found)
             else:
-                self.warn(f"team {team}: no {folder}/ folder, nothing to do (run {writer} first)")
+                self.warn(f"team {team}: nothing to do: {why_no_folder(self.root / team, folder)}")
 
     def item(self, event: ItemEvent) -> None:
         """Log one item's outcome."""
@@ -280,7 +301,7 @@ class TextStage:
             return (warning,) if warning else ()
 
         def body(run: StageRun) -> None:
-            for folder in run.team_folders(self.source, "the stage that writes it"):
+            for folder in run.team_folders(self.source):
                 for stray in list_visible_files(folder.path):
                     run.warn(
                         f"team {folder.team}: stray file {stray} ignored (inputs belong in {self.source}/<CHARACTER>/)"

@@ -27,6 +27,7 @@ from podium.tracks.pcg.official.rundir import Platform, list_team_dirs, list_vis
 from podium.tracks.pcg.official.stagelog import ItemEvent
 from podium.tracks.pcg.provenance import ProgramEnvironment, program_environments, run_provenance
 from podium.tracks.pcg.report import ReportInput, render_report, write_report
+from podium.tracks.pcg.run_plan import AskedTrials, asked_trials
 from podium.tracks.pcg.stages.build import run_build
 from podium.tracks.pcg.stages.classify import run_classify
 from podium.tracks.pcg.stages.diversity import run_diversity
@@ -59,6 +60,7 @@ class Evaluation:
     stages: list[StageReport] = field(default_factory=list)
     score: ScoreRun | None = None
     report_path: Path | None = None
+    asked: dict[str, AskedTrials] = field(default_factory=dict)  # by team, where generate recorded its plan
 
 
 def _has_input(root: Path, folder: str, platform: Platform) -> bool:
@@ -101,8 +103,17 @@ def evaluate(
             evaluation.stages.append(StageReport(stage, model, summary, time.perf_counter() - started))
             previous = summary
     evaluation.score = run_score(root, edition, options)
+    evaluation.asked = competition_asked(root, platform)
     evaluation.report_path = write_evaluation_report(root, edition, evaluation.score, platform, classifier, executor)
     return evaluation
+
+
+def competition_asked(root: Path, platform: Platform) -> dict[str, AskedTrials]:
+    """What ``generate`` asked of each team, over every model root (teams named ``MODEL/TEAM`` there)."""
+    asked: dict[str, AskedTrials] = {}
+    for model_root in competition_roots(root, platform):
+        asked |= asked_trials(model_root.path / "logs", f"{model_root.model}/" if model_root.model else "")
+    return asked
 
 
 def _require_handover(previous: StageSummary | None, stage: str, root: Path) -> None:
@@ -196,6 +207,7 @@ def write_evaluation_report(
         letters=tuple(sorted(letters)),
         intervals=intervals,
         statuses=statuses,
+        asked=competition_asked(root, platform),
         thumbnails={names[name]: png for name, png in made.items()},
         title=f"{root.resolve().name} — podium PCG report (edition {edition.year})",
     )

@@ -83,7 +83,7 @@ def run_simulate(
     def body(run: StageRun) -> None:
         path = run.root
         groups: dict[CharacterFolder, list[Path]] = {}
-        for folder in run.team_folders("levels", "build"):
+        for folder in run.team_folders("levels"):
             for char_dir in character_dirs(folder.path):
                 files = [f for f in list_visible_files(char_dir) if f.suffix.lower() == ".xml"]
                 if files:
