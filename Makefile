@@ -2,17 +2,21 @@
 #   make demo   create .venv, install podium, run the whole PCG pipeline (`podium pcg evaluate`) on the bundled
 #               example, print the leaderboard and the report path (podium's simulation and embedded classifier
 #               replace the example's Unity stability and ViT similarity files)
-#   make test   install test dependencies (PyPI, npm oracle; bubblewrap, PostgreSQL, Chromium, Node.js and the
-#               training fonts via apt if missing: needs root or sudo) and run every test
+#   make test   install test dependencies (PyPI, npm oracle; bubblewrap, PostgreSQL, Chromium, Node.js, a C++
+#               compiler and the training fonts via apt if missing: needs root or sudo; a real model server, built
+#               once in about 8 minutes, see model-server) and run every test
+#   make model-server   a CPU model server (llama.cpp + Gemma 3 270M) in .model-server/; make serve-model runs it
 # Both share .venv and one NumPy (constraints.txt).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 ORACLE := .oracle/node_modules/chatgpt4pcg/package.json
 PCG_ORACLES := .oracle/chatgpt4pcg-1.2.2/bin/python .oracle/llms4pcg-2.0.1/bin/python
+MODEL_SERVER := .model-server/models/gemma3-270m-q4_k_m.gguf
+SERVE_PORT ?= 8000
 DEMO_DIR := demo-run
 
-.PHONY: demo test install lint pytest oracle bench bench-sim bench-classify bench-sandbox bench-dojo clean
+.PHONY: demo test install lint pytest oracle model-server serve-model bench bench-sim bench-classify bench-sandbox bench-dojo bench-model-server clean
 
 PIP_INSTALL := $(BIN)/python -m pip install -q -c constraints.txt
 
@@ -36,6 +40,17 @@ oracle: $(ORACLE)
 $(PCG_ORACLES):
 	bash scripts/install-pcg-oracles.sh
 
+$(MODEL_SERVER): scripts/install-model-server.sh
+	bash scripts/install-system-deps.sh
+	bash scripts/install-model-server.sh
+	@touch $@
+
+model-server: $(MODEL_SERVER)
+
+serve-model: $(MODEL_SERVER)
+	.model-server/bin/python -m llama_cpp.server --model $(MODEL_SERVER) --model_alias gemma3-270m \
+		--chat_format gemma --n_ctx 2048 --host 127.0.0.1 --port $(SERVE_PORT)
+
 demo: install
 	rm -rf $(DEMO_DIR) && cp -r examples/pcg-2023-unity $(DEMO_DIR)
 	$(BIN)/podium pcg evaluate $(DEMO_DIR) --edition 2023
@@ -45,11 +60,11 @@ lint: $(VENV)/.test-deps
 	$(BIN)/ruff format --check src tests benchmarks scripts tools
 	$(BIN)/mypy
 
-pytest: $(VENV)/.test-deps $(ORACLE) $(PCG_ORACLES)
+pytest: $(VENV)/.test-deps $(ORACLE) $(PCG_ORACLES) $(MODEL_SERVER)
 	bash scripts/install-system-deps.sh
 	bash scripts/install-fonts.sh
 	PODIUM_REQUIRE_ORACLE=1 PODIUM_REQUIRE_SANDBOX=1 PODIUM_REQUIRE_POSTGRES=1 PODIUM_REQUIRE_BROWSER=1 \
-	PODIUM_REQUIRE_EXTRAS=1 PODIUM_REQUIRE_FONTS=1 $(BIN)/pytest
+	PODIUM_REQUIRE_EXTRAS=1 PODIUM_REQUIRE_FONTS=1 PODIUM_REQUIRE_MODEL_SERVER=1 $(BIN)/pytest
 
 test: lint pytest
 
@@ -68,5 +83,8 @@ bench-sandbox: install
 bench-dojo: install
 	$(BIN)/python benchmarks/bench_dojo_judge.py
 
+bench-model-server: install $(MODEL_SERVER)
+	$(BIN)/python benchmarks/bench_model_server.py
+
 clean:
-	rm -rf $(VENV) .oracle $(DEMO_DIR) bench-run .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .oracle .model-server $(DEMO_DIR) bench-run .pytest_cache .mypy_cache .ruff_cache
