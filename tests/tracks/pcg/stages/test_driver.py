@@ -76,7 +76,7 @@ def test_bad_items_are_reported_and_the_rest_still_runs(tmp_path: Path) -> None:
         assert verdicts["locked"] == "unreadable_input"
     warnings = "\n".join(summary.warnings)
     assert "stray file" in warnings and "notes.txt" in warnings
-    assert "team nothing: no raw/ folder" in warnings
+    assert "team nothing: nothing to do: it has no raw/ folder (run generate first)" in warnings
     assert "not valid UTF-8" in warnings and "UTF-16" in warnings
 
 
@@ -209,4 +209,4 @@ def test_missing_stage_folders_and_stray_files_are_warnings(tmp_path: Path) -> N
     summary = run_extract(tmp_path, edition(2024))
     assert [e.verdict for e in summary.events] == ["ok"]
     assert any("stray file" in w and "notes.txt" in w for w in summary.warnings)
-    assert any(w.startswith("team B: no raw/ folder") for w in summary.warnings)
+    assert "team B: nothing to do: it has no raw/ folder (run generate first)" in summary.warnings
