@@ -15,7 +15,6 @@ from typing import Any
 import click
 
 from podium import __version__
-from podium.cli.options import db_option
 from podium.core.errors import PodiumError
 from podium.core.registry import TrackLoadError, load_cli_group, load_track, track_names
 
@@ -58,14 +57,25 @@ def build_cli() -> click.Group:
         """Judge competitions end to end: run submissions, score them exactly, publish leaderboards."""
 
     @podium.command()
-    @db_option("PODIUM_DOJO_DB")
+    @click.option("--track", "names", multiple=True, help="A track to serve (repeatable); it gets its tables.")
+    @click.option("--db", default=None, help="The database of every track served (default: each track's own).")
     @click.option("--host", default="127.0.0.1", show_default=True)
     @click.option("--port", default=8000, show_default=True)
-    def serve(db: str, host: str, port: int) -> None:
-        """Serve the HTTP API and pages of every track that has them (needs the `web` extra)."""
-        from podium.web.app import create_app
+    def serve(names: tuple[str, ...], db: str | None, host: str, port: int) -> None:
+        """Serve the HTTP API and pages of the tracks named, or of those whose database has their tables.
 
-        app = create_app({"db": db})
+        A track's database is --db, else PODIUM_<TRACK>_DB (PODIUM_WMEVAL_DB, PODIUM_DOJO_DB), else PODIUM_DB,
+        else podium.sqlite3 here. Without --track, a track is served where its tables exist (made by its own
+        commands, e.g. `podium wmeval ingest`), so serving never adds another track's tables to a database.
+        Needs the `web` extra.
+        """
+        from podium.web.app import create_app
+        from podium.web.serving import tracks_to_serve
+
+        chosen = tracks_to_serve(names, db)
+        app = create_app({}, only=set(chosen), track_settings={name: {"db": url} for name, url in chosen.items()})
+        for name, url in chosen.items():
+            click.echo(f"serving /{name}/ on {url}", err=True)
         import uvicorn
 
         uvicorn.run(app, host=host, port=port, log_level="warning")

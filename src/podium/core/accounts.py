@@ -100,6 +100,13 @@ class Accounts:
             raise NotFoundError(f"no user {name!r}", fix=self._add_fix)
         return Account(row.id, row.name, row.role)
 
+    def by_id(self, db: Connection, account_id: int) -> Account:
+        """The account with id ``account_id`` (``AuthError`` when it is gone: whoever held it is nobody now)."""
+        row = db.execute(select(self.table).where(self.table.c.id == account_id)).first()
+        if row is None:
+            raise AuthError("the account is gone", fix="ask the organisers for a token")
+        return Account(row.id, row.name, row.role)
+
     def names(self, db: Connection) -> dict[int, str]:
         """Every account's name by id."""
         return {row.id: row.name for row in db.execute(select(self.table.c.id, self.table.c.name))}

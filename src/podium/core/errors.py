@@ -76,6 +76,16 @@ class PermissionDenied(PodiumError):
     exit_code = 5
 
 
+class RateLimited(PodiumError):
+    """Too many attempts lately (failed sign-ins from one address): try again after ``retry_after_s``."""
+
+    exit_code = 7
+
+    def __init__(self, message: str, *, retry_after_s: int, fix: str | None = None) -> None:
+        super().__init__(message, fix=fix)
+        self.retry_after_s = retry_after_s
+
+
 class ConflictError(PodiumError):
     """The current state forbids the request: a lifecycle move not allowed now, or a concurrent change won."""
 

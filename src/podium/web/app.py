@@ -1,37 +1,54 @@
-"""The ``podium serve`` application: every installed track that has a web part mounts its router.
+"""The ``podium serve`` application: the tracks it is told to serve mount their routers.
 
-A track's ``web_router(settings)`` gets the server's settings (``db``: a database URL) and returns a FastAPI
-``APIRouter``. A track that cannot be loaded is named on stderr and left out; the others are served. The factory
-adds a health check, a page at ``/`` that lists the tracks served and links to each, and answers podium's errors
-as JSON ``{"error", "fix"}`` with the status ``podium.web.errors`` gives each branch of the error tree (401, 403,
-404, 409, 400, 503).
+A track's ``web_router(settings)`` gets its settings (``db``: its database URL) and returns a FastAPI
+``APIRouter``; only the tracks asked for are mounted, so only their tables are created in their databases. A
+track that cannot be loaded is named on stderr and left out; the others are served. The factory adds a health
+check, a page at ``/`` that lists the tracks served and links to each, the pages' shared script
+(``/_podium/layout.js``: no page runs an inline script), the security headers and the cross-site check of every
+state change (``podium.web.security``), and answers podium's errors as JSON ``{"error", "fix"}`` with the status
+``podium.web.errors`` gives each branch of the error tree (401, 403, 404, 409, 429, 400, 503).
 """
 
 from __future__ import annotations
 
+import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from podium.core.errors import DependencyError, PodiumError
+from podium.core.errors import DependencyError, PodiumError, RateLimited
 from podium.core.registry import Track, load_tracks
 from podium.web.errors import http_status
-from podium.web.layout import esc, page
+from podium.web.layout import SCRIPT, SCRIPT_PATH, esc, page
+from podium.web.security import ALLOWED_ORIGINS_ENV, WebSafety
 
 
-def create_app(settings: Mapping[str, str], tracks: Mapping[str, Track] | None = None) -> Any:
-    """The ASGI app with every track's router under ``/<track>``: the installed tracks, or ``tracks`` if given.
+def create_app(
+    settings: Mapping[str, str],
+    tracks: Mapping[str, Track] | None = None,
+    *,
+    only: Collection[str] | None = None,
+    track_settings: Mapping[str, Mapping[str, str]] | None = None,
+) -> Any:
+    """The ASGI app with each track's router under ``/<track>``: the installed tracks, or ``tracks`` if given.
 
-    ``tracks`` serves a track that is not installed as an entry point yet (a test of a track in development, an
-    embedding application), with the same error handling as ``podium serve``.
+    ``only`` names the tracks to serve (default: all of them); ``track_settings`` gives a track its own settings
+    (its database) in place of ``settings``. ``tracks`` serves a track that is not installed as an entry point yet
+    (a test of a track in development, an embedding application), with the same error handling as ``podium serve``.
     """
     try:
         from fastapi import FastAPI, Request
-        from fastapi.responses import HTMLResponse, JSONResponse
+        from fastapi.responses import HTMLResponse, JSONResponse, Response
     except ModuleNotFoundError as error:
         raise DependencyError("the web server needs FastAPI", fix="pip install 'podium[web]'") from error
 
     app = FastAPI(title="podium", docs_url="/api/docs")
+    allowed = [o for o in os.environ.get(ALLOWED_ORIGINS_ENV, "").split(",") if o.strip()]
+    app.add_middleware(WebSafety, allowed_origins=allowed)
+
+    @app.get(SCRIPT_PATH, include_in_schema=False)
+    def layout_script() -> Response:
+        return Response(SCRIPT, media_type="text/javascript", headers={"cache-control": "max-age=3600"})
 
     @app.get("/healthz")
     def health() -> dict[str, str]:
@@ -39,17 +56,19 @@ def create_app(settings: Mapping[str, str], tracks: Mapping[str, Track] | None =
 
     @app.exception_handler(PodiumError)
     def podium_error(_request: Request, error: PodiumError) -> JSONResponse:
-        return JSONResponse({"error": error.message, "fix": error.fix}, status_code=http_status(error))
+        wait = {"retry-after": str(error.retry_after_s)} if isinstance(error, RateLimited) else None
+        return JSONResponse({"error": error.message, "fix": error.fix}, status_code=http_status(error), headers=wait)
 
     if tracks is None:
         loaded = load_tracks()
         for failure in loaded.failures.values():  # said once at start, not as a silent 404 on every request
             print(f"warning: not serving it: {failure.describe()} (fix: {failure.fix})", file=sys.stderr)
         tracks = loaded.tracks
-    served = [track for track in tracks.values() if track.web_router is not None]
+    served = [t for t in tracks.values() if t.web_router is not None and (only is None or t.name in only)]
     for track in served:
         assert track.web_router is not None  # for mypy: filtered above
-        app.include_router(track.web_router(settings), prefix=f"/{track.name}")
+        own = (track_settings or {}).get(track.name, settings)
+        app.include_router(track.web_router(own), prefix=f"/{track.name}")
 
     @app.get("/", response_class=HTMLResponse)
     def index() -> str:

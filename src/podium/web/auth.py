@@ -1,37 +1,121 @@
-"""Who is calling: an API token from the ``Authorization: Bearer`` header, or from the pages' HTTP-only cookie.
+"""Who is calling: an API token in the ``Authorization: Bearer`` header, or a signed-in page's session.
 
-A track supplies ``authenticate(token) -> user`` (usually ``podium.core.accounts.Accounts.authenticate`` on a
-connection) and the name of its cookie; ``TokenAuth`` does the HTTP part the same way for every track:
+A track supplies ``authenticate(token) -> user`` (usually ``Accounts.authenticate`` on a connection) and a
+``SessionStore`` (``podium.web.sessions``, over the track's sessions table); ``TokenAuth`` does the HTTP part the
+same way for every track:
 
-- the API takes the header only (``Depends(auth.api_user)``): a missing or malformed header is ``AuthError``
-  (401), like an unknown token;
-- the pages take the token once, from a form field, and keep it in a cookie that scripts cannot read
-  (``HttpOnly``) and that other sites' pages never send (``SameSite=Strict``): ``token_of(request, given)`` is
-  the form's token or else the cookie's, ``user(token)`` authenticates it and ``remember(response, token)`` sets
-  the cookie once it worked.
+- the API takes the header only (``api_user``): a missing or malformed header is ``AuthError`` (401), like an
+  unknown token;
+- the pages sign in once with the token (``sign_in``): it is checked, a server-side session starts, and the
+  browser keeps only the session's id, in a cookie that scripts cannot read (``HttpOnly``) and that other sites'
+  pages never send (``SameSite=Strict``); ``page_user`` reads it, and ``sign_out`` ends the session on the server,
+  so the cookie is worthless after it. The permanent token never sits in a cookie;
+- failed sign-ins are counted per client address (``LoginLimiter``): after 10 in 10 minutes the next ones are
+  refused with 429 and ``Retry-After`` until the oldest leaves the window, so a token cannot be guessed online.
 
-Whether a known user may do the thing asked (a role) is the track's decision: ``PermissionDenied`` (403).
+Cross-site forgery and the security headers are the app's (``podium.web.security``). Whether a known user may do
+the thing asked (a role) is the track's decision: ``PermissionDenied`` (403).
 """
 
 from __future__ import annotations
 
+import threading
+from collections import deque
 from collections.abc import Callable
-from typing import Generic, TypeVar
+from datetime import timedelta
+from typing import Generic, Protocol, TypeVar
 
 from fastapi import Header, Request, Response
 
-from podium.core.errors import AuthError
+from podium.core.clock import Clock, SystemClock
+from podium.core.errors import AuthError, RateLimited
 
 U = TypeVar("U")
 BEARER = "Bearer "
+MAX_FAILED_SIGN_INS = 10
+FAILED_SIGN_IN_WINDOW = timedelta(minutes=10)
+
+
+class SessionStore(Protocol[U]):
+    """Where a track keeps its pages' sessions (``podium.web.sessions.SqlSessionStore``)."""
+
+    lifetime: timedelta
+
+    def start(self, user: U) -> str:
+        """A new session of ``user``; its id."""
+        ...
+
+    def user(self, session_id: str) -> U:
+        """The user of a live session; ``AuthError`` otherwise."""
+        ...
+
+    def end(self, session_id: str) -> None:
+        """End a session."""
+        ...
+
+
+class LoginLimiter:
+    """Failed sign-ins per client address in a sliding window; thread-safe (routes run in a thread pool)."""
+
+    def __init__(
+        self,
+        clock: Clock | None = None,
+        attempts: int = MAX_FAILED_SIGN_INS,
+        window: timedelta = FAILED_SIGN_IN_WINDOW,
+    ) -> None:
+        self.clock = clock or SystemClock()
+        self.attempts = attempts
+        self.window = window
+        self._failures: dict[str, deque[float]] = {}
+        self._lock = threading.Lock()
+
+    def _recent(self, client: str, now: float) -> deque[float]:
+        failures = self._failures.setdefault(client, deque())
+        while failures and failures[0] <= now - self.window.total_seconds():
+            failures.popleft()
+        return failures
+
+    def check(self, client: str) -> None:
+        """``RateLimited`` when ``client`` failed too often lately."""
+        now = self.clock.now().timestamp()
+        with self._lock:
+            failures = self._recent(client, now)
+            if len(failures) >= self.attempts:
+                wait = max(1, int(failures[0] + self.window.total_seconds() - now + 0.999))
+                raise RateLimited(
+                    f"too many failed sign-ins from this address ({len(failures)} in "
+                    f"{int(self.window.total_seconds() // 60)} minutes)",
+                    retry_after_s=wait,
+                    fix=f"wait {wait} s, and check the token you were given",
+                )
+
+    def failed(self, client: str) -> None:
+        """Count a failed sign-in of ``client``."""
+        now = self.clock.now().timestamp()
+        with self._lock:
+            self._recent(client, now).append(now)
+            if len(self._failures) > 100_000:  # addresses that stopped trying: forget the oldest half
+                for stale in list(self._failures)[:50_000]:
+                    del self._failures[stale]
 
 
 class TokenAuth(Generic[U]):
-    """Token authentication for one track's routes."""
+    """Token and session authentication for one track's routes."""
 
-    def __init__(self, authenticate: Callable[[str], U], cookie: str) -> None:
+    def __init__(
+        self,
+        authenticate: Callable[[str], U],
+        cookie: str,
+        sessions: SessionStore[U],
+        *,
+        path: str = "/",
+        limiter: LoginLimiter | None = None,
+    ) -> None:
         self._authenticate = authenticate
         self.cookie = cookie
+        self.sessions = sessions
+        self.path = path  # the cookie is sent only under the track's own pages
+        self.limiter = limiter or LoginLimiter()
 
     def user(self, token: str) -> U:
         """The user ``token`` belongs to; ``AuthError`` for an empty or unknown one."""
@@ -45,10 +129,41 @@ class TokenAuth(Generic[U]):
             raise AuthError("missing API token", fix="send the header 'Authorization: Bearer TOKEN'")
         return self.user(authorization.removeprefix(BEARER).strip())
 
-    def token_of(self, request: Request, given: str = "") -> str:
-        """The token a page request carries: ``given`` (a form field) if any, else the cookie's ("" for none)."""
-        return given or request.cookies.get(self.cookie, "")
+    def page_user(self, request: Request) -> U:
+        """The user of the page's session (``AuthError`` when not signed in)."""
+        session = request.cookies.get(self.cookie, "")
+        if not session:
+            raise AuthError("not signed in", fix="sign in with the token you were given")
+        return self.sessions.user(session)
 
-    def remember(self, response: Response, token: str) -> None:
-        """Keep ``token`` in the HTTP-only, same-site cookie (call once it has authenticated)."""
-        response.set_cookie(self.cookie, token, httponly=True, samesite="strict")
+    def caller(self, request: Request, authorization: str | None) -> U:
+        """The bearer token's user where there is an ``Authorization`` header (malformed: refused), else the page's.
+
+        Scripts and the pages' own requests reach the same routes.
+        """
+        if authorization is not None:
+            return self.api_user(authorization)
+        return self.page_user(request)
+
+    def sign_in(self, request: Request, response: Response, token: str) -> U:
+        """Check ``token`` (within the client's sign-in limit), start a session and put its id in the cookie."""
+        client = request.client.host if request.client is not None else "unknown"
+        self.limiter.check(client)
+        try:
+            user = self.user(token)
+        except AuthError:
+            self.limiter.failed(client)
+            raise
+        session = self.sessions.start(user)
+        response.set_cookie(
+            self.cookie, session, httponly=True, samesite="strict", path=self.path,
+            max_age=int(self.sessions.lifetime.total_seconds()),
+        )  # fmt: skip
+        return user
+
+    def sign_out(self, request: Request, response: Response) -> None:
+        """End the page's session on the server and drop the cookie."""
+        session = request.cookies.get(self.cookie, "")
+        if session:
+            self.sessions.end(session)
+        response.delete_cookie(self.cookie, path=self.path)

@@ -4,7 +4,8 @@ Pages are plain HTML built from strings: the layout escapes the title, the site 
 HTML the track built, escaping every value it puts in (``esc``). The head declares an empty icon, so a browser
 asks for no ``/favicon.ico`` that would fail. The parts every track needs are here too: an HTML table
 (``table``) and a block of text with a copy button (``copyable``), kept to a few lines' height however long the
-text is, so 200 terms do not make a page thousands of pixels high; one small script in the head copies it.
+text is, so 200 terms do not make a page thousands of pixels high; one small script copies it, served by the app at
+``SCRIPT_PATH`` (a page runs no inline script: ``podium.web.security``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ STYLE = (
     "overflow-y:auto;margin:.3rem 0}.copy button{position:absolute;top:.3rem;right:1.2rem}"
     ".note{color:#555}"
 )
+SCRIPT_PATH = "/_podium/layout.js"
 # Copies the text of the element a ``data-copy`` button names; says so on the button for a moment.
 SCRIPT = (
     "document.addEventListener('click',e=>{const b=e.target.closest('[data-copy]');if(!b)return;"
@@ -60,6 +62,6 @@ def page(title: str, body: str, *, site: str, nav: Sequence[tuple[str, str]] = (
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
         "<meta name='viewport' content='width=device-width,initial-scale=1'>"
         f"<title>{esc(title)} · {esc(site)}</title><link rel='icon' href='data:,'>"
-        f"<style>{STYLE}</style><script>{SCRIPT}</script></head>"
+        f"<style>{STYLE}</style><script src='{SCRIPT_PATH}' defer></script></head>"
         f"<body><nav>{links}</nav><h1>{esc(title)}</h1>{body}</body></html>"
     )

@@ -76,7 +76,8 @@ def fetched(env: Env) -> list[tuple[str, dict[str, str], bytes]]:
     _, token = add_account(env.engine, env.clock, "ann", "annotator")
     assign(env.engine, env.clock, AssignOptions(annotators_per_task=1, gold=0, seed=1))
     got: list[tuple[str, dict[str, str], bytes]] = []
-    with TestClient(create_app({"db": str(env.engine.url)}, {"wmeval": TRACK})) as client:
+    with TestClient(create_app({"db": str(env.engine.url)}, {"wmeval": TRACK}),
+                    headers={"origin": "http://testserver"}) as client:  # fmt: skip
         client.post("/wmeval/signin", data={"token": token})
         for url in ("/wmeval/api/queue", "/wmeval/queue"):
             answer = client.get(url)

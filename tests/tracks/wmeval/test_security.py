@@ -30,6 +30,7 @@ from podium.web.app import create_app
 from .conftest import Env, make_gt, make_team
 
 TEAMS = ("crimson", "azure")
+SAME_ORIGIN = {"origin": "http://testserver"}
 
 
 @dataclass
@@ -38,6 +39,12 @@ class World:
     client: TestClient
     tokens: dict[str, str]
     ids: dict[str, int]
+
+    def sign_in(self, name: str) -> None:
+        """Sign the client in as ``name`` through the page's form (its session cookie is kept)."""
+        self.client.cookies.clear()
+        answer = self.client.post("/wmeval/signin", data={"token": self.tokens[name]}, follow_redirects=False)
+        assert answer.status_code == 303, answer.text
 
     def as_(self, name: str) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.tokens[name]}"}
@@ -62,7 +69,8 @@ def world(env: Env) -> Iterator[World]:
         account, tokens[name] = add_account(env.engine, env.clock, name, role)
         ids[name] = account.id
     assign(env.engine, env.clock, AssignOptions(annotators_per_task=2, gold=1, seed=2))
-    with TestClient(create_app({"db": str(env.engine.url)}, {"wmeval": TRACK})) as client:
+    # a browser on the page: its form posts and scripts say they come from this origin
+    with TestClient(create_app({"db": str(env.engine.url)}, {"wmeval": TRACK}), headers=SAME_ORIGIN) as client:
         yield World(env, client, tokens, ids)
 
 
@@ -79,7 +87,7 @@ def test_another_annotators_item_is_indistinguishable_from_a_missing_one(world: 
             answer = c.request(method, url, json=body, headers=world.as_("ann"))
             assert answer.status_code == 404, (method, url)
             assert answer.json() == {"error": f"no item '{key}'", "fix": "open your queue"}
-    c.cookies.set("podium_wmeval_token", world.tokens["ann"])
+    world.sign_in("ann")
     page = c.get(f"/wmeval/items/{theirs}")
     assert page.status_code == 404
     assert world.stored() == 0
@@ -89,7 +97,7 @@ def test_another_annotators_item_is_indistinguishable_from_a_missing_one(world: 
 
 def test_nothing_an_annotator_receives_names_a_team(world: World) -> None:
     c = world.client
-    c.cookies.set("podium_wmeval_token", world.tokens["ann"])
+    world.sign_in("ann")
     bodies = [c.get("/wmeval/queue").text, c.get("/wmeval/api/queue").text]
     for key in world.keys("ann"):
         bodies += [c.get(f"/wmeval/items/{key}").text, c.get(f"/wmeval/api/items/{key}").text]
@@ -135,20 +143,20 @@ def test_guessed_ids_find_nothing(world: World) -> None:
 
 def test_a_header_that_is_not_a_bearer_token_is_not_passed_over_for_the_cookie(world: World) -> None:
     c = world.client
-    c.cookies.set("podium_wmeval_token", world.tokens["ann"])
+    world.sign_in("ann")
     assert c.get("/wmeval/api/queue").status_code == 200  # the page's own script: the cookie
     assert c.get("/wmeval/api/queue", headers={"Authorization": "Basic YW5uOng="}).status_code == 401
 
 
 def test_operator_pages_do_not_exist_for_annotators(world: World) -> None:
     c = world.client
-    c.cookies.set("podium_wmeval_token", world.tokens["ann"])
+    world.sign_in("ann")
     assert c.get("/wmeval/operator").status_code == 404
     assert c.get("/wmeval/operator/report").status_code == 404
     assert c.get("/wmeval/api/operator/progress", headers=world.as_("ann")).status_code == 404
     answer = c.post("/wmeval/operator/reassign", data={"task": "task1", "episode": "episode_0", "annotator": "ann"})
     assert answer.status_code == 404
-    c.cookies.set("podium_wmeval_token", world.tokens["ops"])
+    world.sign_in("ops")
     dashboard = c.get("/wmeval/operator")
     assert dashboard.status_code == 200 and "Progress per team" in dashboard.text
     moved = c.post("/wmeval/operator/reassign", data={"task": "task1", "episode": "episode_0", "annotator": "eve"},
@@ -159,10 +167,11 @@ def test_operator_pages_do_not_exist_for_annotators(world: World) -> None:
     assert "reassigned" in c.get("/wmeval/operator").text
 
 
-def test_the_token_cookie_is_http_only_and_same_site(world: World) -> None:
+def test_the_session_cookie_is_http_only_and_same_site(world: World) -> None:
     answer = world.client.post("/wmeval/signin", data={"token": world.tokens["ann"]}, follow_redirects=False)
     cookie = answer.headers["set-cookie"].lower()
     assert answer.status_code == 303 and "httponly" in cookie and "samesite=strict" in cookie
+    assert world.tokens["ann"].lower() not in cookie  # a session id, never the permanent token
     assert world.client.post("/wmeval/signin", data={"token": "wrong"}).status_code == 401
 
 

@@ -128,10 +128,10 @@ def problem_body(problem: Problem, rules: ScoringRules, revealed: Mapping[str, A
 
 
 def submit_form(slug: str) -> str:
-    """The form that submits a solver (the token is kept in a cookie afterwards)."""
+    """The form that submits a solver (the token signs the browser in: a session, not the token, is kept)."""
     return (
         f"<h2>Submit</h2><form method='post' action='../submit/{esc(slug)}'>"
-        "<p><label>API token <input name='token' type='password'></label> (kept in a cookie)</p>"
+        "<p><label>API token <input name='token' type='password'></label> (once: the browser stays signed in)</p>"
         "<p><textarea name='source' rows='12' cols='80' placeholder='solver.py'></textarea></p>"
         "<p><label>method tag <input name='method_tag'></label></p><button>Submit</button></form>"
     )

@@ -23,6 +23,7 @@ from podium.core.clock import Clock, parse_utc, utc_text
 from podium.core.errors import ConfigError, InputError, NotFoundError, PermissionDenied
 from podium.core.execution.sandbox import Sandbox
 from podium.core.records import StageFailure
+from podium.core.sessions import Sessions
 from podium.core.storage.sql import inserted_id
 from podium.core.storage.text import unstorable
 from podium.tracks.dojo.admit import admit
@@ -33,12 +34,13 @@ from podium.tracks.dojo.problem import ProblemFiles, admit_setter
 from podium.tracks.dojo.records import JobStatus, Problem, Role, Season, Submission, User
 from podium.tracks.dojo.results import problem_leaderboard_csv, problem_payloads
 from podium.tracks.dojo.rules import ScoringRules
-from podium.tracks.dojo.schema import problems, seasons, submissions, users
+from podium.tracks.dojo.schema import problems, seasons, sessions, submissions, users
 from podium.tracks.dojo.store import append_audit, audit_head, transaction
 from podium.tracks.dojo.validate import SetterValidation, validate_setter
 from podium.tracks.dojo.verdicts import RunVerdict
 
 ACCOUNTS = Accounts(users, [role.value for role in Role], add_fix="add it with `podium dojo user add`")
+SESSIONS = Sessions(sessions, ACCOUNTS)
 MAX_NOTES_CHARS = 2000
 
 

@@ -22,6 +22,7 @@ from sqlalchemy import (
 
 from podium.core.accounts import accounts_table
 from podium.core.queue import queue_columns
+from podium.core.sessions import sessions_table
 from podium.core.storage.store import audit_table
 
 VERSION_TABLE = "dojo_alembic_version"
@@ -29,6 +30,7 @@ JUDGED_HAS_LENGTH = "status <> 'judged' OR length IS NOT NULL OR verdict = 'POLI
 metadata = MetaData()
 
 users = accounts_table(metadata, "dojo_users")  # role: setter | solver | operator
+sessions = sessions_table(metadata, "dojo_sessions", "dojo_users")  # the pages' sign-ins
 
 seasons = Table(
     "dojo_seasons",

@@ -24,9 +24,9 @@ Pages (built in ``pages.py``): ``/`` (problems and season leaderboard links), ``
 the visible terms as a copyable block, the commitments and the rules in words, a submit form; after reveal no
 form, but the salt, every term, the setter, the problem's leaderboard and its method tags as tables), ``/me``
 (your submissions as a table: verdict, reason and score once published, L, practice, any method-tag override; a
-sign-in form where the browser has no valid token), ``/leaderboards/{season}`` (which problems it counts and when
-the others are published). Pages take the token once (the submit or sign-in form) and keep it in an HTTP-only
-cookie.
+sign-in form where the browser is not signed in, and a sign-out button), ``/leaderboards/{season}`` (which
+problems it counts and when the others are published). Pages take the token once (the submit or sign-in form) and
+start a server-side session whose id an HTTP-only cookie keeps; signing out (``POST /signout``) ends it.
 """
 
 from __future__ import annotations
@@ -44,12 +44,12 @@ from starlette.concurrency import run_in_threadpool
 from starlette.types import Message
 
 from podium.core.clock import SystemClock
-from podium.core.errors import AuthError, NotFoundError
+from podium.core.errors import AuthError, NotFoundError, RateLimited
 from podium.core.execution.sandbox import open_sandbox
 from podium.core.storage.text import unstorable
 from podium.tracks.dojo import pages
 from podium.tracks.dojo.lifecycle import PUBLISHED, REVEALED_STATES
-from podium.tracks.dojo.platform import Dojo, unknown_problem, unknown_submission
+from podium.tracks.dojo.platform import SESSIONS, Dojo, unknown_problem, unknown_submission
 from podium.tracks.dojo.records import Problem, Submission, User
 from podium.tracks.dojo.results import (
     problem_leaderboard,
@@ -59,10 +59,11 @@ from podium.tracks.dojo.results import (
     season_leaderboard,
 )
 from podium.tracks.dojo.standings import problem_records, season_records
-from podium.tracks.dojo.store import audit_head, open_store
+from podium.tracks.dojo.store import audit_head, open_store, transaction
 from podium.web.auth import TokenAuth
 from podium.web.layout import esc
 from podium.web.layout import page as layout_page
+from podium.web.sessions import SqlSessionStore
 
 TOKEN_COOKIE = "podium_dojo_token"
 NAV = (("Problems", "/dojo/"), ("My submissions", "/dojo/me"))
@@ -231,7 +232,9 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
         return 2 * platform.max_source_bytes() + BODY_MARGIN_BYTES
 
     router = APIRouter(route_class=limited_route(max_body_bytes))
-    auth = TokenAuth(platform.authenticate, TOKEN_COOKIE)
+    to_user = User.from_account
+    store = SqlSessionStore(platform.engine, SESSIONS, platform.clock, transaction, to_user)
+    auth = TokenAuth(platform.authenticate, TOKEN_COOKIE, store, path="/dojo")
     caller = Depends(auth.api_user)
 
     def published(slug: str) -> Problem:
@@ -345,20 +348,18 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
     def submit_form(
         request: Request, slug: str, source: str = Form(...), method_tag: str = Form(""), token: str = Form("")
     ) -> RedirectResponse:
-        token = auth.token_of(request, token)
-        user = auth.user(token)
+        response = RedirectResponse("../me", status_code=303)
+        user = auth.sign_in(request, response, token) if token else auth.page_user(request)
         published(slug)
         solution = json.dumps({"method_tag": method_tag}).encode() if method_tag else None
         platform.submit(user, slug, source.encode("utf-8"), solution)
-        response = RedirectResponse("../me", status_code=303)
-        auth.remember(response, token)
         return response
 
     @router.get("/me", response_class=HTMLResponse)
     def my_page(request: Request) -> str:
         try:
-            user = auth.user(auth.token_of(request))
-        except AuthError:  # a new browser, or a token that no longer works: sign in here
+            user = auth.page_user(request)
+        except AuthError:  # a new browser, or a session that has ended: sign in here
             return sign_in_page("")
         mine = platform.submissions(user_id=user.id)
         by_id = platform.problems_by_id(s.problem_id for s in mine)
@@ -369,16 +370,25 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
             for scored in problem_scores(platform, problem)
         }
         rows = [submission_json(s, by_id[s.problem_id]) for s in mine]
-        return page(f"Submissions of {user.name}", pages.me_table(rows, scores))
+        sign_out = "<form method='post' action='signout'><button type='submit'>Sign out</button></form>"
+        return page(f"Submissions of {user.name}", pages.me_table(rows, scores) + sign_out)
 
     @router.post("/me", response_model=None)
-    def sign_in(token: str = Form("")) -> RedirectResponse | HTMLResponse:
-        try:
-            auth.user(token)
-        except AuthError as error:
-            return HTMLResponse(sign_in_page(error.message))
+    def sign_in(request: Request, token: str = Form("")) -> RedirectResponse | HTMLResponse:
         response = RedirectResponse("me", status_code=303)
-        auth.remember(response, token)
+        try:
+            auth.sign_in(request, response, token)
+        except AuthError as error:
+            return HTMLResponse(sign_in_page(error.message), status_code=401)
+        except RateLimited as error:
+            headers = {"retry-after": str(error.retry_after_s)}
+            return HTMLResponse(sign_in_page(f"{error.message}: {error.fix}"), status_code=429, headers=headers)
+        return response
+
+    @router.post("/signout")
+    def sign_out(request: Request) -> RedirectResponse:
+        response = RedirectResponse("me", status_code=303)
+        auth.sign_out(request, response)
         return response
 
     @router.get("/leaderboards/{season}", response_class=HTMLResponse)

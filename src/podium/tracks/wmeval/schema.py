@@ -10,12 +10,14 @@ from __future__ import annotations
 from sqlalchemy import Boolean, Column, ForeignKey, Integer, Join, MetaData, String, Table, Text, UniqueConstraint
 
 from podium.core.accounts import accounts_table
+from podium.core.sessions import sessions_table
 from podium.core.storage.store import audit_table
 
 VERSION_TABLE = "wmeval_alembic_version"
 metadata = MetaData()
 
 users = accounts_table(metadata, "wmeval_users")  # role: annotator | operator
+sessions = sessions_table(metadata, "wmeval_sessions", "wmeval_users")  # the pages' sign-ins
 
 meta = Table(
     "wmeval_meta",

@@ -12,11 +12,14 @@ from sqlalchemy import Engine
 
 from podium.core.accounts import Account, Accounts
 from podium.core.clock import Clock, utc_text
+from podium.core.sessions import Sessions
 from podium.core.storage.store import AuditLog, TrackStore
 from podium.tracks.wmeval.schema import VERSION_TABLE, audit_log, users
+from podium.tracks.wmeval.schema import sessions as session_rows
 
 ROLES = ("annotator", "operator")
 ACCOUNTS = Accounts(users, ROLES, add_fix="add them: podium wmeval annotator add NAME")
+SESSIONS = Sessions(session_rows, ACCOUNTS)
 
 STORE = TrackStore(Path(__file__).parent / "migrations", VERSION_TABLE, lock_key=0x776D6576, audit=AuditLog(audit_log))
 transaction = STORE.transaction

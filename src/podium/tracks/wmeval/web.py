@@ -1,13 +1,13 @@
 """The wmeval pages and API (mounted under ``/wmeval`` by ``podium serve``).
 
-Pages: ``/`` (sign in with the token, kept in an HTTP-only cookie; then on to your queue, or the dashboard for an
-operator), ``/queue`` (your items in order, with progress), ``/items/{key}`` (the generated video beside the
-labelled reference, start-both / loop / speed, the final frames side by side, the rubric, scores 0-3 by click or
-key once both videos were watched to the end, a note, or "can't judge" and why; the next item opens at once),
-``/operator`` (progress per annotator, task and team, can't-judge answers to resolve, re-assignment, ingest
-issues, the audit trail, the report).
+Pages: ``/`` (sign in with the token: a server-side session whose id an HTTP-only cookie keeps, ended by signing
+out; then on to your queue, or the dashboard for an operator), ``/queue`` (your items in order, with progress),
+``/items/{key}`` (the generated video beside the labelled reference, start-both / loop / speed, the final frames
+side by side, the rubric, scores 0-3 by click or key once both videos were watched to the end, a note, or "can't
+judge" and why; the next item opens at once), ``/operator`` (progress per annotator, task and team, can't-judge
+answers to resolve, re-assignment, ingest issues, the audit trail, the report).
 
-API (``Authorization: Bearer TOKEN``, or the pages' cookie): ``GET /api/queue``, ``GET /api/items/{key}``,
+API (``Authorization: Bearer TOKEN``, or the pages' session): ``GET /api/queue``, ``GET /api/items/{key}``,
 ``POST /api/items/{key}/score`` with ``{"score": 0-3, "note": ""}`` or ``{"cant_judge": "reference" | "video" |
 "other", "note": ""}`` (exactly one of the two), and
 ``GET /media/{key}/{generated,reference}.{mp4,png}`` (Starlette's ``FileResponse`` answers Range requests with 206,
@@ -32,7 +32,7 @@ from sqlalchemy import select
 
 from podium.core.accounts import Account
 from podium.core.clock import SystemClock
-from podium.core.errors import AuthError, NotFoundError
+from podium.core.errors import AuthError, NotFoundError, RateLimited
 from podium.tracks.wmeval.annotate import (
     CANT_JUDGE,
     cant_judge_pending,
@@ -48,10 +48,11 @@ from podium.tracks.wmeval.assign import reassign
 from podium.tracks.wmeval.ingest import stored_media_root
 from podium.tracks.wmeval.report import report_html
 from podium.tracks.wmeval.schema import audit_log, issues, teams, users
-from podium.tracks.wmeval.store import authenticate, open_store
+from podium.tracks.wmeval.store import SESSIONS, authenticate, open_store, transaction
 from podium.web.auth import TokenAuth
 from podium.web.layout import esc
 from podium.web.layout import page as layout_page
+from podium.web.sessions import SqlSessionStore
 
 TOKEN_COOKIE = "podium_wmeval_token"
 HERE = Path(__file__).parent
@@ -88,38 +89,39 @@ def _rubric() -> list[tuple[str, str, str]]:
 def page(title: str, body: str, operator: bool = False) -> str:
     """A wmeval page in the shared layout."""
     nav = (("Dashboard", "/wmeval/operator"),) if operator else (("My queue", "/wmeval/queue"),)
-    return layout_page(title, STYLE + body, site="podium wmeval", nav=(*nav, ("Sign out", "/wmeval/signout")))
+    sign_out = "<form method='post' action='/wmeval/signout'><button type='submit'>Sign out</button></form>"
+    return layout_page(title, STYLE + body + sign_out, site="podium wmeval", nav=nav)
 
 
 def wmeval_router(settings: Mapping[str, str]) -> APIRouter:
     """The router over the database ``settings["db"]``."""
     engine = open_store(settings["db"])
     clock = SystemClock()
-    auth: TokenAuth[Account] = TokenAuth(lambda token: authenticate(engine, token), TOKEN_COOKIE)
+    store = SqlSessionStore(engine, SESSIONS, clock, transaction, lambda account: account)
+    auth: TokenAuth[Account] = TokenAuth(lambda token: authenticate(engine, token), TOKEN_COOKIE, store,
+                                         path="/wmeval")  # fmt: skip
     rubric = _rubric()
     script = (HERE / "annotate.js").read_text("utf-8")
     router = APIRouter()
 
     def caller(request: Request, authorization: str | None) -> Account:
-        # Scripts and tools send a bearer token; the annotator's own page scores through its HTTP-only,
-        # SameSite=Strict cookie (its script never sees the token). A header that is there but not a bearer
+        # Scripts and tools send a bearer token; the annotator's own page scores through its session (an
+        # HTTP-only, SameSite=Strict cookie: its script never sees it). A header that is there but not a bearer
         # token is refused rather than passed over for the cookie.
-        if authorization is not None:
-            return auth.api_user(authorization)
-        return auth.user(auth.token_of(request))
+        return auth.caller(request, authorization)
 
     def annotator(request: Request, authorization: str | None = None) -> Account:
         return caller(request, authorization)
 
     def operator(request: Request) -> Account:
-        who = auth.user(auth.token_of(request))
+        who = auth.page_user(request)
         if who.role != "operator":
             raise NotFoundError("no such page")  # an annotator learns nothing of the operator pages
         return who
 
     def signed_in(request: Request) -> Account | None:
         try:
-            return auth.user(auth.token_of(request))
+            return auth.page_user(request)
         except AuthError:
             return None
 
@@ -189,20 +191,27 @@ def wmeval_router(settings: Mapping[str, str]) -> APIRouter:
         return RedirectResponse("/wmeval/operator" if who.role == "operator" else "/wmeval/queue", status_code=303)
 
     @router.post("/signin")
-    def signin(token: str = Form("")) -> Response:
+    def signin(request: Request, token: str = Form("")) -> Response:
+        response = RedirectResponse("/wmeval/", status_code=303)
         try:
-            auth.user(token)
+            auth.sign_in(request, response, token)
         except AuthError:
             return signin_page("Unknown token.", status=401)
-        response = RedirectResponse("/wmeval/", status_code=303)
-        auth.remember(response, token)
+        except RateLimited as error:
+            refused = signin_page(f"{error.message}: {error.fix}", status=429)
+            refused.headers["retry-after"] = str(error.retry_after_s)
+            return refused
         return response
 
-    @router.get("/signout")
-    def signout() -> Response:
+    @router.post("/signout")
+    def signout(request: Request) -> Response:
         response = RedirectResponse("/wmeval/", status_code=303)
-        response.delete_cookie(TOKEN_COOKIE)
+        auth.sign_out(request, response)
         return response
+
+    @router.get("/static/annotate.js", include_in_schema=False)
+    def annotate_script() -> Response:
+        return Response(script, media_type="text/javascript", headers={"cache-control": "no-cache"})
 
     @router.get("/queue", response_class=HTMLResponse)
     def queue_page(request: Request) -> Response:
@@ -278,7 +287,7 @@ def wmeval_router(settings: Mapping[str, str]) -> APIRouter:
         body = (
             f"<div id='item' data-score-url='/wmeval/api/items/{esc(view.key)}/score' data-ready='no'>"
             f"<p id='progress'>Item {position} of {len(mine)} · {done} answered · {esc(view.task)}</p>"
-            f"{players}{controls}{frames}{scoring}</div><script>{script}</script>"
+            f"{players}{controls}{frames}{scoring}</div><script src='/wmeval/static/annotate.js'></script>"
         )
         return HTMLResponse(page(f"Item {view.key}", body, who.role == "operator"))
 
