@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from sqlalchemy import select
 
@@ -136,7 +138,39 @@ def test_a_csv_import_is_applied_whole_or_not_at_all(assigned: Env) -> None:
         import_scores(assigned.engine, assigned.clock, "who,what\n")
     with pytest.raises(InputError, match="0, 1, 2 or 3"):
         import_scores(assigned.engine, assigned.clock, f"annotator,item,score\nann0,{mine[0].item},x\n")
-    assert import_scores(assigned.engine, assigned.clock, good) == len(mine)
+    assert import_scores(assigned.engine, assigned.clock, good).applied == len(mine)
     done = progress(assigned.engine)
     assert done.annotators["ann0"] == (len(mine), len(mine))
     assert sum(d for d, _ in done.teams.values()) == sum(1 for r in mine if r.kind == "primary")
+
+
+def test_a_csv_import_never_overwrites_an_answer_silently_and_takes_cant_judge(assigned: Env, tmp_path: Path) -> None:
+    mine = [r for r in assignments(assigned.engine) if r.annotator == "ann0"]
+    with assigned.engine.connect() as db:
+        ann0 = ACCOUNTS.by_name(db, "ann0")
+    source = tmp_path / "late.csv"
+    first = f"annotator,item,score,note\nann0,{mine[0].item},2,from the page\n"
+    assert import_scores(assigned.engine, assigned.clock, first).applied == 1
+    changed = f"annotator,item,score\nann0,{mine[0].item},0\n"
+    with pytest.raises(InputError) as refused:
+        import_scores(assigned.engine, assigned.clock, changed, source=source)
+    assert refused.value.describe().startswith(f"{source}: 1 bad row(s), nothing applied: line 2: item")
+    assert "is already answered (score 2); --replace to overwrite it" in refused.value.message
+    replaced = import_scores(assigned.engine, assigned.clock, changed, source=source, replace=True)
+    assert (replaced.applied, replaced.unchanged) == (1, 0)
+
+    superscript = f"annotator,item,score\nann0,{mine[1].item},\u00b3\n"  # "³" passes str.isdigit, not int()
+    with pytest.raises(InputError, match=r"line 2: score must be 0, 1, 2 or 3, not '\u00b3'"):
+        import_scores(assigned.engine, assigned.clock, superscript, source=source)
+
+    flags = (f"annotator,item,score,cant_judge,note\nann0,{mine[1].item},,video,frozen\n"
+             f"ann0,{mine[2].item},1,,\n")  # fmt: skip
+    assert import_scores(assigned.engine, assigned.clock, flags).applied == 2
+    answers = {q.key: (q.score, q.cant_judge) for q in queue(assigned.engine, ann0.id)}
+    assert answers[mine[1].item] == (None, "video") and answers[mine[2].item] == (1, None)
+    for bad, says in ((f"ann0,{mine[3].item},2,video,\n", "a score or cant_judge, not both"),
+                      (f"ann0,{mine[3].item},,lost,\n", "cant_judge must be one of")):  # fmt: skip
+        with pytest.raises(InputError, match=says):
+            import_scores(assigned.engine, assigned.clock, "annotator,item,score,cant_judge,note\n" + bad)
+    with pytest.raises(InputError, match="the first line is annotator,item,score,flag"):
+        import_scores(assigned.engine, assigned.clock, "annotator,item,score,flag\n", source=source)

@@ -161,7 +161,9 @@ def test_an_annotator_scores_her_whole_queue_and_the_leaderboard_is_the_hand_com
     bob = [r for r in plan.values() if r.annotator == "bob"]
     lines = ["annotator,item,score,note"] + [f"bob,{r.item},{3 if r.kind == 'gold' else GIVEN[r.team]}," for r in bob]
     (site.tmp / "bob.csv").write_text("\n".join(lines) + "\n")
-    assert f"{len(bob)} score(s) applied" in cli("import-scores", str(site.tmp / "bob.csv"), "--db", site.db)
+    assert f"{len(bob)} answer(s) applied, 0 unchanged" in cli(
+        "import-scores", str(site.tmp / "bob.csv"), "--db", site.db
+    )
 
     waiting = json.loads(cli("cant-judge", "--format", "json", "--db", site.db))
     assert [(w["team"], w["episode"], w["why"], w["note"]) for w in waiting] == [

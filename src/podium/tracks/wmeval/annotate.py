@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -201,12 +202,40 @@ def record_cant_judge(engine: Engine, clock: Clock, annotator: Account, key: str
         return _store_answer(db, _own_item(db, annotator, key), key, annotator.name, None, reason, note, at)
 
 
-def import_scores(engine: Engine, clock: Clock, text: str) -> int:
-    """Apply a CSV of ``annotator,item,score[,note]``: every row checked first, all applied or none."""
+IMPORT_COLUMNS = ("annotator", "item", "score", "note", "cant_judge")
+IMPORT_FIX = (
+    "write a header of annotator,item,score and any of note,cant_judge; a score is 0-3, or empty with cant_judge "
+    f"one of {', '.join(CANT_JUDGE)}"
+)
+WHOLE_NUMBER = re.compile(r"-?[0-9]+")  # ASCII digits only: "³" or "٣" is not a score
+
+
+@dataclass(frozen=True, slots=True)
+class ImportResult:
+    """What an import did: answers stored, and rows that matched what was already there."""
+
+    applied: int
+    unchanged: int
+
+
+def import_scores(
+    engine: Engine, clock: Clock, text: str, *, source: Path | None = None, replace: bool = False
+) -> ImportResult:
+    """Apply a CSV of ``annotator,item,score[,note][,cant_judge]``: every row checked first, all applied or none.
+
+    An item already answered (in the page, or by an earlier import) with another answer is a bad row unless
+    ``replace``: an import never overwrites an annotator's work silently. A row equal to the stored answer is left
+    as it is, so importing the same file twice changes nothing. Errors name ``source`` and the line.
+    """
     reader = csv.reader(io.StringIO(text))
-    header = next(reader, None)
-    if header is None or [h.strip() for h in header[:3]] != ["annotator", "item", "score"] or len(header) > 4:
-        raise InputError("the first line must be: annotator,item,score[,note]")
+    header = [h.strip().lower() for h in next(reader, None) or []]
+    if (
+        header[:3] != ["annotator", "item", "score"]
+        or len(set(header)) != len(header)
+        or not set(header) <= set(IMPORT_COLUMNS)
+    ):
+        raise InputError(f"the first line is {','.join(header) or 'empty'}", path=source, fix=IMPORT_FIX)
+    column = {name: index for index, name in enumerate(header)}
     with engine.connect() as db:
         owner = {
             r.key: (r.id, r.name)
@@ -214,17 +243,20 @@ def import_scores(engine: Engine, clock: Clock, text: str) -> int:
                 select(items.c.key, items.c.id, users.c.name).join(users, users.c.id == items.c.annotator_id)
             )
         }
-    rows: list[tuple[int, str, str, int, str]] = []
+        stored = {r.item_id: (r.score, r.cant_judge, r.note) for r in db.execute(select(scores))}
+    rows: list[tuple[int, str, str, int | None, str | None, str]] = []
     problems: list[str] = []
     seen: set[str] = set()
+    unchanged = 0
     for line, fields in enumerate(reader, start=2):
-        if not fields:
+        if not any(f.strip() for f in fields):
             continue
-        if len(fields) not in (3, len(header)):
+        if len(fields) != len(header):
             problems.append(f"line {line}: {len(fields)} fields, expected {len(header)}")
             continue
-        name, key, raw = (f.strip() for f in fields[:3])
-        note = fields[3] if len(fields) > 3 else ""
+        name, key, raw = (fields[column[c]].strip() for c in ("annotator", "item", "score"))
+        note = fields[column["note"]] if "note" in column else ""
+        reason = fields[column["cant_judge"]].strip() if "cant_judge" in column else ""
         found = owner.get(key)
         if found is None or found[1] != name:
             problems.append(f"line {line}: item {key!r} is not {name!r}'s")
@@ -234,22 +266,42 @@ def import_scores(engine: Engine, clock: Clock, text: str) -> int:
             continue
         seen.add(key)
         try:
-            score = _check(int(raw) if raw.lstrip("-").isdigit() else raw, note)
+            score, cant_judge = _imported_answer(raw, reason, note)
         except InputError as error:
             problems.append(f"line {line}: {error.message}")
             continue
-        rows.append((found[0], key, name, score, note))
+        before = stored.get(found[0])
+        if before is not None and before[:2] == (score, cant_judge) and (before[2] == note or "note" not in column):
+            unchanged += 1
+            continue
+        if before is not None and not replace and before[:2] != (None, None):
+            was = f"score {before[0]}" if before[0] is not None else f"can't judge ({before[1]})"
+            problems.append(f"line {line}: item {key!r} is already answered ({was}); --replace to overwrite it")
+            continue
+        rows.append((found[0], key, name, score, cant_judge, note))
     if problems:
-        raise InputError(
-            f"{len(problems)} bad row(s), nothing applied: " + "; ".join(problems),
-            fix="correct the rows and import again",
-        )
+        shown = "; ".join(problems[:20]) + (f"; and {len(problems) - 20} more" if len(problems) > 20 else "")
+        raise InputError(f"{len(problems)} bad row(s), nothing applied: {shown}", path=source,
+                         fix="correct the rows and import again")  # fmt: skip
     at = utc_text(clock.now())
     with transaction(engine) as db:
-        for item_id, key, name, score, note in rows:
-            _store_answer(db, item_id, key, name, score, None, note, at)
-        append_audit(db, at, "scores_imported", {"rows": len(rows)})
-    return len(rows)
+        for item_id, key, name, score, cant_judge, note in rows:
+            _store_answer(db, item_id, key, name, score, cant_judge, note, at)
+        append_audit(db, at, "scores_imported", {"rows": len(rows), "unchanged": unchanged, "replace": replace,
+                                                  "file": None if source is None else source.name})  # fmt: skip
+    return ImportResult(len(rows), unchanged)
+
+
+def _imported_answer(raw: str, reason: str, note: str) -> tuple[int | None, str | None]:
+    """A row's score or can't-judge reason, checked as the page checks them."""
+    if reason:
+        if raw:
+            raise InputError("a score or cant_judge, not both")
+        if reason not in CANT_JUDGE:
+            raise InputError(f"cant_judge must be one of {', '.join(CANT_JUDGE)}, not {reason!r}")
+        _check_note(note)
+        return None, reason
+    return _check(int(raw) if WHOLE_NUMBER.fullmatch(raw) else raw, note), None
 
 
 def progress(engine: Engine) -> Progress:

@@ -199,10 +199,15 @@ def resolve_command(item: str, broken: bool, rescore_by: str | None, db: str) ->
 
 @wmeval.command("import-scores")
 @click.argument("file", type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--replace", is_flag=True, help="Overwrite answers already given (in the page or by an import).")
 @DB
-def import_scores_command(file: Path, db: str) -> None:
-    """Apply FILE.csv (annotator,item,score[,note]); one bad row and nothing is applied."""
-    click.echo(f"{import_scores(connect(db), SystemClock(), _csv_text(file))} score(s) applied")
+def import_scores_command(file: Path, replace: bool, db: str) -> None:
+    """Apply FILE.csv (annotator,item,score[,note][,cant_judge]); one bad row and nothing is applied.
+
+    An item already answered otherwise is a bad row unless --replace; a row equal to the stored answer is left.
+    """
+    done = import_scores(connect(db), SystemClock(), _csv_text(file), source=file, replace=replace)
+    click.echo(f"{done.applied} answer(s) applied, {done.unchanged} unchanged")
 
 
 def _csv_text(file: Path) -> str:
