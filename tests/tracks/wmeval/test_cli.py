@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import sqlite3
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -42,3 +43,13 @@ def test_ingest_accounts_assign_and_the_operator_view(tmp_path: Path) -> None:
     assert next(r["episode"] for r in rows if r["kind"] == "primary") == "episode_0"
     assert len(json.loads(run("assignments", "--format", "json", "--db", db))) == 2
     assert run("verify-audit", "--db", db).startswith("audit log intact: 5 entries, head ")
+
+
+def test_backup_copies_the_live_database(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'wmeval.sqlite3'}"
+    run = CliRunner().invoke
+    assert run(wmeval, ["annotator", "add", "ann", "--db", db]).exit_code == 0
+    result = run(wmeval, ["backup", str(tmp_path / "copy.sqlite3"), "--db", db])
+    assert result.exit_code == 0 and "integrity ok" in result.output, result.output
+    with sqlite3.connect(tmp_path / "copy.sqlite3") as copy:
+        assert copy.execute("SELECT name FROM wmeval_users").fetchall() == [("ann",)]

@@ -23,6 +23,7 @@ from podium.core.clock import SystemClock, parse_utc
 from podium.core.execution.sandbox import BACKENDS, Sandbox, open_sandbox
 from podium.core.reporting.tables import render_table
 from podium.core.storage.audit import verify_chain
+from podium.core.storage.backup import backup_database
 from podium.core.storage.files import read_bytes, read_json
 from podium.tracks.dojo.lifecycle import ProblemState
 from podium.tracks.dojo.problem import load_problem
@@ -276,6 +277,14 @@ def register(dojo: click.Group) -> None:
         if not check.ok:
             raise click.ClickException(f"audit log broken at entry {check.broken_at}: {check.problem}")
         click.echo(f"audit log intact: {check.entries} entries, head {check.head}")
+
+    @dojo.command("backup")
+    @click.argument("target", type=click.Path(path_type=Path, dir_okay=False))
+    @DB
+    def backup(target: Path, db: str) -> None:
+        """Copy the live database to TARGET consistently (SQLite's online backup; PostgreSQL: pg_dump)."""
+        pages = backup_database(db, target)
+        click.echo(f"backed up {db} to {target} ({pages} pages, integrity ok)")
 
     @dojo.command("replay")
     @click.option("--season", required=True)

@@ -18,6 +18,7 @@ from podium.core.errors import InputError
 from podium.core.execution.executor import make_executor
 from podium.core.reporting.tables import render_table
 from podium.core.storage.audit import verify_chain
+from podium.core.storage.backup import backup_database
 from podium.core.storage.files import read_bytes
 from podium.tracks.wmeval.annotate import cant_judge_pending, import_scores, resolve
 from podium.tracks.wmeval.assign import AssignOptions, assign, assignments, reassign
@@ -234,6 +235,19 @@ def report_command(output: Path, seed: int, db: str) -> None:
     """Write the HTML report: leaderboard, intervals, agreement, annotator severity and gold accuracy."""
     output.write_text(report_html(connect(db), seed), encoding="utf-8")
     click.echo(f"report written: {output}")
+
+
+@wmeval.command("backup")
+@click.argument("target", type=click.Path(path_type=Path, dir_okay=False))
+@DB
+def backup_command(target: Path, db: str) -> None:
+    """Copy the live database to TARGET consistently, scores of a moment ago included.
+
+    SQLite's online backup (a plain copy of the file misses what is still in its -wal file); PostgreSQL: pg_dump,
+    as the error says.
+    """
+    pages = backup_database(db, target)
+    click.echo(f"backed up {db} to {target} ({pages} pages, integrity ok)")
 
 
 @wmeval.command("verify-audit")
