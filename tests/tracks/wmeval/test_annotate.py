@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 from sqlalchemy import select
 
-from podium.core.errors import InputError, NotFoundError
+from podium.core.errors import ConflictError, InputError, NotFoundError
 from podium.core.storage.audit import verify_chain
 from podium.tracks.wmeval.annotate import (
     cant_judge_pending,
@@ -22,6 +23,7 @@ from podium.tracks.wmeval.annotate import (
     resolve,
 )
 from podium.tracks.wmeval.assign import AssignOptions, assign, assignments
+from podium.tracks.wmeval.freeze import freeze, unfreeze
 from podium.tracks.wmeval.schema import scores
 from podium.tracks.wmeval.score import collect
 from podium.tracks.wmeval.stats import collect_ratings
@@ -174,3 +176,27 @@ def test_a_csv_import_never_overwrites_an_answer_silently_and_takes_cant_judge(a
             import_scores(assigned.engine, assigned.clock, "annotator,item,score,cant_judge,note\n" + bad)
     with pytest.raises(InputError, match="the first line is annotator,item,score,flag"):
         import_scores(assigned.engine, assigned.clock, "annotator,item,score,flag\n", source=source)
+
+
+def test_a_frozen_competition_stores_no_answer_until_reopened(assigned: Env) -> None:
+    ann = account(assigned, "ann0")
+    first, second = (q.key for q in queue(assigned.engine, ann.id)[:2])
+    record_score(assigned.engine, assigned.clock, ann, first, 2)
+    record_cant_judge(assigned.engine, assigned.clock, ann, second, "video")
+    since = freeze(assigned.engine, assigned.clock)
+    assert freeze(assigned.engine, assigned.clock) == since  # freezing twice keeps the first time
+    before = collect(assigned.engine)
+    for change in (
+        lambda: record_score(assigned.engine, assigned.clock, ann, first, 0),
+        lambda: record_cant_judge(assigned.engine, assigned.clock, ann, first, "other"),
+        lambda: import_scores(assigned.engine, assigned.clock, f"annotator,item,score\nann0,{first},1\n", replace=True),
+        lambda: resolve(assigned.engine, assigned.clock, second, broken=True),
+    ):
+        with pytest.raises(ConflictError, match=re.escape(f"scoring is frozen since {since}")):
+            change()
+    assert collect(assigned.engine) == before
+    assert unfreeze(assigned.engine, assigned.clock) and not unfreeze(assigned.engine, assigned.clock)
+    assert record_score(assigned.engine, assigned.clock, ann, first, 0) == 2
+    with assigned.engine.connect() as db:
+        kinds = [e.kind for e in audit_entries(db) if e.kind.startswith("scoring")]
+    assert kinds == ["scoring_frozen", "scoring_unfrozen"]

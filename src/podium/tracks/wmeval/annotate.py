@@ -29,6 +29,7 @@ from podium.core.accounts import Account
 from podium.core.clock import Clock, utc_text
 from podium.core.errors import InputError, NotFoundError
 from podium.core.storage.text import unstorable
+from podium.tracks.wmeval.freeze import check_open
 from podium.tracks.wmeval.schema import gt, items, items_with_context, scores, teams, users, videos
 from podium.tracks.wmeval.store import append_audit, transaction
 
@@ -160,6 +161,7 @@ def _store_answer(
     at: str,
 ) -> int:  # fmt: skip
     """Store a score or a can't-judge answer (an answer anew clears any resolution), audited with the previous one."""
+    check_open(db)
     old = db.execute(select(scores).where(scores.c.item_id == item_id)).first()
     values = {"score": score, "cant_judge": cant_judge, "resolution": None, "note": note, "updated_at": at}
     if old is None:
@@ -370,6 +372,7 @@ def resolve(engine: Engine, clock: Clock, key: str, *, broken: bool = False, res
         raise InputError("resolve with exactly one of --broken or --rescore ANNOTATOR")
     at = utc_text(clock.now())
     with transaction(engine) as db:
+        check_open(db)
         row = db.execute(
             select(
                 items.c.id,

@@ -22,6 +22,7 @@ from podium.core.storage.backup import backup_database
 from podium.core.storage.files import read_bytes
 from podium.tracks.wmeval.annotate import cant_judge_pending, import_scores, resolve
 from podium.tracks.wmeval.assign import AssignOptions, assign, assignments, reassign
+from podium.tracks.wmeval.freeze import freeze, frozen_since, unfreeze
 from podium.tracks.wmeval.ingest import STRIP_HEIGHT, IngestReport, import_gold, ingest_gt, ingest_team, media_root
 from podium.tracks.wmeval.report import report_html, scores_text
 from podium.tracks.wmeval.store import ROLES, add_account, audit_entries, open_store
@@ -224,7 +225,11 @@ def _csv_text(file: Path) -> str:
 @DB
 def scores_command(fmt: str, seed: int, db: str) -> None:
     """The leaderboard: exact per-task and final scores (JSON and CSV as fractions), with 95% intervals."""
-    click.echo(scores_text(connect(db), fmt, seed))
+    engine = connect(db)
+    click.echo(scores_text(engine, fmt, seed))
+    with engine.connect() as connection:
+        if fmt == "table" and frozen_since(connection) is None:  # said to people; csv and json stay data
+            click.echo("note: scoring is open, so these scores can still change (podium wmeval freeze)", err=True)
 
 
 @wmeval.command("report")
@@ -235,6 +240,20 @@ def report_command(output: Path, seed: int, db: str) -> None:
     """Write the HTML report: leaderboard, intervals, agreement, annotator severity and gold accuracy."""
     output.write_text(report_html(connect(db), seed), encoding="utf-8")
     click.echo(f"report written: {output}")
+
+
+@wmeval.command("freeze")
+@DB
+def freeze_command(db: str) -> None:
+    """Close scoring before publishing: no answer is stored, changed or resolved until `unfreeze`."""
+    click.echo(f"scoring frozen since {freeze(connect(db), SystemClock())}")
+
+
+@wmeval.command("unfreeze")
+@DB
+def unfreeze_command(db: str) -> None:
+    """Reopen scoring."""
+    click.echo("scoring reopened" if unfreeze(connect(db), SystemClock()) else "scoring was open")
 
 
 @wmeval.command("backup")

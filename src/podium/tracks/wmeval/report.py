@@ -7,6 +7,7 @@ apart, agreement on the overlap set, each annotator's severity and gold accuracy
 
 from __future__ import annotations
 
+import html
 import json
 from fractions import Fraction
 
@@ -14,6 +15,7 @@ from sqlalchemy import Engine
 
 from podium.core.ranking.leaderboard import Ranked
 from podium.core.reporting.tables import Cell, render_table
+from podium.tracks.wmeval.freeze import frozen_since
 from podium.tracks.wmeval.score import Collected, TeamScore, collect, leaderboard
 from podium.tracks.wmeval.stats import (
     Agreement,
@@ -140,11 +142,19 @@ def report_html(engine: Engine, seed: int = 0) -> str:
         [[q.annotator, str(q.scored), "-" if q.mean is None else f"{q.mean:.2f}", _num(q.severity),
           str(q.gold_items), _pct(q.gold_accuracy)] for q in quality],
     )  # fmt: skip
+    with engine.connect() as db:
+        since = frozen_since(db)
+    status = (
+        f"<p id='scoring-status'>Scoring frozen since {html.escape(since)}: these are the published answers.</p>"
+        if since is not None
+        else "<p id='scoring-status'><strong>Scoring is open: these numbers can still change</strong> "
+        "(<code>podium wmeval freeze</code> before publishing).</p>"
+    )
     style = "body{font:15px system-ui;margin:2rem auto;max-width:70rem}td,th{padding:.2rem .6rem;text-align:left}"
     return (
         "<!doctype html><html lang='en'><head><meta charset='utf-8'><title>wmeval report</title>"
         "<link rel='icon' href='data:,'>"
-        f"<style>{style}</style></head><body><h1>World Model track: human evaluation report</h1>"
+        f"<style>{style}</style></head><body><h1>World Model track: human evaluation report</h1>{status}"
         "<p>Per task (3·N3 + 2·N2 + 1·N1) / N_GT; missing, unplayable and unscored videos count 0; final = mean "
         f"over {len(collected.tasks)} task(s). Intervals: {spread.resamples} paired bootstrap resamples of "
         f"episodes within tasks (seed {spread.seed}).</p>"

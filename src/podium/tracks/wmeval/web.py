@@ -45,6 +45,7 @@ from podium.tracks.wmeval.annotate import (
     record_score,
 )
 from podium.tracks.wmeval.assign import reassign
+from podium.tracks.wmeval.freeze import frozen_since
 from podium.tracks.wmeval.ingest import stored_media_root
 from podium.tracks.wmeval.report import report_html
 from podium.tracks.wmeval.schema import audit_log, issues, teams, users
@@ -284,7 +285,15 @@ def wmeval_router(settings: Mapping[str, str]) -> APIRouter:
             f"{reasons}</select></label> <button id='submit-cant-judge' type='button' disabled>Send \"can't "
             'judge" (an operator will look at it)</button></p>'
         )
-        body = (
+        with engine.connect() as db:
+            since = frozen_since(db)
+        closed = (
+            f"<p id='frozen' role='alert'>Scoring is closed since {esc(since)}: the scores are being published, "
+            "so answers are not saved now.</p>"
+            if since is not None
+            else ""
+        )
+        body = closed + (
             f"<div id='item' data-score-url='/wmeval/api/items/{esc(view.key)}/score' data-ready='no'>"
             f"<p id='progress'>Item {position} of {len(mine)} · {done} answered · {esc(view.task)}</p>"
             f"{players}{controls}{frames}{scoring}</div><script src='/wmeval/static/annotate.js'></script>"
