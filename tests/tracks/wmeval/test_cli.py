@@ -44,6 +44,18 @@ def test_ingest_accounts_assign_and_the_operator_view(tmp_path: Path) -> None:
     assert len(json.loads(run("assignments", "--format", "json", "--db", db))) == 2
     assert run("verify-audit", "--db", db).startswith("audit log intact: 5 entries, head ")
 
+    keys = {r["kind"]: r["item"] for r in rows}
+    answers = tmp_path / "answers.csv"
+    answers.write_text(f"annotator,item,score,cant_judge,note\nann,{keys['primary']},,video,frozen at 2 s\n"
+                       f"ann,{keys['gold']},0,,\n")  # fmt: skip
+    assert "2 answer(s) applied, 0 unchanged" in run("import-scores", str(answers), "--db", db)
+    exported = {r["kind"]: r for r in json.loads(run("assignments", "--format", "json", "--db", db))}
+    flagged, zero = exported["primary"], exported["gold"]
+    assert (flagged["score"], flagged["cant_judge"], flagged["note"], flagged["revision"]) == (
+        None, "video", "frozen at 2 s", 1)  # fmt: skip
+    assert (zero["score"], zero["cant_judge"]) == (0, None)  # a real 0 and a flag are told apart
+    assert flagged["answered_at"].startswith("20") and flagged["resolution"] is None
+
 
 def test_backup_copies_the_live_database(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'wmeval.sqlite3'}"

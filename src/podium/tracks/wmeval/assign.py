@@ -90,6 +90,11 @@ class AssignmentRow:
     episode: str
     kind: str
     score: int | None
+    cant_judge: str | None = None  # the annotator's reason for giving no score (a flag, not a 0)
+    resolution: str | None = None  # the operator's answer to it ("broken": counts 0)
+    note: str = ""
+    answered_at: str | None = None  # UTC, the latest answer's time
+    revision: int | None = None  # how many times the answer was given or changed
 
 
 def plan_task(
@@ -369,13 +374,15 @@ def assignments(engine: Engine) -> list[AssignmentRow]:
     query = (
         select(
             users.c.name.label("annotator"), items.c.key, teams.c.name.label("team"), gt.c.task, gt.c.episode,
-            items.c.kind, scores.c.score, items.c.position,
+            items.c.kind, scores.c.score, items.c.position, scores.c.cant_judge, scores.c.resolution,
+            scores.c.note, scores.c.updated_at, scores.c.revision,
         )
         .select_from(items_with_context())
         .order_by(users.c.name, items.c.position)
     )  # fmt: skip
     with engine.connect() as db:
         return [
-            AssignmentRow(r.annotator, r.key, r.team or "(gold)", r.task, r.episode, r.kind, r.score)
+            AssignmentRow(r.annotator, r.key, r.team or "(gold)", r.task, r.episode, r.kind, r.score, r.cant_judge,
+                          r.resolution, r.note or "", r.updated_at, r.revision)  # fmt: skip
             for r in db.execute(query)
         ]

@@ -155,9 +155,15 @@ def assign_command(annotators_per_task: int, cap: int, overlap: int, gold: int, 
 @format_option(("table", "csv", "json"))
 @DB
 def assignments_command(fmt: str, db: str) -> None:
-    """Every item with its annotator, team, task and episode (the operator's view)."""
-    header = ("annotator", "item", "team", "task", "episode", "kind", "score")
-    rows = [[r.annotator, r.item, r.team, r.task, r.episode, r.kind, r.score] for r in assignments(connect(db))]
+    """Every item and its answer, for operators: the export of every score (--format csv or json).
+
+    Columns: annotator, item, team, task, episode, kind, score, cant_judge (the flag, so a flagged item is not
+    read as a 0), resolution, note, answered_at (UTC) and revision.
+    """
+    header = ("annotator", "item", "team", "task", "episode", "kind", "score", "cant_judge", "resolution", "note",
+              "answered_at", "revision")  # fmt: skip
+    rows = [[r.annotator, r.item, r.team, r.task, r.episode, r.kind, r.score, r.cant_judge, r.resolution, r.note,
+             r.answered_at, r.revision] for r in assignments(connect(db))]  # fmt: skip
     click.echo(render_table(header, rows, fmt))
 
 
