@@ -23,7 +23,6 @@ from podium.core.clock import SystemClock, parse_utc
 from podium.core.execution.sandbox import BACKENDS, Sandbox, open_sandbox
 from podium.core.reporting.tables import render_table
 from podium.core.storage.audit import verify_chain
-from podium.core.storage.backup import backup_database
 from podium.core.storage.files import read_bytes, read_json
 from podium.tracks.dojo.lifecycle import ProblemState
 from podium.tracks.dojo.problem import load_problem
@@ -283,6 +282,8 @@ def register(dojo: click.Group) -> None:
     @DB
     def backup(target: Path, db: str) -> None:
         """Copy the live database to TARGET consistently (SQLite's online backup; PostgreSQL: pg_dump)."""
+        from podium.core.storage.backup import backup_database  # SQLAlchemy: only where a database is used
+
         pages = backup_database(db, target)
         click.echo(f"backed up {db} to {target} ({pages} pages, integrity ok)")
 
