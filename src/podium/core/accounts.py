@@ -24,7 +24,7 @@ import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sqlalchemy import Column, Connection, Integer, MetaData, String, Table, insert, select
+from sqlalchemy import Column, Connection, Integer, MetaData, String, Table, insert, select, update
 
 from podium.core.errors import AuthError, ConfigError, NotFoundError
 from podium.core.storage.sql import inserted_id
@@ -43,7 +43,18 @@ def accounts_table(metadata: MetaData, name: str) -> Table:
         Column("role", String(16), nullable=False),
         Column("token_sha256", String(64), nullable=False, unique=True),
         Column("created_at", String(32), nullable=False),
+        Column("disabled_at", String(32)),  # set: the account signs in nowhere (its history stays)
     )
+
+
+@dataclass(frozen=True, slots=True)
+class AccountEntry:
+    """An account as its operator lists it."""
+
+    name: str
+    role: str
+    created_at: str
+    disabled_at: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +102,8 @@ class Accounts:
         row = db.execute(select(self.table).where(self.table.c.token_sha256 == token_hash(token))).first()
         if not token or row is None:
             raise AuthError("unknown or missing API token", fix="pass the token printed when the user was added")
+        if row.disabled_at is not None:
+            raise AuthError("this account is disabled", fix="ask the organisers")
         return Account(row.id, row.name, row.role)
 
     def by_name(self, db: Connection, name: str) -> Account:
@@ -103,9 +116,28 @@ class Accounts:
     def by_id(self, db: Connection, account_id: int) -> Account:
         """The account with id ``account_id`` (``AuthError`` when it is gone: whoever held it is nobody now)."""
         row = db.execute(select(self.table).where(self.table.c.id == account_id)).first()
-        if row is None:
-            raise AuthError("the account is gone", fix="ask the organisers for a token")
+        if row is None or row.disabled_at is not None:
+            raise AuthError("the account is gone or disabled", fix="ask the organisers")
         return Account(row.id, row.name, row.role)
+
+    def entries(self, db: Connection) -> list[AccountEntry]:
+        """Every account, by name."""
+        table = self.table
+        query = select(table.c.name, table.c.role, table.c.created_at, table.c.disabled_at).order_by(table.c.name)
+        return [AccountEntry(r.name, r.role, r.created_at, r.disabled_at) for r in db.execute(query)]
+
+    def set_disabled(self, db: Connection, name: str, at: str | None) -> Account:
+        """Disable the account called ``name`` from ``at`` (None: enable it again); the caller ends its sessions."""
+        account = self.by_name(db, name)
+        db.execute(update(self.table).where(self.table.c.id == account.id).values(disabled_at=at))
+        return account
+
+    def reset_token(self, db: Connection, name: str) -> tuple[Account, str]:
+        """A new token for ``name``; the old one stops working at once (the caller ends its sessions)."""
+        account = self.by_name(db, name)
+        token = secrets.token_urlsafe(TOKEN_BYTES)
+        db.execute(update(self.table).where(self.table.c.id == account.id).values(token_sha256=token_hash(token)))
+        return account, token
 
     def names(self, db: Connection) -> dict[int, str]:
         """Every account's name by id."""

@@ -6,6 +6,7 @@ real videos; requests go through Starlette's test client, cookies and headers as
 
 from __future__ import annotations
 
+import json
 import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -23,7 +24,7 @@ from podium.tracks.wmeval.assign import AssignOptions, assign, assignments
 from podium.tracks.wmeval.cli import wmeval
 from podium.tracks.wmeval.ingest import ingest_gt, ingest_team, media_root
 from podium.tracks.wmeval.schema import scores, teams
-from podium.tracks.wmeval.store import add_account
+from podium.tracks.wmeval.store import add_account, audit_entries
 from podium.tracks.wmeval.track import TRACK
 from podium.web.app import create_app
 
@@ -224,3 +225,30 @@ def test_bad_uploads_lose_nothing(world: World, tmp_path: Path) -> None:
     assert isinstance(result.exception, InputError) and "duplicate" in result.exception.message
     with world.env.engine.connect() as db_:
         assert "dupes" not in set(db_.execute(select(teams.c.name)).scalars())
+
+
+def test_a_token_reset_or_a_disabled_account_ends_access_at_once(world: World) -> None:
+    db, run, c = str(world.env.engine.url), CliRunner().invoke, world.client
+    world.sign_in("ann")
+    assert c.get("/wmeval/api/queue").status_code == 200
+    reset = run(wmeval, ["annotator", "reset-token", "ann", "--db", db])
+    assert reset.exit_code == 0 and "(1 session(s) ended)" in reset.output, reset.output
+    old, world.tokens["ann"] = world.tokens["ann"], reset.output.split()[2]
+    assert c.get("/wmeval/api/queue").status_code == 401  # the browser's session ended with the old token
+    assert c.get("/wmeval/api/queue", headers={"Authorization": f"Bearer {old}"}).status_code == 401
+    assert c.get("/wmeval/api/queue", headers=world.as_("ann")).status_code == 200
+
+    world.sign_in("ann")
+    disabled = run(wmeval, ["annotator", "disable", "ann", "--db", db])
+    assert disabled.exit_code == 0 and "(1 session(s) ended)" in disabled.output
+    assert c.get("/wmeval/api/queue").status_code == 401
+    refused = c.get("/wmeval/api/queue", headers=world.as_("ann"))
+    assert refused.status_code == 401 and refused.json()["error"] == "this account is disabled"
+    assert c.post("/wmeval/signin", data={"token": world.tokens["ann"]}).status_code == 401
+    listed = json.loads(run(wmeval, ["annotator", "list", "--format", "json", "--db", db]).output)
+    assert {row["name"]: bool(row["disabled"]) for row in listed} == {"ann": True, "eve": False, "ops": False}
+    assert run(wmeval, ["annotator", "enable", "ann", "--db", db]).exit_code == 0
+    assert c.get("/wmeval/api/queue", headers=world.as_("ann")).status_code == 200
+    with world.env.engine.connect() as connection:
+        kinds = [e.kind for e in audit_entries(connection) if e.kind.startswith(("token", "user_d", "user_e"))]
+    assert kinds == ["token_reset", "user_disabled", "user_enabled"]

@@ -382,7 +382,19 @@ def assignments(engine: Engine) -> list[AssignmentRow]:
     )  # fmt: skip
     with engine.connect() as db:
         return [
-            AssignmentRow(r.annotator, r.key, r.team or "(gold)", r.task, r.episode, r.kind, r.score, r.cant_judge,
-                          r.resolution, r.note or "", r.updated_at, r.revision)  # fmt: skip
+            AssignmentRow(
+                r.annotator,
+                r.key,
+                r.team or "(gold)",
+                r.task,
+                r.episode,
+                r.kind,
+                r.score,
+                r.cant_judge,
+                r.resolution,
+                r.note or "",
+                r.updated_at,
+                r.revision,
+            )  # fmt: skip
             for r in db.execute(query)
         ]

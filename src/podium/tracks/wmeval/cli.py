@@ -25,7 +25,15 @@ from podium.tracks.wmeval.assign import AssignOptions, assign, assignments, reas
 from podium.tracks.wmeval.freeze import freeze, frozen_since, unfreeze
 from podium.tracks.wmeval.ingest import STRIP_HEIGHT, IngestReport, import_gold, ingest_gt, ingest_team, media_root
 from podium.tracks.wmeval.report import report_html, scores_text
-from podium.tracks.wmeval.store import ROLES, add_account, audit_entries, open_store
+from podium.tracks.wmeval.store import (
+    ACCOUNTS,
+    ROLES,
+    add_account,
+    audit_entries,
+    open_store,
+    reset_token,
+    set_disabled,
+)
 
 DB = db_option("PODIUM_WMEVAL_DB")
 MEDIA = click.option(
@@ -127,6 +135,43 @@ def annotator_add(name: str, role: str, db: str) -> None:
     """Add an annotator (or an operator); prints their token once."""
     account, token = add_account(connect(db), SystemClock(), name, role)
     click.echo(f"{account.name} ({account.role}) token: {token}")
+
+
+@annotator.command("list")
+@format_option()
+@DB
+def annotator_list(fmt: str, db: str) -> None:
+    """Every account: name, role, when it was added, and whether it is disabled."""
+    with connect(db).connect() as connection:
+        rows = [[e.name, e.role, e.created_at, e.disabled_at or ""] for e in ACCOUNTS.entries(connection)]
+    click.echo(render_table(("name", "role", "added", "disabled"), rows, fmt))
+
+
+@annotator.command("disable")
+@click.argument("name")
+@DB
+def annotator_disable(name: str, db: str) -> None:
+    """Stop NAME's token and sessions at once (their answers stay; `enable` undoes it)."""
+    ended = set_disabled(connect(db), SystemClock(), name, disabled=True)
+    click.echo(f"{name} disabled ({ended} session(s) ended)")
+
+
+@annotator.command("enable")
+@click.argument("name")
+@DB
+def annotator_enable(name: str, db: str) -> None:
+    """Let NAME sign in again with their token."""
+    set_disabled(connect(db), SystemClock(), name, disabled=False)
+    click.echo(f"{name} enabled")
+
+
+@annotator.command("reset-token")
+@click.argument("name")
+@DB
+def annotator_reset_token(name: str, db: str) -> None:
+    """Give NAME a new token (printed once); the old one and every session stop working at once."""
+    token, ended = reset_token(connect(db), SystemClock(), name)
+    click.echo(f"{name} token: {token} ({ended} session(s) ended)")
 
 
 @wmeval.command("assign")

@@ -41,6 +41,29 @@ def add_account(engine: Engine, clock: Clock, name: str, role: str) -> tuple[Acc
     return account, token
 
 
+def set_disabled(engine: Engine, clock: Clock, name: str, disabled: bool) -> int:
+    """Disable an account (its token and sessions stop working; its answers stay) or enable it again; audited.
+
+    Returns how many signed-in sessions were ended.
+    """
+    at = utc_text(clock.now())
+    with transaction(engine) as db:
+        account = ACCOUNTS.set_disabled(db, name, at if disabled else None)
+        ended = SESSIONS.end_all(db, account.id) if disabled else 0
+        append_audit(db, at, "user_disabled" if disabled else "user_enabled", {"user": name, "sessions_ended": ended})
+    return ended
+
+
+def reset_token(engine: Engine, clock: Clock, name: str) -> tuple[str, int]:
+    """A new token for ``name`` (shown once); the old token and every session end at once. Audited."""
+    at = utc_text(clock.now())
+    with transaction(engine) as db:
+        account, token = ACCOUNTS.reset_token(db, name)
+        ended = SESSIONS.end_all(db, account.id)
+        append_audit(db, at, "token_reset", {"user": name, "sessions_ended": ended})
+    return token, ended
+
+
 def authenticate(engine: Engine, token: str) -> Account:
     """The account a token belongs to (``AuthError`` for none)."""
     with engine.connect() as db:

@@ -15,6 +15,7 @@ def upgrade() -> None:
         sa.Column("role", sa.String(16), nullable=False),
         sa.Column("token_sha256", sa.String(64), nullable=False, unique=True),
         sa.Column("created_at", sa.String(32), nullable=False),
+        sa.Column("disabled_at", sa.String(32)),
     )
     op.create_table(
         "demo_audit_log",
