@@ -24,6 +24,7 @@ from podium.tracks.wmeval.annotate import (
 )
 from podium.tracks.wmeval.assign import AssignOptions, assign, assignments
 from podium.tracks.wmeval.freeze import freeze, unfreeze
+from podium.tracks.wmeval.report import report_html
 from podium.tracks.wmeval.schema import scores
 from podium.tracks.wmeval.score import collect
 from podium.tracks.wmeval.stats import collect_ratings
@@ -200,3 +201,18 @@ def test_a_frozen_competition_stores_no_answer_until_reopened(assigned: Env) -> 
     with assigned.engine.connect() as db:
         kinds = [e.kind for e in audit_entries(db) if e.kind.startswith("scoring")]
     assert kinds == ["scoring_frozen", "scoring_unfrozen"]
+
+
+def test_the_report_shows_each_task_fraction_with_its_counts_and_whether_scoring_is_open(assigned: Env) -> None:
+    for name in ("ann0", "ann1"):
+        who = account(assigned, name)
+        for row in assignments(assigned.engine):
+            if row.annotator == name and row.kind == "primary":
+                score = 3 if row.team == "red" else (0 if row.episode.endswith(("0", "1")) else 2)
+                record_score(assigned.engine, assigned.clock, who, row.item, score)
+    page = report_html(assigned.engine)
+    assert "<td>3.000 (N0-N3 0/0/0/4 of 4)</td>" in page  # red: four 3s
+    assert "<td>1.000 (N0-N3 2/0/2/0 of 4)</td>" in page  # blue: two 0s and two 2s
+    assert "Scoring is open: these numbers can still change" in page
+    freeze(assigned.engine, assigned.clock)
+    assert "Scoring frozen since 2026-" in report_html(assigned.engine)

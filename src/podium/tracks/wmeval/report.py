@@ -16,7 +16,7 @@ from sqlalchemy import Engine
 from podium.core.ranking.leaderboard import Ranked
 from podium.core.reporting.tables import Cell, render_table
 from podium.tracks.wmeval.freeze import frozen_since
-from podium.tracks.wmeval.score import Collected, TeamScore, collect, leaderboard
+from podium.tracks.wmeval.score import Collected, TaskScore, TeamScore, collect, leaderboard
 from podium.tracks.wmeval.stats import (
     Agreement,
     AnnotatorQuality,
@@ -73,7 +73,7 @@ def scores_text(engine: Engine, fmt: str, seed: int = 0) -> str:
         ci = spread.intervals[r.entry.team]
         rows.append(
             [r.rank, r.entry.team, shown(r.entry.final), f"{ci.low:.3f}-{ci.high:.3f}",
-             *(shown(r.entry.tasks[t].value) for t in collected.tasks), _unscored(r.entry)]
+             *(_task_cell(r.entry.tasks[t]) for t in collected.tasks), _unscored(r.entry)]
         )  # fmt: skip
     table = render_table(header, rows, fmt)
     ties = [f"{a} ~ {b}" for a, b, apart in spread.neighbours if not apart]
@@ -111,6 +111,12 @@ def _num(value: float | None) -> str:
     return "-" if value is None else f"{value:+.3f}"
 
 
+def _task_cell(task: TaskScore) -> str:
+    """A task's fraction with the counts behind it: ``0.667 (N0-N3 1/0/0/1 of 3)``."""
+    counts = "/".join(str(n) for n in task.counts)
+    return f"{shown(task.value)} (N0-N3 {counts} of {task.denominator})"
+
+
 def report_html(engine: Engine, seed: int = 0) -> str:
     """A standalone HTML report: leaderboard with intervals, ties, agreement, annotators, unscored videos."""
     collected = collect(engine)
@@ -124,7 +130,7 @@ def report_html(engine: Engine, seed: int = 0) -> str:
         [
             [str(r.rank), r.entry.team, shown(r.entry.final), exact(r.entry.final),
              f"{spread.intervals[r.entry.team].low:.3f}-{spread.intervals[r.entry.team].high:.3f}",
-             *(shown(r.entry.tasks[t].value) for t in collected.tasks), _unscored(r.entry)]
+             *(_task_cell(r.entry.tasks[t]) for t in collected.tasks), _unscored(r.entry)]
             for r in ranked
         ],
     )  # fmt: skip
@@ -155,7 +161,8 @@ def report_html(engine: Engine, seed: int = 0) -> str:
         "<!doctype html><html lang='en'><head><meta charset='utf-8'><title>wmeval report</title>"
         "<link rel='icon' href='data:,'>"
         f"<style>{style}</style></head><body><h1>World Model track: human evaluation report</h1>{status}"
-        "<p>Per task (3·N3 + 2·N2 + 1·N1) / N_GT; missing, unplayable and unscored videos count 0; final = mean "
+        "<p>Per task (3·N3 + 2·N2 + 1·N1) / N_GT, shown with its counts N0/N1/N2/N3 of the task's N_GT videos; "
+        "missing, unplayable and unscored videos count 0; final = mean "
         f"over {len(collected.tasks)} task(s). Intervals: {spread.resamples} paired bootstrap resamples of "
         f"episodes within tasks (seed {spread.seed}).</p>"
         f"<h2>Leaderboard</h2>{board}<h2>Neighbours</h2>{neighbours}"
