@@ -189,6 +189,13 @@ def test_the_operator_dashboard_shows_progress_issues_and_the_audit_trail(browse
     assert "assigned" in text and "user_added" in text
     if SCREENSHOTS:
         page.screenshot(path=str(Path(SCREENSHOTS) / "wmeval-dashboard.png"), full_page=True)
+    page.click("text=Flagged items and notes")
+    flagged = page.locator("body").inner_text()
+    assert "can't-judge answer(s) waiting" in flagged and "item(s) flagged or with a note" in flagged
+    if SCREENSHOTS:
+        page.set_viewport_size({"width": 1366, "height": 768})
+        page.screenshot(path=str(Path(SCREENSHOTS) / "wmeval-flagged.png"), full_page=True)
+    page.go_back()
     page.click("text=Scores and statistics report")
     assert "Krippendorff" in page.locator("body").inner_text()
     assert problems == []

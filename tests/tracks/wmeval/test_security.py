@@ -252,3 +252,25 @@ def test_a_token_reset_or_a_disabled_account_ends_access_at_once(world: World) -
     with world.env.engine.connect() as connection:
         kinds = [e.kind for e in audit_entries(connection) if e.kind.startswith(("token", "user_d", "user_e"))]
     assert kinds == ["token_reset", "user_disabled", "user_enabled"]
+
+
+def test_the_flagged_items_page_lists_can_t_judge_answers_and_notes_for_operators_only(world: World) -> None:
+    c = world.client
+    first, third = world.keys("ann")[:2]
+    second = world.keys("eve")[0]
+    for who, key, body in (
+        ("ann", first, {"cant_judge": "reference", "note": "the reference is black <b>"}),
+        ("eve", second, {"score": 2, "note": "arm jitters"}),
+        ("ann", third, {"score": 3}),
+    ):
+        assert c.post(f"/wmeval/api/items/{key}/score", json=body, headers=world.as_(who)).status_code == 200
+    world.sign_in("ann")
+    assert c.get("/wmeval/operator/flagged").status_code == 404
+    world.sign_in("ops")
+    page = c.get("/wmeval/operator/flagged")
+    assert page.status_code == 200 and "Flagged items and notes" in c.get("/wmeval/operator").text
+    assert "1 can't-judge answer(s) waiting, 2 item(s) flagged or with a note" in page.text
+    rows = page.text.split("<tr>")[2:]
+    assert first in rows[0] and "the reference video is broken" in rows[0] and "waiting" in rows[0]
+    assert "the reference is black &lt;b&gt;" in rows[0]  # escaped
+    assert second in rows[1] and "arm jitters" in rows[1] and third not in page.text

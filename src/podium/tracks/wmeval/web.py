@@ -44,7 +44,7 @@ from podium.tracks.wmeval.annotate import (
     record_cant_judge,
     record_score,
 )
-from podium.tracks.wmeval.assign import reassign
+from podium.tracks.wmeval.assign import assignments, reassign
 from podium.tracks.wmeval.freeze import frozen_since
 from podium.tracks.wmeval.ingest import stored_media_root
 from podium.tracks.wmeval.report import report_html
@@ -53,6 +53,7 @@ from podium.tracks.wmeval.store import SESSIONS, authenticate, open_store, trans
 from podium.web.auth import TokenAuth
 from podium.web.layout import esc
 from podium.web.layout import page as layout_page
+from podium.web.layout import table as layout_table
 from podium.web.sessions import SqlSessionStore
 
 TOKEN_COOKIE = "podium_wmeval_token"
@@ -352,7 +353,8 @@ def wmeval_router(settings: Mapping[str, str]) -> APIRouter:
             f"<tr><td>{esc(r.at)}</td><td>{esc(r.kind)}</td><td><code>{esc(r.payload)}</code></td></tr>" for r in recent
         )
         body = (
-            "<p><a href='/wmeval/operator/report'>Scores and statistics report</a></p>"
+            "<p><a href='/wmeval/operator/report'>Scores and statistics report</a> · "
+            "<a href='/wmeval/operator/flagged'>Flagged items and notes</a></p>"
             + table("Progress per annotator", done.annotators) + table("Progress per task", done.tasks)
             + table("Progress per team", done.teams) + cant + form
             + f"<h2>Ingest issues</h2><table><tr><th>team</th><th>kind</th><th>file</th><th>detail</th></tr>"
@@ -367,6 +369,29 @@ def wmeval_router(settings: Mapping[str, str]) -> APIRouter:
         operator(request)
         reassign(engine, clock, task.strip(), episode.strip(), annotator)
         return RedirectResponse("/wmeval/operator", status_code=303)
+
+    @router.get("/operator/flagged", response_class=HTMLResponse)
+    def flagged(request: Request) -> Response:
+        if signed_in(request) is None:
+            return RedirectResponse("/wmeval/", status_code=303)
+        operator(request)
+        rows = [r for r in assignments(engine) if r.cant_judge is not None or r.note.strip()]
+        rows.sort(key=lambda r: (r.cant_judge is None or r.resolution is not None, r.answered_at or ""))
+        header = ("item", "annotator", "team", "task", "episode", "kind", "answer", "resolution", "note", "at")
+        cells = [
+            (r.item, r.annotator, r.team, r.task, r.episode, r.kind,
+             _answer(r.score, r.cant_judge) + (f" ({CANT_JUDGE[r.cant_judge]})" if r.cant_judge in CANT_JUDGE else ""),
+             r.resolution or ("waiting" if r.cant_judge is not None else ""), r.note, r.answered_at or "")
+            for r in rows
+        ]  # fmt: skip
+        waiting = sum(1 for r in rows if r.cant_judge is not None and r.resolution is None)
+        body = (
+            f"<p id='flag-summary'>{waiting} can't-judge answer(s) waiting, {len(rows)} item(s) flagged or with a "
+            "note. Resolve a can't-judge with <code>podium wmeval resolve ITEM --broken</code> (counts 0) or "
+            "<code>--rescore ANNOTATOR</code>.</p>"
+            + (layout_table(header, cells) if cells else "<p>Nothing flagged, no notes.</p>")
+        )
+        return HTMLResponse(page("Flagged items and notes", body, operator=True))
 
     @router.get("/operator/report", response_class=HTMLResponse)
     def report(request: Request) -> str:
