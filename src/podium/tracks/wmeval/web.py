@@ -2,10 +2,13 @@
 
 Pages: ``/`` (sign in with the token: a server-side session whose id an HTTP-only cookie keeps, ended by signing
 out; then on to your queue, or the dashboard for an operator), ``/queue`` (your items in order, with progress),
-``/items/{key}`` (the generated video beside the labelled reference, start-both / loop / speed, the final frames
-side by side, the rubric, scores 0-3 by click or key once both videos were watched to the end, a note, or "can't
-judge" and why; the next item opens at once), ``/operator`` (progress per annotator, task and team, can't-judge
-answers to resolve, re-assignment, ingest issues, the audit trail, the report).
+``/items/{key}`` (the generated video beside the labelled reference, driven together: start both, play/pause,
+scrub, one-frame steps, loop and speed kept from item to item, any view enlarged; the final frames side by side,
+the rubric, scores 0-3 by click or key once both videos were watched to the end (at once on an item answered
+before), a note, or "can't judge" and why; an answer that cannot be saved is kept in the browser and sent again;
+the next item opens at once, and the last one can be reopened to change it: ``annotate.js``), ``/operator``
+(progress per annotator, task and team, can't-judge answers to resolve, re-assignment, ingest issues, the audit
+trail, the report), ``/operator/flagged`` (every can't-judge answer and note).
 
 API (``Authorization: Bearer TOKEN``, or the pages' session): ``GET /api/queue``, ``GET /api/items/{key}``,
 ``POST /api/items/{key}/score`` with ``{"score": 0-3, "note": ""}`` or ``{"cant_judge": "reference" | "video" |
@@ -63,7 +66,10 @@ STYLE = (
     "max-height:40vh;object-fit:contain;background:#000}figure{margin:0}figcaption{font-weight:600}"
     ".controls{margin:.6rem 0}.scores button"
     "{font-size:1.1rem;margin:.2rem;padding:.4rem .9rem}.rubric dt{font-weight:600}body{max-width:80rem}"
-    "#watch-status{color:#555}</style>"
+    "#watch-status{color:#555}#save-status[data-state=retrying],#save-status[data-state=refused]{color:#a00;"
+    "font-weight:600}#scrub{width:18rem;vertical-align:middle}.pair video,.pair img{cursor:zoom-in}"
+    ".enlarged{position:fixed;inset:0;width:100vw!important;height:100vh;max-height:none!important;z-index:10;"
+    "background:#000;object-fit:contain;cursor:zoom-out}</style>"
 )
 
 
@@ -256,6 +262,10 @@ def wmeval_router(settings: Mapping[str, str]) -> APIRouter:
         )
         controls = (
             "<div class='controls'><button id='start-both' type='button'>Start both</button> "
+            "<button id='play-pause' type='button' title='space'>Play / pause</button> "
+            "<button id='step-back' type='button' title='left arrow'>◀ frame</button>"
+            "<button id='step-forward' type='button' title='right arrow'>frame ▶</button> "
+            "<input id='scrub' type='range' min='0' max='0' step='0.001' value='0' aria-label='position of both'> "
             "<label><input id='loop' type='checkbox'> Loop</label> <label>Speed <select id='speed'>"
             + "".join(f"<option value='{s}'{' selected' if s == '1' else ''}>{s}x</option>" for s in
                       ("0.25", "0.5", "1", "1.5", "2"))
@@ -280,7 +290,7 @@ def wmeval_router(settings: Mapping[str, str]) -> APIRouter:
             "<h2>Score</h2><p>Compare the generated video with the reference: is the outcome the same (both "
             "success or both failure), and how faithful is the way there?</p>"
             f"<dl class='rubric'>{definitions}</dl>{current}<p id='watch-status' aria-live='polite'></p>"
-            f"<div class='scores'>{choice}</div>"
+            f"<div class='scores'>{choice}</div><p id='save-status' role='status' aria-live='polite'></p>"
             f"<p><label>Note<br><textarea id='note' rows='2' cols='60' maxlength='2000'>{esc(view.note)}</textarea>"
             "</label></p><p><label>Can't judge: <select id='cant-judge'><option value=''>(choose why)</option>"
             f"{reasons}</select></label> <button id='submit-cant-judge' type='button' disabled>Send \"can't "
@@ -295,7 +305,9 @@ def wmeval_router(settings: Mapping[str, str]) -> APIRouter:
             else ""
         )
         body = closed + (
-            f"<div id='item' data-score-url='/wmeval/api/items/{esc(view.key)}/score' data-ready='no'>"
+            f"<div id='item' data-score-url='/wmeval/api/items/{esc(view.key)}/score' data-ready='no' "
+            f"data-answered='{'yes' if answered else 'no'}'>"
+            "<p id='undo' hidden><a href='#'>Change the last answer you gave (u)</a></p>"
             f"<p id='progress'>Item {position} of {len(mine)} · {done} answered · {esc(view.task)}</p>"
             f"{players}{controls}{frames}{scoring}</div><script src='/wmeval/static/annotate.js'></script>"
         )
