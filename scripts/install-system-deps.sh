@@ -4,6 +4,8 @@
 #   libseccomp2  compiles the sandbox's system-call filter (on every Debian with apt; checked anyway)
 #   util-linux   unshare and prlimit, which start each sandboxed run (essential on Debian; checked anyway)
 #   postgresql   a real PostgreSQL server that the dojo tests start in a temporary folder
+#   fonts-wqy-zenhei  Chinese glyphs for that browser: the wmeval rubric is English and Chinese (a .ttc file, so
+#                the letter classifier's training fonts, TTF/OTF only, are unchanged)
 #   g++          builds the model server the PCG tests talk to (llama-cpp-python has no binary wheel on PyPI)
 #   chromium     the real browser the dojo page tests drive through Playwright (/usr/bin/chromium; Playwright's
 #                own browser downloads are never used)
@@ -17,6 +19,7 @@ command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
 { [ -x /usr/bin/chromium ] || command -v chromium >/dev/null 2>&1; } || missing+=(chromium)
 { command -v cc >/dev/null 2>&1 && command -v c++ >/dev/null 2>&1; } || missing+=(g++)
+dpkg-query -W -f='${db:Status-Status}' fonts-wqy-zenhei 2>/dev/null | grep -qx installed || missing+=(fonts-wqy-zenhei)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if ! command -v apt-get >/dev/null 2>&1; then

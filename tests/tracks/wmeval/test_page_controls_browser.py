@@ -7,9 +7,11 @@ key, what the server stored after the network came back.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -26,6 +28,7 @@ if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page, Route
 
 pytestmark = pytest.mark.slow
+SCREENSHOTS = os.environ.get("PODIUM_WMEVAL_SCREENSHOTS")  # a folder: keep the page screenshots there (docs/)
 
 
 def cli(*args: str) -> str:
@@ -172,4 +175,26 @@ def test_an_answer_the_server_never_got_is_kept_and_sent_again(browser: Browser,
     page.wait_for_timeout(300)  # the players' events must not overwrite it
     assert page.inner_text("#save-status").startswith("Not saved: scoring is frozen")
     assert not page.locator("button.score[data-score='0']").is_disabled()
+    page.context.close()
+
+
+def test_a_laptop_screen_holds_the_videos_scores_and_rubric_in_two_languages(browser: Browser, site: Site) -> None:
+    page = signed_in(browser, site)  # 1366 x 768, the common laptop
+    page.click("text=Score the next item")
+    wait_until(page, "['generated','reference'].every(id => document.getElementById(id).readyState >= 2)")
+    needed = ["#generated", "#reference", "#start-both", "#scrub", "button.score[data-score='0']",
+              "button.score[data-score='3']", "#short-rubric", "#cant-judge", "#note", "#instruction"]  # fmt: skip
+    for selector in needed:
+        box = page.locator(selector).bounding_box()
+        assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 768, (selector, box)
+    assert page.evaluate("window.scrollY") == 0
+    short = page.inner_text("#short-rubric")
+    assert "Matches" in short and "一致" in short and "Both disagree" in short and "均不一致" in short
+    assert "以参考视频" in page.inner_text("#instruction")
+    page.click("#rubric-full summary")
+    full = page.inner_text("#rubric-full")
+    assert full.count("Reference:") == 5 and full.count("参考:") == 5  # the official examples, both languages
+    if SCREENSHOTS:
+        page.click("#rubric-full summary")  # folded again, as an annotator first sees it
+        page.screenshot(path=str(Path(SCREENSHOTS) / "wmeval-annotator.png"))
     page.context.close()

@@ -141,8 +141,6 @@ def test_an_annotator_scores_her_whole_queue_and_the_leaderboard_is_the_hand_com
             assert state["ended"] or float(state["time"]) > 0, state  # type: ignore[arg-type]
         for image in ("generated-last", "reference-last"):
             assert page.evaluate(f"document.getElementById('{image}').naturalWidth") > 0
-        if SCREENSHOTS and row.team == "tidy" and not (Path(SCREENSHOTS) / "wmeval-annotator.png").exists():
-            page.screenshot(path=str(Path(SCREENSHOTS) / "wmeval-annotator.png"), full_page=True)
         if row.team == "odd" and row.episode == "episode_2":
             page.fill("#note", "frozen after a second")
             page.select_option("#cant-judge", "video")

@@ -50,6 +50,7 @@ from podium.tracks.wmeval.annotate import (
 from podium.tracks.wmeval.assign import assignments, reassign
 from podium.tracks.wmeval.freeze import frozen_since
 from podium.tracks.wmeval.ingest import stored_media_root
+from podium.tracks.wmeval.pages import ItemPage, item_body
 from podium.tracks.wmeval.report import report_html
 from podium.tracks.wmeval.schema import audit_log, issues, teams, users
 from podium.tracks.wmeval.store import SESSIONS, authenticate, open_store, transaction
@@ -61,16 +62,7 @@ from podium.web.sessions import SqlSessionStore
 
 TOKEN_COOKIE = "podium_wmeval_token"
 HERE = Path(__file__).parent
-STYLE = (
-    "<style>.pair{display:grid;grid-template-columns:1fr 1fr;gap:1rem}.pair video,.pair img{width:100%;"
-    "max-height:40vh;object-fit:contain;background:#000}figure{margin:0}figcaption{font-weight:600}"
-    ".controls{margin:.6rem 0}.scores button"
-    "{font-size:1.1rem;margin:.2rem;padding:.4rem .9rem}.rubric dt{font-weight:600}body{max-width:80rem}"
-    "#watch-status{color:#555}#save-status[data-state=retrying],#save-status[data-state=refused]{color:#a00;"
-    "font-weight:600}#scrub{width:18rem;vertical-align:middle}.pair video,.pair img{cursor:zoom-in}"
-    ".enlarged{position:fixed;inset:0;width:100vw!important;height:100vh;max-height:none!important;z-index:10;"
-    "background:#000;object-fit:contain;cursor:zoom-out}</style>"
-)
+STYLE = "<style>body{max-width:80rem}</style>"  # the item page adds its own (pages.ITEM_STYLE)
 
 
 class ScoreIn(BaseModel):
@@ -89,11 +81,6 @@ class ScoreIn(BaseModel):
         return self
 
 
-def _rubric() -> list[tuple[str, str, str]]:
-    lines = (HERE / "rubric.txt").read_text("utf-8").splitlines()
-    return [tuple(line.split("|", 2)) for line in lines if line and not line.startswith("#")]  # type: ignore[misc]
-
-
 def page(title: str, body: str, operator: bool = False) -> str:
     """A wmeval page in the shared layout."""
     nav = (("Dashboard", "/wmeval/operator"),) if operator else (("My queue", "/wmeval/queue"),)
@@ -108,7 +95,6 @@ def wmeval_router(settings: Mapping[str, str]) -> APIRouter:
     store = SqlSessionStore(engine, SESSIONS, clock, transaction, lambda account: account)
     auth: TokenAuth[Account] = TokenAuth(lambda token: authenticate(engine, token), TOKEN_COOKIE, store,
                                          path="/wmeval")  # fmt: skip
-    rubric = _rubric()
     script = (HERE / "annotate.js").read_text("utf-8")
     router = APIRouter()
 
@@ -252,65 +238,10 @@ def wmeval_router(settings: Mapping[str, str]) -> APIRouter:
         mine = queue(engine, who.id)
         position = next(n for n, i in enumerate(mine, start=1) if i.key == key)
         done = sum(1 for i in mine if i.answered)
-        media = f"/wmeval/media/{esc(view.key)}"
-        players = (
-            "<div class='pair'>"
-            f"<figure><figcaption>Generated (to score)</figcaption><video id='generated' src='{media}/generated.mp4' "
-            "muted playsinline preload='auto' controls></video></figure>"
-            f"<figure><figcaption>Reference (real robot)</figcaption><video id='reference' "
-            f"src='{media}/reference.mp4' muted playsinline preload='auto' controls></video></figure></div>"
-        )
-        controls = (
-            "<div class='controls'><button id='start-both' type='button'>Start both</button> "
-            "<button id='play-pause' type='button' title='space'>Play / pause</button> "
-            "<button id='step-back' type='button' title='left arrow'>◀ frame</button>"
-            "<button id='step-forward' type='button' title='right arrow'>frame ▶</button> "
-            "<input id='scrub' type='range' min='0' max='0' step='0.001' value='0' aria-label='position of both'> "
-            "<label><input id='loop' type='checkbox'> Loop</label> <label>Speed <select id='speed'>"
-            + "".join(f"<option value='{s}'{' selected' if s == '1' else ''}>{s}x</option>" for s in
-                      ("0.25", "0.5", "1", "1.5", "2"))
-            + "</select></label></div>"
-        )  # fmt: skip
-        frames = (
-            "<h2>Final frames</h2><div class='pair'>"
-            f"<figure><figcaption>Generated, last frame</figcaption><img id='generated-last' "
-            f"src='{media}/generated.png' alt='last frame of the generated video'></figure>"
-            f"<figure><figcaption>Reference, last frame</figcaption><img id='reference-last' "
-            f"src='{media}/reference.png' alt='last frame of the reference video'></figure></div>"
-        )
-        definitions = "".join(f"<dt>{esc(s)} — {esc(t)}</dt><dd>{esc(d)}</dd>" for s, t, d in rubric)
-        choice = "".join(
-            f"<button type='button' class='score' data-score='{esc(s)}' disabled title='{esc(t)}'>{esc(s)}</button>"
-            for s, t, _ in sorted(rubric)
-        )
-        answered = view.score is not None or view.cant_judge is not None
-        current = f"<p>Answered: {esc(_answer(view.score, view.cant_judge))}.</p>" if answered else ""
-        reasons = "".join(f"<option value='{esc(k)}'>{esc(v)}</option>" for k, v in CANT_JUDGE.items())
-        scoring = (
-            "<h2>Score</h2><p>Compare the generated video with the reference: is the outcome the same (both "
-            "success or both failure), and how faithful is the way there?</p>"
-            f"<dl class='rubric'>{definitions}</dl>{current}<p id='watch-status' aria-live='polite'></p>"
-            f"<div class='scores'>{choice}</div><p id='save-status' role='status' aria-live='polite'></p>"
-            f"<p><label>Note<br><textarea id='note' rows='2' cols='60' maxlength='2000'>{esc(view.note)}</textarea>"
-            "</label></p><p><label>Can't judge: <select id='cant-judge'><option value=''>(choose why)</option>"
-            f"{reasons}</select></label> <button id='submit-cant-judge' type='button' disabled>Send \"can't "
-            'judge" (an operator will look at it)</button></p>'
-        )
         with engine.connect() as db:
             since = frozen_since(db)
-        closed = (
-            f"<p id='frozen' role='alert'>Scoring is closed since {esc(since)}: the scores are being published, "
-            "so answers are not saved now.</p>"
-            if since is not None
-            else ""
-        )
-        body = closed + (
-            f"<div id='item' data-score-url='/wmeval/api/items/{esc(view.key)}/score' data-ready='no' "
-            f"data-answered='{'yes' if answered else 'no'}'>"
-            "<p id='undo' hidden><a href='#'>Change the last answer you gave (u)</a></p>"
-            f"<p id='progress'>Item {position} of {len(mine)} · {done} answered · {esc(view.task)}</p>"
-            f"{players}{controls}{frames}{scoring}</div><script src='/wmeval/static/annotate.js'></script>"
-        )
+        where = ItemPage(position, len(mine), done, since)
+        body = item_body(view, where, _answer(view.score, view.cant_judge))
         return HTMLResponse(page(f"Item {view.key}", body, who.role == "operator"))
 
     # -- operator ---------------------------------------------------------------------------------------------

@@ -1,0 +1,152 @@
+"""The annotator's item page body, apart from the routes (``web.py``), and the rubric it shows.
+
+Laid out for the common laptop (1366×768): the generated video beside the three-view reference strip, one row of
+controls for both, then the scores with the short bilingual rubric beside them, all without scrolling; the full
+rubric with the official examples and the final frames follow below, folded. Every value is escaped here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from podium.tracks.wmeval.annotate import CANT_JUDGE, ItemView
+from podium.web.layout import esc
+
+RUBRIC_FILE = Path(__file__).with_name("rubric.txt")
+SPEEDS = ("0.25", "0.5", "1", "1.5", "2")
+ITEM_STYLE = (
+    "<style>body{max-width:84rem;margin:.4rem auto}h1{font-size:1.1rem;margin:.2rem 0}nav{font-size:90%}"
+    "p{margin:.25rem 0}.pair{display:grid;grid-template-columns:minmax(0,2fr) minmax(0,3fr);gap:.6rem}"
+    ".pair video,.pair img{width:100%;max-height:36vh;object-fit:contain;background:#000;cursor:zoom-in}"
+    "figure{margin:0}figcaption{font-weight:600;font-size:90%}.controls{margin:.3rem 0}"
+    ".decide{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:1rem;align-items:start}"
+    ".scores button{font-size:1.1rem;margin:.1rem;padding:.3rem .9rem}.short-rubric{margin:0;padding:0;"
+    "list-style:none;font-size:90%}.short-rubric b{display:inline-block;min-width:1rem}.zh{color:#444}"
+    "#watch-status{color:#555}"
+    "#save-status[data-state=retrying],#save-status[data-state=refused]{color:#a00;font-weight:600}"
+    "#scrub{width:18rem;vertical-align:middle}textarea{width:100%;box-sizing:border-box}"
+    ".enlarged{position:fixed;inset:0;width:100vw!important;height:100vh;max-height:none!important;z-index:10;"
+    "background:#000;object-fit:contain;cursor:zoom-out}.rubric dt{font-weight:600}</style>"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Rubric:
+    """The official rubric in English and Chinese: the instruction, each score's definition, the examples."""
+
+    instruction: tuple[str, str]
+    scores: tuple[tuple[str, str, str, str, str], ...]  # score, title, title zh, definition, definition zh
+    examples: tuple[tuple[str, str, str, str, str], ...]  # score, label, label zh, text, text zh
+
+
+@cache
+def rubric() -> Rubric:
+    """The rubric of ``rubric.txt``."""
+    instruction: tuple[str, str] = ("", "")
+    scores, examples = [], []
+    for line in RUBRIC_FILE.read_text("utf-8").splitlines():
+        if not line or line.startswith("#"):
+            continue
+        kind, *fields = line.split("|")
+        if kind == "instruction":
+            instruction = (fields[0], fields[1])
+        elif kind == "score":
+            scores.append((fields[0], fields[1], fields[2], fields[3], fields[4]))
+        elif kind == "example":
+            examples.append((fields[0], fields[1], fields[2], fields[3], fields[4]))
+    return Rubric(instruction, tuple(sorted(scores, reverse=True)), tuple(examples))
+
+
+@dataclass(frozen=True, slots=True)
+class ItemPage:
+    """What the item page shows besides the item itself."""
+
+    position: int
+    total: int
+    answered: int
+    frozen_since: str | None
+
+
+def item_body(view: ItemView, where: ItemPage, answer_text: str) -> str:
+    """The item page's body: players, controls, scoring with the short rubric, then the full rubric and frames."""
+    shown = rubric()
+    media = f"/wmeval/media/{esc(view.key)}"
+    answered = view.score is not None or view.cant_judge is not None
+    closed = (
+        f"<p id='frozen' role='alert'>Scoring is closed since {esc(where.frozen_since)}: the scores are being "
+        "published, so answers are not saved now.</p>"
+        if where.frozen_since is not None
+        else ""
+    )
+    players = (
+        "<div class='pair'>"
+        f"<figure><figcaption>Generated (to score) · 生成视频</figcaption><video id='generated' "
+        f"src='{media}/generated.mp4' muted playsinline preload='auto' controls></video></figure>"
+        f"<figure><figcaption>Reference (real robot) · 参考视频</figcaption><video id='reference' "
+        f"src='{media}/reference.mp4' muted playsinline preload='auto' controls></video></figure></div>"
+    )
+    speeds = "".join(f"<option value='{s}'{' selected' if s == '1' else ''}>{s}x</option>" for s in SPEEDS)
+    controls = (
+        "<div class='controls'><button id='start-both' type='button'>Start both</button> "
+        "<button id='play-pause' type='button' title='space'>Play / pause</button> "
+        "<button id='step-back' type='button' title='left arrow'>◀ frame</button>"
+        "<button id='step-forward' type='button' title='right arrow'>frame ▶</button> "
+        "<input id='scrub' type='range' min='0' max='0' step='0.001' value='0' aria-label='position of both'> "
+        f"<label><input id='loop' type='checkbox'> Loop</label> <label>Speed <select id='speed'>{speeds}</select>"
+        "</label> <span class='note'>double-click a video to enlarge it</span></div>"
+    )
+    buttons = "".join(
+        f"<button type='button' class='score' data-score='{esc(s)}' disabled title='{esc(d)}'>{esc(s)}</button>"
+        for s, _, _, d, _ in sorted(shown.scores)
+    )
+    short = "".join(
+        f"<li><b>{esc(s)}</b> {esc(t)} · <span class='zh' lang='zh'>{esc(tz)}</span></li>"
+        for s, t, tz, _, _ in shown.scores
+    )
+    reasons = "".join(f"<option value='{esc(k)}'>{esc(v)}</option>" for k, v in CANT_JUDGE.items())
+    current = f"<p>Answered: {esc(answer_text)}.</p>" if answered else ""
+    decide = (
+        "<div class='decide'><div>"
+        f"{current}<p id='watch-status' aria-live='polite'></p><div class='scores'>{buttons}</div>"
+        "<p id='save-status' role='status' aria-live='polite'></p>"
+        "<p><label>Can't judge · 无法评判: <select id='cant-judge'><option value=''>(choose why)</option>"
+        f"{reasons}</select></label> <button id='submit-cant-judge' type='button' disabled>Send \"can't judge\""
+        "</button></p></div><div>"
+        f"<ul class='short-rubric' id='short-rubric'>{short}</ul>"
+        f"<label>Note<textarea id='note' rows='2' maxlength='2000'>{esc(view.note)}</textarea></label></div></div>"
+    )
+    definitions = "".join(
+        f"<dt>{esc(s)}: {esc(t)} · <span lang='zh'>{esc(tz)}</span></dt><dd>{esc(d)}<br><span class='zh' "
+        f"lang='zh'>{esc(dz)}</span></dd>"
+        for s, t, tz, d, dz in shown.scores
+    )
+    examples = "".join(
+        f"<li><b>{esc(s)}</b> {esc(label)} · <span lang='zh'>{esc(label_zh)}</span>: {esc(text)}<br>"
+        f"<span class='zh' lang='zh'>{esc(text_zh)}</span></li>"
+        for s, label, label_zh, text, text_zh in shown.examples
+    )
+    full = (
+        "<details id='rubric-full'><summary>Full rubric and examples · 完整评分细则与示例</summary>"
+        f"<dl class='rubric'>{definitions}</dl><ul>{examples}</ul></details>"
+        "<details id='final-frames'><summary>Final frames side by side · 最后一帧对比</summary><div class='pair'>"
+        f"<figure><figcaption>Generated, last frame</figcaption><img id='generated-last' "
+        f"src='{media}/generated.png' alt='last frame of the generated video'></figure>"
+        f"<figure><figcaption>Reference, last frame</figcaption><img id='reference-last' "
+        f"src='{media}/reference.png' alt='last frame of the reference video'></figure></div></details>"
+    )
+    instruction_en, instruction_zh = shown.instruction
+    return (
+        ITEM_STYLE
+        + closed
+        + (
+            f"<div id='item' data-score-url='/wmeval/api/items/{esc(view.key)}/score' data-ready='no' "
+            f"data-answered='{'yes' if answered else 'no'}'>"
+            "<p id='undo' hidden><a href='#'>Change the last answer you gave (u)</a></p>"
+            f"<p id='progress'>Item {where.position} of {where.total} · {where.answered} answered · "
+            f"{esc(view.task)}</p><p id='instruction'>{esc(instruction_en)} <span class='zh' lang='zh'>"
+            f"{esc(instruction_zh)}</span></p>{players}{controls}{decide}{full}</div>"
+            "<script src='/wmeval/static/annotate.js'></script>"
+        )
+    )
