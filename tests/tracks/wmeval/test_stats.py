@@ -5,7 +5,14 @@ from __future__ import annotations
 import math
 
 from podium.tracks.wmeval.score import Collected, EpisodeResult, leaderboard
-from podium.tracks.wmeval.stats import Ratings, agreement, annotator_quality, bootstrap, krippendorff_alpha
+from podium.tracks.wmeval.stats import (
+    Ratings,
+    agreement,
+    annotator_quality,
+    bootstrap,
+    krippendorff_alpha,
+    pair_agreement,
+)
 
 # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", the 4 observers x 12 units example
 # (None = missing). Published: nominal 0.743, ordinal 0.815, interval 0.849.
@@ -53,3 +60,18 @@ def test_severity_and_gold_accuracy() -> None:
     assert quality["harsh"].severity == -2.0 and quality["kind"].severity == 2.0
     assert quality["harsh"].gold_accuracy == 0.5 and quality["kind"].gold_accuracy == 1.0
     assert quality["idle"].mean is None and quality["idle"].gold_accuracy is None
+
+
+def test_pair_agreement_names_the_two_people_who_read_the_rubric_differently() -> None:
+    by_video = {
+        1: {"ann": 3, "bob": 3, "cy": 1},
+        2: {"ann": 2, "bob": 2, "cy": 0},
+        3: {"ann": 1, "cy": 1},
+        4: {"dee": 2},
+    }
+    pairs = {(p.first, p.second): p for p in pair_agreement(Ratings(by_video, {}, {}))}
+    assert set(pairs) == {("ann", "bob"), ("ann", "cy"), ("bob", "cy")}  # dee shares no video
+    ann_bob, ann_cy = pairs[("ann", "bob")], pairs[("ann", "cy")]
+    assert (ann_bob.shared, ann_bob.exact, ann_bob.within_one, ann_bob.mean_difference) == (2, 1.0, 1.0, 0.0)
+    assert (ann_cy.shared, ann_cy.exact, ann_cy.within_one) == (3, 1 / 3, 1 / 3)
+    assert ann_cy.mean_difference == (2 + 2 + 0) / 3  # cy is the harsher one

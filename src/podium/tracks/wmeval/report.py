@@ -25,6 +25,7 @@ from podium.tracks.wmeval.stats import (
     bootstrap,
     collect_ratings,
     overlap_agreement,
+    pair_agreement,
 )
 
 
@@ -143,6 +144,11 @@ def report_html(engine: Engine, seed: int = 0) -> str:
         f"Krippendorff's alpha (ordinal) {alpha}, exact agreement {_pct(agree.exact)}, "
         f"within one point {_pct(agree.within_one)}.</p>"
     )
+    pairs = _table(
+        ["annotator", "with", "shared videos", "exact", "within one", "mean difference"],
+        [[p.first, p.second, str(p.shared), _pct(p.exact), _pct(p.within_one), f"{p.mean_difference:+.2f}"]
+         for p in pair_agreement(ratings)],
+    )  # fmt: skip
     annotators = _table(
         ["annotator", "scored", "mean score", "severity (vs others)", "gold items", "gold accuracy"],
         [[q.annotator, str(q.scored), "-" if q.mean is None else f"{q.mean:.2f}", _num(q.severity),
@@ -166,5 +172,6 @@ def report_html(engine: Engine, seed: int = 0) -> str:
         f"over {len(collected.tasks)} task(s). Intervals: {spread.resamples} paired bootstrap resamples of "
         f"episodes within tasks (seed {spread.seed}).</p>"
         f"<h2>Leaderboard</h2>{board}<h2>Neighbours</h2>{neighbours}"
-        f"<h2>Agreement (overlap set)</h2>{agreement_html}<h2>Annotators</h2>{annotators}</body></html>"
+        f"<h2>Agreement (overlap set)</h2>{agreement_html}<h3>Per pair of annotators</h3>{pairs}"
+        f"<h2>Annotators</h2>{annotators}</body></html>"
     )

@@ -8,6 +8,8 @@
   Krippendorff's Alpha-Reliability"), any number of raters, missing ratings allowed; written with NumPy here
   rather than adding a dependency for forty lines.
 - ``agreement``: exact and within-one agreement over all pairs of ratings of one video (the overlap set).
+- ``pair_agreement``: the same per pair of annotators (the videos both scored, how often they gave the same score
+  or one apart, their mean difference): which two people read the rubric differently.
 - ``annotator_quality``: each annotator's severity (mean of their score minus the other annotators' mean on the
   same overlap video; negative = harsher) and their accuracy on gold items.
 
@@ -179,6 +181,37 @@ def collect_ratings(engine: Engine) -> Ratings:
 def overlap_agreement(ratings: Ratings) -> Agreement:
     """Agreement on the videos that several annotators scored."""
     return agreement([list(r.values()) for r in ratings.by_video.values() if len(r) > 1])
+
+
+@dataclass(frozen=True, slots=True)
+class PairAgreement:
+    """Two annotators on the videos both scored."""
+
+    first: str
+    second: str
+    shared: int
+    exact: float
+    within_one: float
+    mean_difference: float  # first's score minus second's: positive when the first is the more lenient
+
+
+def pair_agreement(ratings: Ratings) -> list[PairAgreement]:
+    """Every pair of annotators that share a video, by name."""
+    shared: dict[tuple[str, str], list[tuple[int, int]]] = defaultdict(list)
+    for by in ratings.by_video.values():
+        names = sorted(by)
+        for i, first in enumerate(names):
+            for second in names[i + 1 :]:
+                shared[(first, second)].append((by[first], by[second]))
+    return [
+        PairAgreement(
+            first, second, len(scored),
+            sum(a == b for a, b in scored) / len(scored),
+            sum(abs(a - b) <= 1 for a, b in scored) / len(scored),
+            sum(a - b for a, b in scored) / len(scored),
+        )
+        for (first, second), scored in sorted(shared.items())
+    ]  # fmt: skip
 
 
 def annotator_quality(ratings: Ratings) -> list[AnnotatorQuality]:
