@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from podium.tracks.wmeval.annotate import (
     cant_judge_pending,
     import_scores,
     item_for,
+    item_opened,
     media_file,
     next_key,
     progress,
@@ -27,7 +29,7 @@ from podium.tracks.wmeval.freeze import freeze, unfreeze
 from podium.tracks.wmeval.report import report_html
 from podium.tracks.wmeval.schema import scores
 from podium.tracks.wmeval.score import collect
-from podium.tracks.wmeval.stats import collect_ratings
+from podium.tracks.wmeval.stats import collect_ratings, time_on_item
 from podium.tracks.wmeval.store import ACCOUNTS, audit_entries
 
 from .conftest import Env
@@ -216,3 +218,27 @@ def test_the_report_shows_each_task_fraction_with_its_counts_and_whether_scoring
     assert "Scoring is open: these numbers can still change" in page
     freeze(assigned.engine, assigned.clock)
     assert "Scoring frozen since 2026-" in report_html(assigned.engine)
+
+
+def test_time_on_item_runs_from_the_first_opening_to_the_first_answer(assigned: Env) -> None:
+    ann = account(assigned, "ann0")
+    first, second = (q.key for q in queue(assigned.engine, ann.id)[:2])
+    start = assigned.clock.now()
+
+    def at(seconds: int) -> None:
+        assigned.clock.set(start + timedelta(seconds=seconds))
+
+    item_opened(assigned.engine, assigned.clock, ann, first)
+    at(30)
+    item_opened(assigned.engine, assigned.clock, ann, first)  # opened again: the first opening counts
+    at(40)
+    record_score(assigned.engine, assigned.clock, ann, first, 2)
+    at(100)
+    record_score(assigned.engine, assigned.clock, ann, first, 3)  # a change later is not time on the item
+    item_opened(assigned.engine, assigned.clock, ann, second)
+    at(120)
+    record_cant_judge(assigned.engine, assigned.clock, ann, second, "video")
+    assert time_on_item(assigned.engine) == {"ann0": (2, 30.0)}  # 40 s and 20 s
+    assert "<td>30 s (2 items)</td>" in report_html(assigned.engine)
+    with pytest.raises(NotFoundError):  # someone else's item is not theirs to open
+        item_opened(assigned.engine, assigned.clock, account(assigned, "ann1"), first)

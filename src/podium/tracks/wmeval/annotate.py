@@ -30,7 +30,7 @@ from podium.core.clock import Clock, utc_text
 from podium.core.errors import InputError, NotFoundError
 from podium.core.storage.text import unstorable
 from podium.tracks.wmeval.freeze import check_open
-from podium.tracks.wmeval.schema import gt, items, items_with_context, scores, teams, users, videos
+from podium.tracks.wmeval.schema import gt, item_times, items, items_with_context, scores, teams, users, videos
 from podium.tracks.wmeval.store import append_audit, transaction
 
 SCORES = (0, 1, 2, 3)
@@ -163,6 +163,12 @@ def _store_answer(
     """Store a score or a can't-judge answer (an answer anew clears any resolution), audited with the previous one."""
     check_open(db)
     old = db.execute(select(scores).where(scores.c.item_id == item_id)).first()
+    owner = select(items.c.annotator_id).where(items.c.id == item_id).scalar_subquery()
+    db.execute(
+        update(item_times)
+        .where(item_times.c.item_id == item_id, item_times.c.annotator_id == owner, item_times.c.answered_at.is_(None))
+        .values(answered_at=at)
+    )
     values = {"score": score, "cant_judge": cant_judge, "resolution": None, "note": note, "updated_at": at}
     if old is None:
         revision = 1
@@ -192,6 +198,17 @@ def record_score(engine: Engine, clock: Clock, annotator: Account, key: str, sco
     at = utc_text(clock.now())
     with transaction(engine) as db:
         return _store_answer(db, _own_item(db, annotator, key), key, annotator.name, value, None, note, at)
+
+
+def item_opened(engine: Engine, clock: Clock, annotator: Account, key: str) -> None:
+    """Note when ``annotator`` first opened their item ``key`` (time on item starts there)."""
+    at = utc_text(clock.now())
+    with transaction(engine) as db:
+        item_id = _own_item(db, annotator, key)
+        seen = select(item_times.c.item_id).where(item_times.c.item_id == item_id,
+                                                  item_times.c.annotator_id == annotator.id)  # fmt: skip
+        if db.execute(seen).first() is None:
+            db.execute(insert(item_times).values(item_id=item_id, annotator_id=annotator.id, opened_at=at))
 
 
 def record_cant_judge(engine: Engine, clock: Clock, annotator: Account, key: str, reason: str, note: str = "") -> int:

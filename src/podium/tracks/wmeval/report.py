@@ -26,6 +26,7 @@ from podium.tracks.wmeval.stats import (
     collect_ratings,
     overlap_agreement,
     pair_agreement,
+    time_on_item,
 )
 
 
@@ -112,6 +113,14 @@ def _num(value: float | None) -> str:
     return "-" if value is None else f"{value:+.3f}"
 
 
+def _duration(timed: tuple[int, float] | None) -> str:
+    """``42 s (8 items)``: the median from opening an item to answering it, over the items answered in the page."""
+    if timed is None:
+        return "-"
+    count, seconds = timed
+    return f"{seconds:.0f} s ({count} item{'s' * (count != 1)})"
+
+
 def _task_cell(task: TaskScore) -> str:
     """A task's fraction with the counts behind it: ``0.667 (N0-N3 1/0/0/1 of 3)``."""
     counts = "/".join(str(n) for n in task.counts)
@@ -149,10 +158,12 @@ def report_html(engine: Engine, seed: int = 0) -> str:
         [[p.first, p.second, str(p.shared), _pct(p.exact), _pct(p.within_one), f"{p.mean_difference:+.2f}"]
          for p in pair_agreement(ratings)],
     )  # fmt: skip
+    timed = time_on_item(engine)
     annotators = _table(
-        ["annotator", "scored", "mean score", "severity (vs others)", "gold items", "gold accuracy"],
+        ["annotator", "scored", "mean score", "severity (vs others)", "gold items", "gold accuracy",
+         "median time on item"],
         [[q.annotator, str(q.scored), "-" if q.mean is None else f"{q.mean:.2f}", _num(q.severity),
-          str(q.gold_items), _pct(q.gold_accuracy)] for q in quality],
+          str(q.gold_items), _pct(q.gold_accuracy), _duration(timed.get(q.annotator))] for q in quality],
     )  # fmt: skip
     with engine.connect() as db:
         since = frozen_since(db)

@@ -116,6 +116,15 @@ scores = Table(
     Column("updated_at", String(32), nullable=False),
 )
 
+item_times = Table(  # when an annotator first opened an item and first answered it: time on item
+    "wmeval_item_times",
+    metadata,
+    Column("item_id", Integer, ForeignKey("wmeval_items.id"), primary_key=True),
+    Column("annotator_id", Integer, ForeignKey("wmeval_users.id"), primary_key=True),  # an item may move
+    Column("opened_at", String(32), nullable=False),
+    Column("answered_at", String(32)),
+)
+
 audit_log = audit_table(metadata, "wmeval_audit_log")
 
 

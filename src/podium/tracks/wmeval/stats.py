@@ -10,6 +10,7 @@
 - ``agreement``: exact and within-one agreement over all pairs of ratings of one video (the overlap set).
 - ``pair_agreement``: the same per pair of annotators (the videos both scored, how often they gave the same score
   or one apart, their mean difference): which two people read the rubric differently.
+- ``time_on_item``: per annotator, the median time from first opening an item to first answering it.
 - ``annotator_quality``: each annotator's severity (mean of their score minus the other annotators' mean on the
   same overlap video; negative = harsher) and their accuracy on gold items.
 
@@ -25,7 +26,8 @@ from dataclasses import dataclass
 import numpy as np
 from sqlalchemy import Engine, select
 
-from podium.tracks.wmeval.schema import items, scores, users
+from podium.core.clock import parse_utc
+from podium.tracks.wmeval.schema import item_times, items, scores, users
 from podium.tracks.wmeval.score import Collected, TeamScore
 
 CONFIDENCE = 0.95
@@ -239,3 +241,17 @@ def annotator_quality(ratings: Ratings) -> list[AnnotatorQuality]:
             )
         )
     return result
+
+
+def time_on_item(engine: Engine) -> dict[str, tuple[int, float]]:
+    """Per annotator: how many items were opened and answered in the page, and the median seconds between."""
+    query = (
+        select(users.c.name, item_times.c.opened_at, item_times.c.answered_at)
+        .join(users, users.c.id == item_times.c.annotator_id)
+        .where(item_times.c.answered_at.is_not(None))
+    )
+    spent: dict[str, list[float]] = defaultdict(list)
+    with engine.connect() as db:
+        for r in db.execute(query):
+            spent[r.name].append((parse_utc(r.answered_at) - parse_utc(r.opened_at)).total_seconds())
+    return {name: (len(times), float(np.median(times))) for name, times in sorted(spent.items())}

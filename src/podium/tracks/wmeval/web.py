@@ -40,6 +40,7 @@ from podium.tracks.wmeval.annotate import (
     CANT_JUDGE,
     cant_judge_pending,
     item_for,
+    item_opened,
     media_file,
     next_key,
     progress,
@@ -235,6 +236,7 @@ def wmeval_router(settings: Mapping[str, str]) -> APIRouter:
         if who is None:
             return RedirectResponse("/wmeval/", status_code=303)
         view = item_for(engine, who.id, key)
+        item_opened(engine, clock, who, key)  # time on item starts at the first opening
         mine = queue(engine, who.id)
         position = next(n for n, i in enumerate(mine, start=1) if i.key == key)
         done = sum(1 for i in mine if i.answered)
