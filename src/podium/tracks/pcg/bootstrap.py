@@ -1,50 +1,56 @@
-"""Bootstrap confidence intervals on normalised scores: can two teams be told apart with 10 trials?
+"""Bootstrap intervals of normalised scores, and which neighbours can be told apart with 10 trials.
 
-Each replicate resamples, with replacement, the T trial scores of every (team, character) and recomputes the
-character scores (times the fixed diversity), prompt scores and normalised shares; the weights stay as computed
-(they depend on every team, and a re-weighting per replicate would mix two sources of noise). Intervals are the
-2.5 % and 97.5 % percentiles. Floats are enough here: the intervals describe noise, not the official score.
+The core's paired bootstrap (``podium.core.ranking.bootstrap``): each replicate draws, within every letter, T trial
+numbers with replacement, the same numbers for every team, and the official rule recomputes from them the
+character scores (times the fixed diversity), the prompt scores and the normalised shares; the weights stay as
+computed (they depend on every team, and a re-weighting per replicate would mix two sources of noise). Intervals
+are the 2.5 % and 97.5 % percentiles; two rank neighbours are told apart when the interval of their difference
+excludes 0. Until issue 26 each team's trials were drawn on their own and neighbours were "apart" only when their
+intervals did not overlap, which is stricter than the difference and called many pairs a tie that were not
+(``docs/design/pcg-report.md``). Floats are enough here: the intervals describe noise, not the official score.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
 
 import numpy as np
+import numpy.typing as npt
 
+from podium.core.ranking.bootstrap import Draws, Uncertainty, paired_bootstrap
 from podium.tracks.pcg.score import CompetitionScores
 
-
-@dataclass(frozen=True, slots=True)
-class Interval:
-    """A 95 % bootstrap interval of a team's normalised score (percent)."""
-
-    low: float
-    high: float
-
-    def overlaps(self, other: Interval) -> bool:
-        """Whether the two intervals share any value."""
-        return self.low <= other.high and other.low <= self.high
+REPLICATES = 1000
 
 
-def normalized_intervals(
-    scores: CompetitionScores, *, with_diversity: bool, replicates: int = 1000, seed: int = 0
-) -> dict[str, Interval]:
-    """95 % intervals of each team's normalised score."""
+def normalized_uncertainty(
+    scores: CompetitionScores,
+    ranked: Sequence[str],
+    *,
+    with_diversity: bool,
+    replicates: int = REPLICATES,
+    seed: int = 0,
+) -> Uncertainty | None:
+    """Intervals of each team's normalised score (percent) for the teams ``ranked`` (rank order); None: no trials."""
     teams = list(dict.fromkeys(t.team for t in scores.trials))
     characters = list(dict.fromkeys(t.character for t in scores.trials))
-    if not teams:
-        return {}
+    if not teams or set(ranked) != set(teams):
+        return None
     trial_count = len(scores.trials) // (len(teams) * len(characters))
     trial_scores = np.array([float(t.score) for t in scores.trials]).reshape(len(teams), len(characters), trial_count)
     diversity = np.ones((len(teams), len(characters)))
     if with_diversity:
         diversity = np.array([float(c.diversity) for c in scores.characters]).reshape(len(teams), len(characters))
-    rng = np.random.default_rng(seed)
-    picks = rng.integers(0, trial_count, size=(replicates, len(teams), len(characters), trial_count))
-    resampled = np.take_along_axis(trial_scores[None, ...], picks, axis=3)
-    prompt = (resampled.mean(axis=3) * diversity[None, ...]).mean(axis=2)  # replicates × teams
-    total = prompt.sum(axis=1, keepdims=True)
-    normalized = 100 * prompt / np.where(total == 0, 1, total)
-    low, high = np.percentile(normalized, [2.5, 97.5], axis=0)
-    return {team: Interval(float(low[i]), float(high[i])) for i, team in enumerate(teams)}
+    order = [teams.index(team) for team in ranked]
+
+    def normalized(draws: Draws) -> npt.NDArray[np.float64]:
+        per_letter = np.stack(
+            [trial_scores[:, i, draws[c]].mean(axis=2) for i, c in enumerate(characters)], axis=1
+        )  # (teams, letters, replicates): each letter's mean over the drawn trial numbers
+        prompt = (per_letter * diversity[..., None]).mean(axis=1).T  # (replicates, teams)
+        total = prompt.sum(axis=1, keepdims=True)
+        shares: npt.NDArray[np.float64] = 100 * prompt / np.where(total == 0, 1, total)
+        return shares[:, order]
+
+    strata = {character: trial_count for character in characters}
+    return paired_bootstrap(list(ranked), strata, normalized, resamples=replicates, seed=seed)

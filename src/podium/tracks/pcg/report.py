@@ -21,8 +21,8 @@ from decimal import Decimal
 from importlib.resources import files
 from pathlib import Path
 
+from podium.core.ranking.bootstrap import Uncertainty
 from podium.core.storage.files import write_atomic
-from podium.tracks.pcg.bootstrap import Interval
 from podium.tracks.pcg.charts import CHART_STYLE, Bar, IntervalRow, bar_chart, histogram, interval_chart
 from podium.tracks.pcg.provenance import Provenance
 from podium.tracks.pcg.run_plan import AskedTrials
@@ -54,7 +54,7 @@ class ReportInput:
     run: ScoreRun
     provenance: Provenance
     letters: tuple[str, ...]  # the letters the competition has, in order
-    intervals: Mapping[str, Interval]
+    uncertainty: Uncertainty | None  # the leaderboard's bootstrap: intervals and separable neighbours
     statuses: Mapping[TrialKey, TrialStatus]
     thumbnails: Mapping[TrialKey, bytes]  # small PNGs by (team, letter, trial)
     title: str
@@ -76,7 +76,7 @@ def render_report(report: ReportInput) -> str:
            f"content='width=device-width,initial-scale=1'><title>{_esc(report.title)}</title>"
            f"<style>{_STYLE}{CHART_STYLE}</style><h1>{_esc(report.title)}</h1>"]  # fmt: skip
     out += _provenance(report.provenance, run)
-    out += _leaderboard(run, report.intervals)
+    out += _leaderboard(run, report.uncertainty)
     order = {team.team: i for i, team in enumerate(run.leaderboard)}
     galleries: list[tuple[str, CompetitionScores]] = []
     for model, scores in (run.scores or {}).items():
@@ -128,25 +128,25 @@ def _programs(provenance: Provenance) -> list[str]:
     return ["<dt>programs</dt><dd>", *rows, "</table></dd>"]
 
 
-def _leaderboard(run: ScoreRun, intervals: Mapping[str, Interval]) -> list[str]:
+def _leaderboard(run: ScoreRun, uncertainty: Uncertainty | None) -> list[str]:
     rows = ["<h2>Leaderboard</h2><table><tr><th>rank</th><th class='t'>team</th><th>normalized</th>"
             "<th>95 % interval</th><th>prompt score</th><th class='t'>note</th></tr>"]  # fmt: skip
     board = run.leaderboard
     for position, team in enumerate(board):
-        interval = intervals.get(team.team)
+        interval = uncertainty.intervals.get(team.team) if uncertainty else None
         shown = f"{interval.low:.2f} – {interval.high:.2f}" if interval else NOT_APPLICABLE
         notes = [f"placed by {team.decided_by}"] if team.decided_by else []
         for other in (board[i] for i in (position - 1, position + 1) if 0 <= i < len(board)):
-            other_interval = intervals.get(other.team)
-            if interval and other_interval and interval.overlaps(other_interval):
+            if uncertainty is not None and uncertainty.apart(team.team, other.team) is False:
                 notes.append(f"cannot be told apart from {_esc(other.team)}")
         rows.append(
             f"<tr><td>{team.rank}</td><td class='t'>{_esc(team.team)}</td><td>{_fixed(team.normalized, 2)}</td>"
             f"<td>{shown}</td><td>{_fixed(team.prompt, 6)}</td><td class='t'>{'; '.join(notes)}</td></tr>"
         )
     rows.append("</table><p class='note'>normalized: the team's share of the competition score, in percent. "
-                "Intervals: 1,000 bootstrap resamples of each team's trials per letter (weights fixed); "
-                "overlapping neighbours are within the noise of the trials.</p>")  # fmt: skip
+                "Intervals: 1,000 paired bootstrap resamples of the trial numbers within each letter, the same for "
+                "every team (weights fixed); two neighbours cannot be told apart when the interval of their "
+                "difference contains 0.</p>")  # fmt: skip
     return rows
 
 
@@ -161,7 +161,7 @@ def _charts(run: ScoreRun, scores: CompetitionScores, report: ReportInput, label
     rows = []
     for team in run.leaderboard:
         if team.team in normalized:
-            interval = report.intervals.get(team.team)
+            interval = report.uncertainty.intervals.get(team.team) if report.uncertainty else None
             low, high = (interval.low, interval.high) if interval else (None, None)
             rows.append(IntervalRow(team.team, normalized[team.team], low, high))
     if rows:

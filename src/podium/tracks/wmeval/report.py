@@ -13,6 +13,7 @@ from fractions import Fraction
 
 from sqlalchemy import Engine
 
+from podium.core.ranking.bootstrap import Uncertainty
 from podium.core.ranking.leaderboard import Ranked
 from podium.core.reporting.tables import Cell, render_table
 from podium.tracks.wmeval.freeze import frozen_since
@@ -20,7 +21,6 @@ from podium.tracks.wmeval.score import Collected, TaskScore, TeamScore, collect,
 from podium.tracks.wmeval.stats import (
     Agreement,
     AnnotatorQuality,
-    Uncertainty,
     annotator_quality,
     bootstrap,
     collect_ratings,

@@ -1,9 +1,10 @@
 """Statistics beside the official scores: how sure the ranking is and how well the annotators agree.
 
 - ``bootstrap``: per-team percentile intervals of the final score, resampling episodes within each task with the
-  GT denominator kept (spec 2.5). The same resampled episodes are used for every team in a replicate, because
-  every team is scored on the same episodes by the same annotators (A3): that pairing is what lets us say which
-  *neighbours* cannot be told apart — the interval of their difference contains 0.
+  GT denominator kept (spec 2.5), through the core's paired bootstrap (``podium.core.ranking.bootstrap``). The
+  same resampled episodes are used for every team in a replicate, because every team is scored on the same
+  episodes by the same annotators (A3): that pairing is what lets us say which *neighbours* cannot be told apart
+  — the interval of their difference contains 0.
 - ``krippendorff_alpha``: ordinal Krippendorff's alpha from the coincidence matrix (Krippendorff 2011, "Computing
   Krippendorff's Alpha-Reliability"), any number of raters, missing ratings allowed; written with NumPy here
   rather than adding a dependency for forty lines.
@@ -24,33 +25,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 from sqlalchemy import Engine, select
 
 from podium.core.clock import parse_utc
+from podium.core.ranking.bootstrap import Draws, Uncertainty, paired_bootstrap
 from podium.tracks.wmeval.schema import item_times, items, scores, users
 from podium.tracks.wmeval.score import Collected, TeamScore
 
 CONFIDENCE = 0.95
 RESAMPLES = 2000
-
-
-@dataclass(frozen=True, slots=True)
-class Interval:
-    """A team's bootstrap interval of the final score."""
-
-    team: str
-    low: float
-    high: float
-
-
-@dataclass(frozen=True, slots=True)
-class Uncertainty:
-    """Per-team intervals and, for each pair of rank neighbours, whether their difference is distinguishable."""
-
-    intervals: dict[str, Interval]
-    neighbours: list[tuple[str, str, bool]]  # (better, next, distinguishable)
-    resamples: int
-    seed: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,30 +63,27 @@ class AnnotatorQuality:
 def bootstrap(
     collected: Collected, ranked: Sequence[TeamScore], resamples: int = RESAMPLES, seed: int = 0
 ) -> Uncertainty:
-    """Percentile intervals of every team's final score; neighbours whose difference interval contains 0."""
-    rng = np.random.default_rng(seed)
+    """Intervals of every team's final score and which neighbours differ (the core's paired bootstrap).
+
+    Episodes are drawn within each task, and the exact rule scores each replicate: a task's mean over its GT
+    episodes, the final the mean over every task.
+    """
     names = [t.team for t in ranked]
-    finals = np.zeros((resamples, len(names)))
     tasks = [t for t in collected.tasks if collected.episodes[t]]
-    for task in tasks:
-        episodes = collected.episodes[task]
-        values = np.array(
-            [[_value(collected, team, task, e) for e in episodes] for team in names], dtype=float
-        ).reshape(len(names), len(episodes))
-        picks = rng.integers(0, len(episodes), size=(resamples, len(episodes)))
-        finals += values[:, picks].mean(axis=2).T  # (resamples, teams): the task score of each replicate
-    finals /= max(1, len(collected.tasks))
-    alpha = (1 - CONFIDENCE) / 2
-    intervals = {
-        name: Interval(name, float(np.quantile(finals[:, i], alpha)), float(np.quantile(finals[:, i], 1 - alpha)))
-        for i, name in enumerate(names)
-    }
-    neighbours = []
-    for i in range(len(names) - 1):
-        diff = finals[:, i] - finals[:, i + 1]
-        low, high = np.quantile(diff, alpha), np.quantile(diff, 1 - alpha)
-        neighbours.append((names[i], names[i + 1], bool(low > 0 or high < 0)))
-    return Uncertainty(intervals, neighbours, resamples, seed)
+    values = {
+        task: np.array([[_value(collected, team, task, e) for e in collected.episodes[task]] for team in names],
+                       dtype=float).reshape(len(names), len(collected.episodes[task]))
+        for task in tasks
+    }  # fmt: skip
+
+    def finals(draws: Draws) -> npt.NDArray[np.float64]:
+        total = np.zeros((resamples, len(names)))
+        for task in tasks:
+            total += values[task][:, draws[task]].mean(axis=2).T  # (resamples, teams): each replicate's task score
+        return total / max(1, len(collected.tasks))
+
+    strata = {task: len(collected.episodes[task]) for task in tasks}
+    return paired_bootstrap(names, strata, finals, resamples=resamples, seed=seed, confidence=CONFIDENCE)
 
 
 def _value(collected: Collected, team: str, task: str, episode: str) -> int:

@@ -18,7 +18,7 @@ from pathlib import Path
 from podium.core.errors import PodiumError
 from podium.core.execution.executor import Executor, SerialExecutor
 from podium.core.storage.state import STATE_FOLDER
-from podium.tracks.pcg.bootstrap import normalized_intervals
+from podium.tracks.pcg.bootstrap import normalized_uncertainty
 from podium.tracks.pcg.classifiers import ClassifierSpec
 from podium.tracks.pcg.editions import Edition
 from podium.tracks.pcg.handoff import ImageHandoff
@@ -195,17 +195,18 @@ def write_evaluation_report(
     names = {"/".join(key): key for key in images}
     cache = ThumbnailCache(thumbnail_cache_path(root))
     made = make_thumbnails({name: images[key] for name, key in names.items()}, executor=executor, cache=cache)
-    intervals = {}
+    uncertainty = None
     if run.scores and len(run.scores) == 1:  # summed multi-model scores get no intervals (yet)
         (scores,) = run.scores.values()
-        intervals = normalized_intervals(scores, with_diversity=edition.diversity is not None)
+        ranked = [team.team for team in run.leaderboard]
+        uncertainty = normalized_uncertainty(scores, ranked, with_diversity=edition.diversity is not None)
     report = ReportInput(
         run=run,
         provenance=run_provenance(
             edition.year, classifier if classified else None, simulated=simulated, programs=tuple(programs)
         ),
         letters=tuple(sorted(letters)),
-        intervals=intervals,
+        uncertainty=uncertainty,
         statuses=statuses,
         asked=competition_asked(root, platform),
         thumbnails={names[name]: png for name, png in made.items()},
