@@ -1,17 +1,20 @@
-"""One page layout for every track's pages: a title, a line of navigation links, the body; and its parts.
+"""One page layout for every track's served pages: a title, a line of navigation links, the body; and its parts.
 
-Pages are plain HTML built from strings: the layout escapes the title, the site name and the links; the body is
-HTML the track built, escaping every value it puts in (``esc``). The head declares an empty icon, so a browser
-asks for no ``/favicon.ico`` that would fail. The parts every track needs are here too: an HTML table
-(``table``) and a block of text with a copy button (``copyable``), kept to a few lines' height however long the
-text is, so 200 terms do not make a page thousands of pixels high; one small script copies it, served by the app at
-``SCRIPT_PATH`` (a page runs no inline script: ``podium.web.security``).
+Built on the core's one HTML layer (``podium.core.reporting.html``: ``esc``, ``table``, ``document``, which the
+static reports use too): the layout escapes the title, the site name and the links; the body is HTML the track
+built, escaping every value it puts in. The part served pages need is here: a block of text with a copy button
+(``copyable``), kept to a few lines' height however long the text is, so 200 terms do not make a page thousands of
+pixels high; one small script copies it, served by the app at ``SCRIPT_PATH`` (a page runs no inline script:
+``podium.web.security``).
 """
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
+
+from podium.core.reporting.html import document, esc, table
+
+__all__ = ["SCRIPT", "SCRIPT_PATH", "STYLE", "copyable", "document", "esc", "page", "table"]
 
 STYLE = (
     "body{font:15px system-ui;margin:2rem auto;max-width:60rem;padding:0 1rem}"
@@ -31,22 +34,6 @@ SCRIPT = (
 )
 
 
-def esc(text: str) -> str:
-    """HTML-escape ``text`` (quotes too, so it is safe in attribute values)."""
-    return html.escape(text, quote=True)
-
-
-def table(header: Sequence[str], rows: Sequence[Sequence[str]], *, numeric: Sequence[str] = ()) -> str:
-    """An HTML table; every header and cell is plain text (escaped here); ``numeric`` columns align right."""
-    right = [" class='n'" if name in numeric else "" for name in header]
-    head = "".join(f"<th{r}>{esc(name)}</th>" for r, name in zip(right, header, strict=True))
-    body = "".join(
-        "<tr>" + "".join(f"<td{r}>{esc(cell)}</td>" for r, cell in zip(right, row, strict=True)) + "</tr>"
-        for row in rows
-    )
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-
-
 def copyable(element_id: str, text: str) -> str:
     """``text`` in a wrapped monospace block of a few lines (scrolling beyond) with a button that copies it all."""
     return (
@@ -58,10 +45,5 @@ def copyable(element_id: str, text: str) -> str:
 def page(title: str, body: str, *, site: str, nav: Sequence[tuple[str, str]] = ()) -> str:
     """A whole page: ``<title>`` "title · site", the ``nav`` links (label, href), an ``<h1>`` title, ``body``."""
     links = " · ".join(f"<a href='{esc(href)}'>{esc(label)}</a>" for label, href in nav)
-    return (
-        "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
-        "<meta name='viewport' content='width=device-width,initial-scale=1'>"
-        f"<title>{esc(title)} · {esc(site)}</title><link rel='icon' href='data:,'>"
-        f"<style>{STYLE}</style><script src='{SCRIPT_PATH}' defer></script></head>"
-        f"<body><nav>{links}</nav><h1>{esc(title)}</h1>{body}</body></html>"
-    )
+    return document(f"{title} · {site}", f"<nav>{links}</nav><h1>{esc(title)}</h1>{body}", style=STYLE,
+                    head=f"<script src='{SCRIPT_PATH}' defer></script>")  # fmt: skip

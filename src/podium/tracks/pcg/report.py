@@ -13,7 +13,6 @@ the same bytes.
 from __future__ import annotations
 
 import base64
-import html
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -22,8 +21,9 @@ from importlib.resources import files
 from pathlib import Path
 
 from podium.core.ranking.bootstrap import Uncertainty
+from podium.core.reporting.charts import CHART_STYLE, Bar, IntervalRow, bar_chart, histogram, interval_chart
+from podium.core.reporting.html import document, esc
 from podium.core.storage.files import write_atomic
-from podium.tracks.pcg.charts import CHART_STYLE, Bar, IntervalRow, bar_chart, histogram, interval_chart
 from podium.tracks.pcg.provenance import Provenance
 from podium.tracks.pcg.run_plan import AskedTrials
 from podium.tracks.pcg.score import CompetitionScores, TrialScore
@@ -65,22 +65,16 @@ def _fixed(value: Decimal | float, digits: int) -> str:
     return f"{float(value):.{digits}f}"
 
 
-def _esc(text: str) -> str:
-    return html.escape(text, quote=True)
-
-
 def render_report(report: ReportInput) -> str:
     """The report page as HTML text."""
     run = report.run
-    out = [f"<!doctype html><html lang='en'><meta charset='utf-8'><meta name='viewport' "
-           f"content='width=device-width,initial-scale=1'><title>{_esc(report.title)}</title>"
-           f"<style>{_STYLE}{CHART_STYLE}</style><h1>{_esc(report.title)}</h1>"]  # fmt: skip
+    out = [f"<h1>{esc(report.title)}</h1>"]
     out += _provenance(report.provenance, run)
     out += _leaderboard(run, report.uncertainty)
     order = {team.team: i for i, team in enumerate(run.leaderboard)}
     galleries: list[tuple[str, CompetitionScores]] = []
     for model, scores in (run.scores or {}).items():
-        label = f" — model {_esc(model)}" if model else ""
+        label = f" — model {esc(model)}" if model else ""
         out += _charts(run, scores, report, label)
         out += _heat_map(scores, report.letters, order, label)
         out += _breakdown(scores, report.letters, order, label)
@@ -88,23 +82,23 @@ def render_report(report: ReportInput) -> str:
         galleries.append((model, scores))
     out += _gallery(galleries, report, order)
     for warning in run.warnings:
-        out.append(f"<p class='bad'>warning: {_esc(warning)}</p>")
+        out.append(f"<p class='bad'>warning: {esc(warning)}</p>")
     script = files("podium.tracks.pcg").joinpath("report.js").read_text("utf-8")
-    out.append(f"<script>{script}</script></html>")
-    return "\n".join(out)
+    out.append(f"<script>{script}</script>")  # a static file, opened from disk: its script travels inside it
+    return document(report.title, "\n".join(out), style=_STYLE + CHART_STYLE)
 
 
 def _provenance(provenance: Provenance, run: ScoreRun) -> list[str]:
     classifier = provenance.classifier
-    caveat = f"<div class='warn'>{_esc(classifier.caveat)}</div>" if classifier.warn else _esc(classifier.caveat)
-    physics = _esc(provenance.physics) + (f"<br>{_esc(provenance.physics_agreement)}" if provenance.physics_agreement
+    caveat = f"<div class='warn'>{esc(classifier.caveat)}</div>" if classifier.warn else esc(classifier.caveat)
+    physics = esc(provenance.physics) + (f"<br>{esc(provenance.physics_agreement)}" if provenance.physics_agreement
                                           else "")  # fmt: skip
     return [
         "<section class='prov' id='provenance'><dl>",
         f"<dt>edition</dt><dd>{provenance.edition}</dd>",
-        f"<dt>podium</dt><dd>{_esc(provenance.podium_version)}</dd>",
-        f"<dt>similarity</dt><dd>classifier <code>{_esc(classifier.spec)}</code>, weights "
-        f"<code>{_esc(classifier.identity)}</code>{caveat}</dd>",
+        f"<dt>podium</dt><dd>{esc(provenance.podium_version)}</dd>",
+        f"<dt>similarity</dt><dd>classifier <code>{esc(classifier.spec)}</code>, weights "
+        f"<code>{esc(classifier.identity)}</code>{caveat}</dd>",
         f"<dt>stability</dt><dd>{physics}</dd>",
         f"<dt>competition score</dt><dd>{_fixed(run.competition, 6)} (the sum of every prompt score)</dd>",
         *_programs(provenance),
@@ -119,11 +113,11 @@ def _programs(provenance: Provenance) -> list[str]:
     rows = ["<table><tr><th class='t'>team</th><th class='t'>submission</th><th class='t'>entry</th>"
             "<th class='t'>installed</th><th class='t'>environment</th></tr>"]  # fmt: skip
     for program in provenance.programs:
-        installed = _esc(", ".join(program.installed) or "nothing") if program.error is None else (
-            f"<span class='bad'>{_esc(program.error)}</span>")  # fmt: skip
-        environment = f"{_esc(program.key) or '-'} ({_esc(program.python)})" if program.python else "-"
-        rows.append(f"<tr><td class='t'>{_esc(program.team)}</td><td class='t'><code>{_esc(program.digest[:19])}"
-                    f"</code></td><td class='t'>{_esc(program.entry)}</td><td class='t'>{installed}</td>"
+        installed = esc(", ".join(program.installed) or "nothing") if program.error is None else (
+            f"<span class='bad'>{esc(program.error)}</span>")  # fmt: skip
+        environment = f"{esc(program.key) or '-'} ({esc(program.python)})" if program.python else "-"
+        rows.append(f"<tr><td class='t'>{esc(program.team)}</td><td class='t'><code>{esc(program.digest[:19])}"
+                    f"</code></td><td class='t'>{esc(program.entry)}</td><td class='t'>{installed}</td>"
                     f"<td class='t'>{environment}</td></tr>")  # fmt: skip
     return ["<dt>programs</dt><dd>", *rows, "</table></dd>"]
 
@@ -138,9 +132,9 @@ def _leaderboard(run: ScoreRun, uncertainty: Uncertainty | None) -> list[str]:
         notes = [f"placed by {team.decided_by}"] if team.decided_by else []
         for other in (board[i] for i in (position - 1, position + 1) if 0 <= i < len(board)):
             if uncertainty is not None and uncertainty.apart(team.team, other.team) is False:
-                notes.append(f"cannot be told apart from {_esc(other.team)}")
+                notes.append(f"cannot be told apart from {esc(other.team)}")
         rows.append(
-            f"<tr><td>{team.rank}</td><td class='t'>{_esc(team.team)}</td><td>{_fixed(team.normalized, 2)}</td>"
+            f"<tr><td>{team.rank}</td><td class='t'>{esc(team.team)}</td><td>{_fixed(team.normalized, 2)}</td>"
             f"<td>{shown}</td><td>{_fixed(team.prompt, 6)}</td><td class='t'>{'; '.join(notes)}</td></tr>"
         )
     rows.append("</table><p class='note'>normalized: the team's share of the competition score, in percent. "
@@ -194,13 +188,13 @@ def _heat_map(scores: CompetitionScores, letters: Sequence[str], order: Mapping[
     cells = {(c.team, c.character): float(c.score) for c in scores.characters if c.character in wanted}
     top = max(cells.values(), default=0.0)
     out = [f"<h2>Character scores{label}</h2><table class='heat'><tr><th class='t'>team</th>"]
-    out.append("".join(f"<th>{_esc(c)}</th>" for c in letters) + "</tr>")
+    out.append("".join(f"<th>{esc(c)}</th>" for c in letters) + "</tr>")
     for team in _by_rank(list(dict.fromkeys(c.team for c in scores.characters)), order):
         row = "".join(
             f"<td style='{_heat_colour(v, top)}' title='{v:.6f}'>{v * 1000:.2f}</td>"
             for v in (cells.get((team, letter), 0.0) for letter in letters)
         )
-        out.append(f"<tr><td class='t'>{_esc(team)}</td>{row}</tr>")
+        out.append(f"<tr><td class='t'>{esc(team)}</td>{row}</tr>")
     out.append("</table><p class='note'>Cells: the character score × 1000 (the mean over its trials of weight × "
                "stability × similarity, times diversity where the edition has it); darker is higher. Teams by rank."
                "</p>")  # fmt: skip
@@ -223,7 +217,7 @@ def _breakdown(scores: CompetitionScores, letters: Sequence[str], order: Mapping
         sta, sim, div = (sum(r[i] for r in rows) / len(rows) for i in range(3))
         shown_div = f"{div:.3f}" if with_diversity else NOT_APPLICABLE
         out.append(
-            f"<tr><td class='t'>{_esc(team)}</td><td>{sta:.3f}</td><td>{sim:.3f}</td><td>{shown_div}</td>"
+            f"<tr><td class='t'>{esc(team)}</td><td>{sta:.3f}</td><td>{sim:.3f}</td><td>{shown_div}</td>"
             f"<td>{_fixed(prompts[team], 6)}</td></tr>"
         )
     note = "" if with_diversity else f" Diversity is not part of this edition's rules ({NOT_APPLICABLE})."
@@ -240,7 +234,7 @@ def _weights(scores: CompetitionScores, letters: Sequence[str], label: str) -> l
             continue
         diversity = _fixed(w.diversity, 3) if w.diversity is not None else NOT_APPLICABLE
         out.append(
-            f"<tr><td>{_esc(w.character)}</td><td>{_fixed(w.weight, 3)}</td><td>{_fixed(w.stability, 3)}</td>"
+            f"<tr><td>{esc(w.character)}</td><td>{_fixed(w.weight, 3)}</td><td>{_fixed(w.stability, 3)}</td>"
             f"<td>{_fixed(w.similarity, 3)}</td><td>{diversity}</td></tr>"
         )
     out.append("</table><p class='note'>weight = the product of the factors; a factor is 1 − the mean over all "
@@ -274,8 +268,8 @@ def _gallery(
         summary = ", ".join(f"{n} {v}" for v, n in sorted(counts.items(), key=lambda item: (item[0] != "ok", item)))
         blob = json.dumps(tiles, separators=(",", ":"), ensure_ascii=True).replace("</", "<\\/")
         out.append(
-            f"<details class='team' data-team='{_esc(name)}' data-blob='t{index}'{' open' if index == 0 else ''}>"
-            f"<summary><b>{_esc(name)}</b> — {len(tiles)} trials: {_esc(summary)} · <span class='shown'>"
+            f"<details class='team' data-team='{esc(name)}' data-blob='t{index}'{' open' if index == 0 else ''}>"
+            f"<summary><b>{esc(name)}</b> — {len(tiles)} trials: {esc(summary)} · <span class='shown'>"
             f"{len(tiles)} shown</span></summary><div class='trials'></div></details>"
             f"<script type='application/json' id='t{index}'>{blob}</script>"
         )
@@ -295,7 +289,7 @@ def _tile(trial: TrialScore, name: str, report: ReportInput) -> list[str]:
 
 
 def _select(element_id: str, label: str, values: Sequence[str]) -> str:
-    options = "".join(f"<option value='{_esc(v)}'>{_esc(v)}</option>" for v in values)
+    options = "".join(f"<option value='{esc(v)}'>{esc(v)}</option>" for v in values)
     return f"<label>{label} <select id='{element_id}'><option value=''>all</option>{options}</select></label>"
 
 

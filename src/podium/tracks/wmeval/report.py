@@ -7,7 +7,6 @@ apart, agreement on the overlap set, each annotator's severity and gold accuracy
 
 from __future__ import annotations
 
-import html
 import json
 from fractions import Fraction
 
@@ -15,6 +14,8 @@ from sqlalchemy import Engine
 
 from podium.core.ranking.bootstrap import Uncertainty
 from podium.core.ranking.leaderboard import Ranked
+from podium.core.reporting.charts import CHART_STYLE, IntervalRow, interval_chart
+from podium.core.reporting.html import document, esc, table
 from podium.core.reporting.tables import Cell, render_table
 from podium.tracks.wmeval.freeze import frozen_since
 from podium.tracks.wmeval.score import Collected, TaskScore, TeamScore, collect, leaderboard
@@ -77,11 +78,11 @@ def scores_text(engine: Engine, fmt: str, seed: int = 0) -> str:
             [r.rank, r.entry.team, shown(r.entry.final), f"{ci.low:.3f}-{ci.high:.3f}",
              *(_task_cell(r.entry.tasks[t]) for t in collected.tasks), _unscored(r.entry)]
         )  # fmt: skip
-    table = render_table(header, rows, fmt)
+    text = render_table(header, rows, fmt)
     ties = [f"{a} ~ {b}" for a, b, apart in spread.neighbours if not apart]
     if ties:
-        table += "\ncannot be told apart (95% paired bootstrap): " + ", ".join(ties)
-    return table
+        text += "\ncannot be told apart (95% paired bootstrap): " + ", ".join(ties)
+    return text
 
 
 def _unscored(team: TeamScore) -> str:
@@ -91,18 +92,6 @@ def _unscored(team: TeamScore) -> str:
             if status != "scored" and count:
                 totals[status] = totals.get(status, 0) + count
     return ", ".join(f"{n} {s}" for s, n in sorted(totals.items())) or "-"
-
-
-def _esc(text: str) -> str:
-    import html
-
-    return html.escape(text, quote=True)
-
-
-def _table(header: list[str], rows: list[list[str]]) -> str:
-    head = "".join(f"<th>{_esc(h)}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td>{_esc(c)}</td>" for c in row) + "</tr>" for row in rows)
-    return f"<table><tr>{head}</tr>{body}</table>"
 
 
 def _pct(value: float | None) -> str:
@@ -135,7 +124,7 @@ def report_html(engine: Engine, seed: int = 0) -> str:
     ratings = collect_ratings(engine)
     agree: Agreement = overlap_agreement(ratings)
     quality: list[AnnotatorQuality] = annotator_quality(ratings)
-    board = _table(
+    board = table(
         ["rank", "team", "final", "exact", "95% CI", *collected.tasks, "not scored"],
         [
             [str(r.rank), r.entry.team, shown(r.entry.final), exact(r.entry.final),
@@ -144,7 +133,7 @@ def report_html(engine: Engine, seed: int = 0) -> str:
             for r in ranked
         ],
     )  # fmt: skip
-    neighbours = _table(
+    neighbours = table(
         ["team", "next", "distinguishable"], [[a, b, "yes" if apart else "no"] for a, b, apart in spread.neighbours]
     )
     alpha = "-" if agree.alpha is None else f"{agree.alpha:.3f}"
@@ -153,13 +142,13 @@ def report_html(engine: Engine, seed: int = 0) -> str:
         f"Krippendorff's alpha (ordinal) {alpha}, exact agreement {_pct(agree.exact)}, "
         f"within one point {_pct(agree.within_one)}.</p>"
     )
-    pairs = _table(
+    pairs = table(
         ["annotator", "with", "shared videos", "exact", "within one", "mean difference"],
         [[p.first, p.second, str(p.shared), _pct(p.exact), _pct(p.within_one), f"{p.mean_difference:+.2f}"]
          for p in pair_agreement(ratings)],
     )  # fmt: skip
     timed = time_on_item(engine)
-    annotators = _table(
+    annotators = table(
         ["annotator", "scored", "mean score", "severity (vs others)", "gold items", "gold accuracy",
          "median time on item"],
         [[q.annotator, str(q.scored), "-" if q.mean is None else f"{q.mean:.2f}", _num(q.severity),
@@ -168,21 +157,24 @@ def report_html(engine: Engine, seed: int = 0) -> str:
     with engine.connect() as db:
         since = frozen_since(db)
     status = (
-        f"<p id='scoring-status'>Scoring frozen since {html.escape(since)}: these are the published answers.</p>"
+        f"<p id='scoring-status'>Scoring frozen since {esc(since)}: these are the published answers.</p>"
         if since is not None
         else "<p id='scoring-status'><strong>Scoring is open: these numbers can still change</strong> "
         "(<code>podium wmeval freeze</code> before publishing).</p>"
     )
+    chart = interval_chart(
+        [IntervalRow(r.entry.team, float(r.entry.final), spread.intervals[r.entry.team].low,
+                     spread.intervals[r.entry.team].high) for r in ranked],
+        "Final score per team (0-3), with its 95 % paired bootstrap interval.", digits=2,
+    )  # fmt: skip
     style = "body{font:15px system-ui;margin:2rem auto;max-width:70rem}td,th{padding:.2rem .6rem;text-align:left}"
-    return (
-        "<!doctype html><html lang='en'><head><meta charset='utf-8'><title>wmeval report</title>"
-        "<link rel='icon' href='data:,'>"
-        f"<style>{style}</style></head><body><h1>World Model track: human evaluation report</h1>{status}"
+    return document("wmeval report", (
+        f"<h1>World Model track: human evaluation report</h1>{status}"
         "<p>Per task (3·N3 + 2·N2 + 1·N1) / N_GT, shown with its counts N0/N1/N2/N3 of the task's N_GT videos; "
         "missing, unplayable and unscored videos count 0; final = mean "
         f"over {len(collected.tasks)} task(s). Intervals: {spread.resamples} paired bootstrap resamples of "
         f"episodes within tasks (seed {spread.seed}).</p>"
-        f"<h2>Leaderboard</h2>{board}<h2>Neighbours</h2>{neighbours}"
+        f"<h2>Leaderboard</h2>{board}{chart}<h2>Neighbours</h2>{neighbours}"
         f"<h2>Agreement (overlap set)</h2>{agreement_html}<h3>Per pair of annotators</h3>{pairs}"
-        f"<h2>Annotators</h2>{annotators}</body></html>"
-    )
+        f"<h2>Annotators</h2>{annotators}"
+    ), style=style + CHART_STYLE)  # fmt: skip

@@ -5,16 +5,16 @@ self-contained file whose bytes depend on its data alone, and the three charts a
 here than configuring a library would, with no font embedding, no second rendering engine and no new dependency.
 Every chart is a ``<figure>`` holding an ``<svg>`` with a ``<title>`` per mark (the value on hover) and a
 ``viewBox``, so it scales with the page. Colours come from CSS variables with fallbacks, so a page may theme them.
-Nothing here is PCG-specific: it lives in the track because only the PCG report draws charts so far, and moves to
-``core/reporting`` when a second track's report uses it (``tests/test_architecture.py``).
+The pcg report and wmeval's report draw them (``html.py`` is the rest of the one HTML layer).
 """
 
 from __future__ import annotations
 
-import html
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from podium.core.reporting.html import esc
 
 _FONT = "font:11px system-ui,sans-serif"
 _LABEL_WIDTH = 110
@@ -45,12 +45,8 @@ def _num(value: float) -> str:
     return f"{value:.1f}".rstrip("0").rstrip(".")
 
 
-def _esc(text: str) -> str:
-    return html.escape(text, quote=True)
-
-
 def _figure(svg: str, caption: str) -> str:
-    return f"<figure class='chart'>{svg}<figcaption>{_esc(caption)}</figcaption></figure>"
+    return f"<figure class='chart'>{svg}<figcaption>{esc(caption)}</figcaption></figure>"
 
 
 def _ticks(top: float, count: int = 4) -> list[float]:
@@ -83,14 +79,14 @@ def interval_chart(rows: Sequence[IntervalRow], caption: str, *, digits: int = 1
     parts += _axis(ticks, _LABEL_WIDTH, scale, 0, height - 20, digits)
     for i, row in enumerate(rows):
         y = i * _ROW + _ROW / 2
-        parts.append(f"<text x='{_LABEL_WIDTH - 6}' y='{_num(y + 4)}' text-anchor='end'>{_esc(row.label)}</text>")
+        parts.append(f"<text x='{_LABEL_WIDTH - 6}' y='{_num(y + 4)}' text-anchor='end'>{esc(row.label)}</text>")
         note = f"{row.label}: {row.value:.{digits}f}"
         if row.low is not None and row.high is not None:
             x1, x2 = _LABEL_WIDTH + row.low * scale, _LABEL_WIDTH + row.high * scale
             parts.append(f"<line x1='{_num(x1)}' x2='{_num(x2)}' y1='{_num(y)}' y2='{_num(y)}' class='range'/>")
             note += f" (95 % interval {row.low:.{digits}f} – {row.high:.{digits}f})"
         cx = _LABEL_WIDTH + row.value * scale
-        parts.append(f"<circle cx='{_num(cx)}' cy='{_num(y)}' r='4' class='mark'><title>{_esc(note)}</title></circle>")
+        parts.append(f"<circle cx='{_num(cx)}' cy='{_num(y)}' r='4' class='mark'><title>{esc(note)}</title></circle>")
     parts.append("</svg>")
     return _figure("".join(parts), caption)
 
@@ -112,9 +108,9 @@ def bar_chart(bars: Sequence[Bar], caption: str, *, digits: int = 2, width: int 
         note = f"{bar.label}: {bar.value:.{digits}f}" + (f" ({bar.note})" if bar.note else "")
         parts.append(
             f"<rect x='{_num(x + slot * 0.15)}' y='{_num(base - h)}' width='{_num(slot * 0.7)}' height='{_num(h)}' "
-            f"class='mark'><title>{_esc(note)}</title></rect>"
+            f"class='mark'><title>{esc(note)}</title></rect>"
         )
-        parts.append(f"<text x='{_num(x + slot / 2)}' y='{base + 14}' text-anchor='middle'>{_esc(bar.label)}</text>")
+        parts.append(f"<text x='{_num(x + slot / 2)}' y='{base + 14}' text-anchor='middle'>{esc(bar.label)}</text>")
     parts.append("</svg>")
     return _figure("".join(parts), caption)
 
@@ -140,7 +136,7 @@ def histogram(
         note = f"{edge_low:.2f}–{edge_high:.2f}: {count}"
         parts.append(
             f"<rect x='{_num(x + 1)}' y='{_num(base - h)}' width='{_num(slot - 2)}' height='{_num(h)}' "
-            f"class='mark'><title>{_esc(note)}</title></rect>"
+            f"class='mark'><title>{esc(note)}</title></rect>"
         )
     for tick in (low, (low + high) / 2, high):
         x = left + (tick - low) / span * (width - left - 6)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from podium.tracks.pcg.charts import Bar, IntervalRow, bar_chart, histogram, interval_chart
+from podium.core.reporting.charts import Bar, IntervalRow, bar_chart, histogram, interval_chart
 
 SVG = "{http://www.w3.org/2000/svg}"
 
