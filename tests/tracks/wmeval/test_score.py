@@ -13,7 +13,15 @@ from podium.tracks.wmeval.annotate import record_score
 from podium.tracks.wmeval.assign import AssignOptions, assign, assignments
 from podium.tracks.wmeval.cli import wmeval
 from podium.tracks.wmeval.schema import videos
-from podium.tracks.wmeval.score import Collected, EpisodeResult, final_score, leaderboard, task_score, team_score
+from podium.tracks.wmeval.score import (
+    Collected,
+    EpisodeResult,
+    EpisodeStatus,
+    final_score,
+    leaderboard,
+    task_score,
+    team_score,
+)
 from podium.tracks.wmeval.store import ACCOUNTS
 
 from .conftest import Env
@@ -53,15 +61,19 @@ def collected(results: dict[str, dict[str, dict[str, EpisodeResult]]]) -> Collec
 
 
 def scored(*values: int) -> dict[str, EpisodeResult]:
-    return {f"e{i}": EpisodeResult(v, "scored") for i, v in enumerate(values)}
+    return {f"e{i}": EpisodeResult(v, EpisodeStatus.SCORED) for i, v in enumerate(values)}
 
 
 def test_unplayable_broken_cant_judge_and_missing_videos_count_zero_against_the_gt_denominator() -> None:
     data = collected(
         {
             "a": {
-                "task1": {**scored(3, 2), "e2": EpisodeResult(0, "unplayable"), "e3": EpisodeResult(0, "cant_judge")},
-                "task2": {"e0": EpisodeResult(0, "broken")},  # e1 missing
+                "task1": {
+                    **scored(3, 2),
+                    "e2": EpisodeResult(0, EpisodeStatus.UNPLAYABLE),
+                    "e3": EpisodeResult(0, EpisodeStatus.CANT_JUDGE),
+                },
+                "task2": {"e0": EpisodeResult(0, EpisodeStatus.BROKEN)},  # e1 missing
             }
         }
     )

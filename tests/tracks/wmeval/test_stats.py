@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from podium.tracks.wmeval.score import Collected, EpisodeResult, leaderboard
+from podium.tracks.wmeval.score import Collected, EpisodeResult, EpisodeStatus, leaderboard
 from podium.tracks.wmeval.stats import (
     Ratings,
     agreement,
@@ -39,9 +39,9 @@ def test_agreement_counts_pairs() -> None:
 
 def test_bootstrap_separates_far_teams_and_not_equal_ones() -> None:
     eps = tuple(f"e{i}" for i in range(10))
-    high = {e: EpisodeResult(3, "scored") for e in eps}
-    low = {e: EpisodeResult(0 if i % 2 else 1, "scored") for i, e in enumerate(eps)}
-    same = {e: EpisodeResult(1 if i % 2 else 0, "scored") for i, e in enumerate(eps)}
+    high = {e: EpisodeResult(3, EpisodeStatus.SCORED) for e in eps}
+    low = {e: EpisodeResult(0 if i % 2 else 1, EpisodeStatus.SCORED) for i, e in enumerate(eps)}
+    same = {e: EpisodeResult(1 if i % 2 else 0, EpisodeStatus.SCORED) for i, e in enumerate(eps)}
     data = Collected(("task1",), {"task1": eps}, {"a": {"task1": high}, "b": {"task1": low}, "c": {"task1": same}})
     ranked = [r.entry for r in leaderboard(data)]
     spread = bootstrap(data, ranked, resamples=500, seed=1)

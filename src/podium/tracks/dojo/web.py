@@ -44,7 +44,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.types import Message
 
 from podium.core.clock import SystemClock
-from podium.core.errors import AuthError, NotFoundError, RateLimited
+from podium.core.errors import AuthError, NotFoundError
 from podium.core.execution.sandbox import open_sandbox
 from podium.core.storage.text import unstorable
 from podium.tracks.dojo import pages
@@ -64,6 +64,7 @@ from podium.web.auth import TokenAuth
 from podium.web.layout import esc
 from podium.web.layout import page as layout_page
 from podium.web.sessions import SqlSessionStore
+from podium.web.signin import sign_in_answer, sign_in_form, sign_out_form
 
 TOKEN_COOKIE = "podium_dojo_token"
 NAV = (("Problems", "/dojo/"), ("My submissions", "/dojo/me"))
@@ -370,20 +371,11 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
             for scored in problem_scores(platform, problem)
         }
         rows = [submission_json(s, by_id[s.problem_id]) for s in mine]
-        sign_out = "<form method='post' action='signout'><button type='submit'>Sign out</button></form>"
-        return page(f"Submissions of {user.name}", pages.me_table(rows, scores) + sign_out)
+        return page(f"Submissions of {user.name}", pages.me_table(rows, scores) + sign_out_form("signout"))
 
     @router.post("/me", response_model=None)
-    def sign_in(request: Request, token: str = Form("")) -> RedirectResponse | HTMLResponse:
-        response = RedirectResponse("me", status_code=303)
-        try:
-            auth.sign_in(request, response, token)
-        except AuthError as error:
-            return HTMLResponse(sign_in_page(error.message), status_code=401)
-        except RateLimited as error:
-            headers = {"retry-after": str(error.retry_after_s)}
-            return HTMLResponse(sign_in_page(f"{error.message}: {error.fix}"), status_code=429, headers=headers)
-        return response
+    def sign_in(request: Request, token: str = Form("")) -> Response:
+        return sign_in_answer(auth, request, token, success="me", page=sign_in_page)
 
     @router.post("/signout")
     def sign_out(request: Request) -> RedirectResponse:
@@ -400,13 +392,8 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
 
 
 def sign_in_page(problem: str) -> str:
-    """The page that asks for an API token (kept in an HTTP-only cookie once it works)."""
-    shown = f"<p><strong>{esc(problem)}</strong></p>" if problem else ""
-    return page(
-        "Sign in",
-        f"{shown}<form method='post' action='me'><p><label>API token <input name='token' type='password'></label>"
-        "</p><button>Sign in</button></form>",
-    )
+    """The page that asks for an API token (a session starts once it works)."""
+    return page("Sign in", sign_in_form("me", problem))
 
 
 def page(title: str, body: str) -> str:

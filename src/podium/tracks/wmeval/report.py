@@ -18,7 +18,7 @@ from podium.core.reporting.charts import CHART_STYLE, IntervalRow, interval_char
 from podium.core.reporting.html import document, esc, table
 from podium.core.reporting.tables import Cell, render_table
 from podium.tracks.wmeval.freeze import frozen_since
-from podium.tracks.wmeval.score import Collected, TaskScore, TeamScore, collect, leaderboard
+from podium.tracks.wmeval.score import Collected, EpisodeStatus, TaskScore, TeamScore, collect, leaderboard
 from podium.tracks.wmeval.stats import (
     Agreement,
     AnnotatorQuality,
@@ -89,7 +89,7 @@ def _unscored(team: TeamScore) -> str:
     totals: dict[str, int] = {}
     for task in team.tasks.values():
         for status, count in task.statuses.items():
-            if status != "scored" and count:
+            if status is not EpisodeStatus.SCORED and count:
                 totals[status] = totals.get(status, 0) + count
     return ", ".join(f"{n} {s}" for s, n in sorted(totals.items())) or "-"
 

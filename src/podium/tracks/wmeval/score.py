@@ -11,6 +11,7 @@ teams with equal means tie exactly (ties share a rank, spec A9).
 
 from __future__ import annotations
 
+import enum
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -21,7 +22,19 @@ from sqlalchemy import Engine, select
 from podium.core.ranking.leaderboard import Ranked, rank_entries
 from podium.tracks.wmeval.schema import episode_map, gt, items, scores, teams, videos
 
-STATUSES = ("scored", "pending", "cant_judge", "broken", "missing", "unplayable")  # why an episode has its value
+
+class EpisodeStatus(enum.StrEnum):
+    """Why an episode of a team has its value (closed set): only SCORED adds to the numerator."""
+
+    SCORED = "scored"
+    PENDING = "pending"  # not answered yet
+    CANT_JUDGE = "cant_judge"  # its annotator could not judge it; waiting for the operator
+    BROKEN = "broken"  # the operator found the video broken: 0
+    MISSING = "missing"  # the team sent no video for it
+    UNPLAYABLE = "unplayable"  # the video could not be decoded at ingest
+
+
+STATUSES = tuple(EpisodeStatus)
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +42,7 @@ class EpisodeResult:
     """One GT episode of one team: the value it adds (0-3) and why."""
 
     value: int
-    status: str
+    status: EpisodeStatus
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,8 +97,11 @@ def team_score(team: str, collected: Collected) -> TeamScore:
     per_task = {}
     for task in collected.tasks:
         episodes = collected.episodes[task]
-        results = [collected.results.get(team, {}).get(task, {}).get(e, EpisodeResult(0, "missing")) for e in episodes]
-        scored = [r.value for r in results if r.status == "scored"]
+        results = [
+            collected.results.get(team, {}).get(task, {}).get(e, EpisodeResult(0, EpisodeStatus.MISSING))
+            for e in episodes
+        ]
+        scored = [r.value for r in results if r.status is EpisodeStatus.SCORED]
         statuses = {s: sum(1 for r in results if r.status == s) for s in STATUSES}
         counts = tuple(scored.count(k) for k in (0, 1, 2, 3))
         per_task[task] = TaskScore(task_score(scored, len(episodes)), counts, len(episodes), statuses)  # type: ignore[arg-type]
@@ -99,10 +115,10 @@ def leaderboard(collected: Collected) -> list[Ranked[TeamScore]]:
 
 def _result(score: int | None, cant_judge: str | None, resolution: str | None) -> EpisodeResult:
     if score is not None:
-        return EpisodeResult(int(score), "scored")
+        return EpisodeResult(int(score), EpisodeStatus.SCORED)
     if cant_judge is None:
-        return EpisodeResult(0, "pending")
-    return EpisodeResult(0, "broken" if resolution == "broken" else "cant_judge")
+        return EpisodeResult(0, EpisodeStatus.PENDING)
+    return EpisodeResult(0, EpisodeStatus.BROKEN if resolution == "broken" else EpisodeStatus.CANT_JUDGE)
 
 
 def collect(engine: Engine) -> Collected:
@@ -125,11 +141,15 @@ def collect(engine: Engine) -> Collected:
         for answer in db.execute(answers.where(items.c.kind == "primary").order_by(items.c.id)):
             # one primary item per video (``assign``); a database from before that rule may hold a second,
             # unscored one: the scored item is the fact and is never shadowed by it
-            if answer.video_id not in primary or primary[answer.video_id].status != "scored":
+            if answer.video_id not in primary or primary[answer.video_id].status is not EpisodeStatus.SCORED:
                 primary[answer.video_id] = _result(answer.score, answer.cant_judge, answer.resolution)
         results: dict[str, dict[str, dict[str, EpisodeResult]]] = {name: {} for name in team_names.values()}
         for v in db.execute(select(videos.c.id, videos.c.team_id, videos.c.task, videos.c.episode, videos.c.playable)):
-            result = primary.get(v.id, EpisodeResult(0, "pending")) if v.playable else EpisodeResult(0, "unplayable")
+            result = (
+                primary.get(v.id, EpisodeResult(0, EpisodeStatus.PENDING))
+                if v.playable
+                else EpisodeResult(0, EpisodeStatus.UNPLAYABLE)
+            )
             if v.team_id in team_names:  # not the gold set's
                 results[team_names[v.team_id]].setdefault(v.task, {})[v.episode] = result
     tasks = tuple(sorted(denominator, key=lambda t: int(t.removeprefix("task"))))

@@ -31,7 +31,7 @@ from sqlalchemy import Engine, select
 from podium.core.clock import parse_utc
 from podium.core.ranking.bootstrap import Draws, Uncertainty, paired_bootstrap
 from podium.tracks.wmeval.schema import item_times, items, scores, users
-from podium.tracks.wmeval.score import Collected, TeamScore
+from podium.tracks.wmeval.score import Collected, EpisodeStatus, TeamScore
 
 CONFIDENCE = 0.95
 RESAMPLES = 2000
@@ -88,7 +88,7 @@ def bootstrap(
 
 def _value(collected: Collected, team: str, task: str, episode: str) -> int:
     result = collected.results.get(team, {}).get(task, {}).get(episode)
-    return result.value if result is not None and result.status == "scored" else 0
+    return result.value if result is not None and result.status is EpisodeStatus.SCORED else 0
 
 
 def krippendorff_alpha(units: Sequence[Sequence[int]], values: Sequence[int] = (0, 1, 2, 3)) -> float | None:

@@ -35,7 +35,7 @@ from sqlalchemy import select
 
 from podium.core.accounts import Account
 from podium.core.clock import SystemClock
-from podium.core.errors import AuthError, NotFoundError, RateLimited
+from podium.core.errors import AuthError, NotFoundError
 from podium.tracks.wmeval.annotate import (
     CANT_JUDGE,
     cant_judge_pending,
@@ -60,6 +60,7 @@ from podium.web.layout import esc
 from podium.web.layout import page as layout_page
 from podium.web.layout import table as layout_table
 from podium.web.sessions import SqlSessionStore
+from podium.web.signin import sign_in_answer, sign_in_form, sign_out_form
 
 TOKEN_COOKIE = "podium_wmeval_token"
 HERE = Path(__file__).parent
@@ -85,8 +86,7 @@ class ScoreIn(BaseModel):
 def page(title: str, body: str, operator: bool = False) -> str:
     """A wmeval page in the shared layout."""
     nav = (("Dashboard", "/wmeval/operator"),) if operator else (("My queue", "/wmeval/queue"),)
-    sign_out = "<form method='post' action='/wmeval/signout'><button type='submit'>Sign out</button></form>"
-    return layout_page(title, STYLE + body + sign_out, site="podium wmeval", nav=nav)
+    return layout_page(title, STYLE + body + sign_out_form("/wmeval/signout"), site="podium wmeval", nav=nav)
 
 
 def wmeval_router(settings: Mapping[str, str]) -> APIRouter:
@@ -170,33 +170,19 @@ def wmeval_router(settings: Mapping[str, str]) -> APIRouter:
 
     # -- pages ------------------------------------------------------------------------------------------------
 
-    def signin_page(message: str = "", status: int = 200) -> HTMLResponse:
-        warning = f"<p role='alert'>{esc(message)}</p>" if message else ""
-        form = (
-            "<form method='post' action='/wmeval/signin'><label>Token <input name='token' type='password' "
-            "autocomplete='off' required></label> <button type='submit'>Sign in</button></form>"
-        )
-        return HTMLResponse(layout_page("Sign in", warning + form, site="podium wmeval"), status_code=status)
+    def signin_page(problem: str = "") -> str:
+        return layout_page("Sign in", sign_in_form("/wmeval/signin", problem), site="podium wmeval")
 
     @router.get("/", response_class=HTMLResponse)
     def index(request: Request) -> Response:
         who = signed_in(request)
         if who is None:
-            return signin_page()
+            return HTMLResponse(signin_page())
         return RedirectResponse("/wmeval/operator" if who.role == "operator" else "/wmeval/queue", status_code=303)
 
     @router.post("/signin")
     def signin(request: Request, token: str = Form("")) -> Response:
-        response = RedirectResponse("/wmeval/", status_code=303)
-        try:
-            auth.sign_in(request, response, token)
-        except AuthError:
-            return signin_page("Unknown token.", status=401)
-        except RateLimited as error:
-            refused = signin_page(f"{error.message}: {error.fix}", status=429)
-            refused.headers["retry-after"] = str(error.retry_after_s)
-            return refused
-        return response
+        return sign_in_answer(auth, request, token, success="/wmeval/", page=signin_page)
 
     @router.post("/signout")
     def signout(request: Request) -> Response:
