@@ -109,6 +109,23 @@ def test_both_videos_play_pause_scrub_and_step_together(browser: Browser, site: 
     assert after[0] == after[1] and abs(after[0] - (0.2 + 2 / 30)) < 1e-3  # the players keep microseconds
     page.click("#step-back")
     assert times(page)[0] == times(page)[1] and abs(times(page)[0] - (0.2 + 1 / 30)) < 1e-3
+    page.click("button.view[data-view='1']")  # the middle camera view of the reference strip, full size
+    assert page.is_visible("#zoom")
+    wait_until(page, "document.getElementById('zoom-view').width > 0")
+    shown = page.evaluate(
+        "() => { const v = document.getElementById('reference'), c = document.getElementById('zoom-view');"
+        " const whole = document.createElement('canvas'); whole.width = v.videoWidth; whole.height = v.videoHeight;"
+        " whole.getContext('2d').drawImage(v, 0, 0);"
+        " const third = v.videoWidth / 3, y = Math.floor(v.videoHeight / 2);"
+        " return {width: c.width, height: c.height, videoWidth: v.videoWidth,"
+        " zoomed: Array.from(c.getContext('2d').getImageData(Math.floor(third / 2), y, 1, 1).data),"
+        " middle: Array.from(whole.getContext('2d').getImageData(Math.floor(third * 1.5), y, 1, 1).data),"
+        " left: Array.from(whole.getContext('2d').getImageData(Math.floor(third / 2), y, 1, 1).data)}; }"
+    )
+    assert shown["width"] == shown["videoWidth"] // 3 or abs(shown["width"] - shown["videoWidth"] / 3) < 1
+    assert shown["zoomed"] == shown["middle"] and shown["middle"] != shown["left"], shown
+    page.keyboard.press("Escape")
+    assert not page.is_visible("#zoom")
     page.dblclick("#reference")
     assert page.evaluate("document.getElementById('reference').classList.contains('enlarged')")
     page.keyboard.press("Escape")

@@ -90,6 +90,30 @@
   }
   document.querySelectorAll(".pair img").forEach((img) => img.addEventListener("click", () => enlarge(img)));
 
+  // one of the reference strip's three camera views, drawn full size from the playing video
+  const zoom = document.getElementById("zoom");
+  const zoomCanvas = document.getElementById("zoom-view");
+  let zoomedView = null;
+  function drawView() {
+    if (zoomedView === null) return;
+    const video = videos.reference;
+    const width = video.videoWidth / 3;
+    if (width > 0) {
+      zoomCanvas.width = width;
+      zoomCanvas.height = video.videoHeight;
+      zoomCanvas.getContext("2d").drawImage(video, zoomedView * width, 0, width, video.videoHeight, 0, 0, width,
+                                            video.videoHeight);
+    }
+    requestAnimationFrame(drawView);
+  }
+  function showView(view) {
+    zoomedView = view;
+    zoom.hidden = view === null;
+    if (view !== null) drawView();
+  }
+  document.querySelectorAll("button.view").forEach((b) => b.addEventListener("click", () => showView(Number(b.dataset.view))));
+  zoom.addEventListener("click", () => showView(null));
+
   // -- saving ------------------------------------------------------------------------------------------------
   function say(text, kind) {
     saveStatus.textContent = text;
@@ -153,7 +177,12 @@
     if (e.target === note || e.target === reason || e.ctrlKey || e.metaKey || e.altKey) return;
     if (e.key === " ") { e.preventDefault(); playPause(); return; }
     if (e.key === "ArrowRight" || e.key === "ArrowLeft") { e.preventDefault(); step(e.key === "ArrowRight" ? 1 : -1); return; }
-    if (e.key === "Escape") { const open = document.querySelector(".enlarged"); if (open) open.classList.remove("enlarged"); return; }
+    if (e.key === "Escape") {
+      const open = document.querySelector(".enlarged");
+      if (open) open.classList.remove("enlarged");
+      showView(null);
+      return;
+    }
     if (e.key === "u" && !undo.hidden) { window.location.href = undo.querySelector("a").href; return; }
     if (!/^[0-3]$/.test(e.key)) return;
     const button = buttons.find((b) => b.dataset.score === e.key);

@@ -1,18 +1,22 @@
-"""The annotator's item page body, apart from the routes (``web.py``), and the rubric it shows.
+"""The bodies of wmeval's pages, apart from the routes (``web.py``), built on the core's one HTML layer.
 
-Laid out for the common laptop (1366×768): the generated video beside the three-view reference strip, one row of
-controls for both, then the scores with the short bilingual rubric beside them, all without scrolling; the full
-rubric with the official examples and the final frames follow below, folded. Every value is escaped here.
+The queue, the item page and the rubric it shows, the operator's dashboard and flagged items. The item page is laid
+out for the common laptop (1366×768): the generated video beside the three-view reference strip (any view enlarged
+on demand), one row of controls for both, then the scores with the short bilingual rubric beside them, all without
+scrolling; the full rubric with the official examples and the final frames follow below, folded. Every value is
+escaped here.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from podium.tracks.wmeval.annotate import CANT_JUDGE, ItemView
-from podium.web.layout import esc
+from podium.core.reporting.html import esc, table
+from podium.tracks.wmeval.annotate import CANT_JUDGE, CantJudge, ItemView, Progress, QueueItem
+from podium.tracks.wmeval.assign import AssignmentRow
 
 RUBRIC_FILE = Path(__file__).with_name("rubric.txt")
 SPEEDS = ("0.25", "0.5", "1", "1.5", "2")
@@ -28,7 +32,10 @@ ITEM_STYLE = (
     "#save-status[data-state=retrying],#save-status[data-state=refused]{color:#a00;font-weight:600}"
     "#scrub{width:18rem;vertical-align:middle}textarea{width:100%;box-sizing:border-box}"
     ".enlarged{position:fixed;inset:0;width:100vw!important;height:100vh;max-height:none!important;z-index:10;"
-    "background:#000;object-fit:contain;cursor:zoom-out}.rubric dt{font-weight:600}</style>"
+    "background:#000;object-fit:contain;cursor:zoom-out}.rubric dt{font-weight:600}"
+    ".views{font-weight:400;font-size:85%}.views button{font-size:85%;padding:0 .4rem;margin-left:.2rem}"
+    "#zoom{position:fixed;inset:0;z-index:11;background:#000;cursor:zoom-out;text-align:center}"
+    "#zoom canvas{width:100vw;height:calc(100vh - 2rem);object-fit:contain}#zoom p{color:#ccc;margin:0}</style>"
 )
 
 
@@ -84,8 +91,12 @@ def item_body(view: ItemView, where: ItemPage, answer_text: str) -> str:
         "<div class='pair'>"
         f"<figure><figcaption>Generated (to score) · 生成视频</figcaption><video id='generated' "
         f"src='{media}/generated.mp4' muted playsinline preload='auto' controls></video></figure>"
-        f"<figure><figcaption>Reference (real robot) · 参考视频</figcaption><video id='reference' "
-        f"src='{media}/reference.mp4' muted playsinline preload='auto' controls></video></figure></div>"
+        f"<figure><figcaption>Reference (real robot) · 参考视频 <span class='views'>enlarge one view: "
+        "<button type='button' class='view' data-view='0'>left</button><button type='button' class='view' "
+        "data-view='1'>middle</button><button type='button' class='view' data-view='2'>right</button></span>"
+        f"</figcaption><video id='reference' src='{media}/reference.mp4' muted playsinline preload='auto' "
+        "controls></video></figure></div><div id='zoom' hidden><canvas id='zoom-view'></canvas>"
+        "<p>Click or Escape to close · the view follows the video</p></div>"
     )
     speeds = "".join(f"<option value='{s}'{' selected' if s == '1' else ''}>{s}x</option>" for s in SPEEDS)
     controls = (
@@ -149,4 +160,87 @@ def item_body(view: ItemView, where: ItemPage, answer_text: str) -> str:
             f"{esc(instruction_zh)}</span></p>{players}{controls}{decide}{full}</div>"
             "<script src='/wmeval/static/annotate.js'></script>"
         )
+    )
+
+
+def answer_text(score: int | None, cant_judge: str | None) -> str:
+    """An answer in words: the score, "can't judge", or "-" for none yet."""
+    if score is not None:
+        return str(score)
+    return "can't judge" if cant_judge is not None else "-"
+
+
+def queue_body(mine: Sequence[QueueItem], following: str | None) -> str:
+    """An annotator's queue: progress, a link to the next item, every item with its answer."""
+    done = sum(1 for i in mine if i.answered)
+    rows = "".join(
+        f"<tr><td>{n}</td><td><a href='/wmeval/items/{esc(i.key)}'>{esc(i.key)}</a></td><td>{esc(i.task)}</td>"
+        f"<td>{esc(answer_text(i.score, i.cant_judge))}</td></tr>"
+        for n, i in enumerate(mine, start=1)
+    )
+    start = f"<p><a id='next' href='/wmeval/items/{esc(following)}'>Score the next item</a></p>" if following else ""
+    return (
+        f"<p id='progress'>{done} of {len(mine)} answered</p>{start}"
+        f"<table><tr><th>#</th><th>item</th><th>task</th><th>score</th></tr>{rows}</table>"
+    )
+
+
+def _progress_table(title: str, counts: Mapping[str, tuple[int, int]]) -> str:
+    rows = [(name, str(d), str(t), f"{(100 * d / t if t else 0):.0f}%") for name, (d, t) in counts.items()]
+    return f"<h2>{esc(title)}</h2>" + table(("", "scored", "items", "done"), rows, numeric=("scored", "items", "done"))
+
+
+def dashboard_body(
+    done: Progress,
+    waiting: Sequence[CantJudge],
+    annotators: Sequence[str],
+    issues: Sequence[tuple[str, str, str, str]],
+    audit: Sequence[tuple[str, str, str]],
+) -> str:
+    """The operator's dashboard: progress, can't-judge answers waiting, re-assignment, ingest issues, audit trail."""
+    options = "".join(f"<option>{esc(n)}</option>" for n in annotators)
+    form = (
+        "<h2>Re-assign an episode</h2><form method='post' action='/wmeval/operator/reassign'>"
+        "<label>Task <input name='task' required size='8'></label> <label>Episode <input name='episode' "
+        f"required size='12'></label> <label>to <select name='annotator'>{options}</select></label> "
+        "<button type='submit'>Re-assign unscored items</button></form>"
+    )
+    cant = (
+        "<h2>Can't judge: waiting for you</h2><p>Resolve each with <code>podium wmeval resolve ITEM "
+        "--broken</code> (counts 0) or <code>--rescore ANNOTATOR</code>.</p>"
+        + table(("item", "annotator", "team", "task", "episode", "why", "note"),
+                [(w.item, w.annotator, w.team, w.task, w.episode, CANT_JUDGE.get(w.reason, w.reason), w.note)
+                 for w in waiting])
+        if waiting
+        else ""
+    )  # fmt: skip
+    return (
+        "<p><a href='/wmeval/operator/report'>Scores and statistics report</a> · "
+        "<a href='/wmeval/operator/flagged'>Flagged items and notes</a></p>"
+        + _progress_table("Progress per annotator", done.annotators)
+        + _progress_table("Progress per task", done.tasks)
+        + _progress_table("Progress per team", done.teams)
+        + cant + form
+        + "<h2>Ingest issues</h2>" + table(("team", "kind", "file", "detail"), issues)
+        + "<h2>Audit trail (newest first)</h2>" + table(("at", "kind", "entry"), audit)
+    )  # fmt: skip
+
+
+def flagged_body(every: Sequence[AssignmentRow]) -> str:
+    """Every can't-judge answer (those waiting first) and every note, for the operator."""
+    rows = [r for r in every if r.cant_judge is not None or r.note.strip()]
+    rows.sort(key=lambda r: (r.cant_judge is None or r.resolution is not None, r.answered_at or ""))
+    header = ("item", "annotator", "team", "task", "episode", "kind", "answer", "resolution", "note", "at")
+    cells = [
+        (r.item, r.annotator, r.team, r.task, r.episode, r.kind,
+         answer_text(r.score, r.cant_judge) + (f" ({CANT_JUDGE[r.cant_judge]})" if r.cant_judge in CANT_JUDGE else ""),
+         r.resolution or ("waiting" if r.cant_judge is not None else ""), r.note, r.answered_at or "")
+        for r in rows
+    ]  # fmt: skip
+    waiting = sum(1 for r in rows if r.cant_judge is not None and r.resolution is None)
+    return (
+        f"<p id='flag-summary'>{waiting} can't-judge answer(s) waiting, {len(rows)} item(s) flagged or with a "
+        "note. Resolve a can't-judge with <code>podium wmeval resolve ITEM --broken</code> (counts 0) or "
+        "<code>--rescore ANNOTATOR</code>.</p>"
+        + (table(header, cells) if cells else "<p>Nothing flagged, no notes.</p>")
     )

@@ -37,7 +37,6 @@ from podium.core.accounts import Account
 from podium.core.clock import SystemClock
 from podium.core.errors import AuthError, NotFoundError
 from podium.tracks.wmeval.annotate import (
-    CANT_JUDGE,
     cant_judge_pending,
     item_for,
     item_opened,
@@ -51,14 +50,12 @@ from podium.tracks.wmeval.annotate import (
 from podium.tracks.wmeval.assign import assignments, reassign
 from podium.tracks.wmeval.freeze import frozen_since
 from podium.tracks.wmeval.ingest import stored_media_root
-from podium.tracks.wmeval.pages import ItemPage, item_body
+from podium.tracks.wmeval.pages import ItemPage, answer_text, dashboard_body, flagged_body, item_body, queue_body
 from podium.tracks.wmeval.report import report_html
 from podium.tracks.wmeval.schema import audit_log, issues, teams, users
 from podium.tracks.wmeval.store import SESSIONS, authenticate, open_store, transaction
 from podium.web.auth import TokenAuth
-from podium.web.layout import esc
 from podium.web.layout import page as layout_page
-from podium.web.layout import table as layout_table
 from podium.web.sessions import SqlSessionStore
 from podium.web.signin import sign_in_answer, sign_in_form, sign_out_form
 
@@ -199,21 +196,7 @@ def wmeval_router(settings: Mapping[str, str]) -> APIRouter:
         who = signed_in(request)
         if who is None:
             return RedirectResponse("/wmeval/", status_code=303)
-        mine = queue(engine, who.id)
-        done = sum(1 for i in mine if i.answered)
-        rows = "".join(
-            f"<tr><td>{n}</td><td><a href='/wmeval/items/{esc(i.key)}'>{esc(i.key)}</a></td><td>{esc(i.task)}</td>"
-            f"<td>{esc(_answer(i.score, i.cant_judge))}</td></tr>"
-            for n, i in enumerate(mine, start=1)
-        )
-        following = next_key(engine, who.id)
-        start = (
-            f"<p><a id='next' href='/wmeval/items/{esc(following)}'>Score the next item</a></p>" if following else ""
-        )
-        body = (
-            f"<p id='progress'>{done} of {len(mine)} answered</p>{start}"
-            f"<table><tr><th>#</th><th>item</th><th>task</th><th>score</th></tr>{rows}</table>"
-        )
+        body = queue_body(queue(engine, who.id), next_key(engine, who.id))
         return HTMLResponse(page(f"Queue of {who.name}", body, who.role == "operator"))
 
     @router.get("/items/{key}", response_class=HTMLResponse)
@@ -229,7 +212,7 @@ def wmeval_router(settings: Mapping[str, str]) -> APIRouter:
         with engine.connect() as db:
             since = frozen_since(db)
         where = ItemPage(position, len(mine), done, since)
-        body = item_body(view, where, _answer(view.score, view.cant_judge))
+        body = item_body(view, where, answer_text(view.score, view.cant_judge))
         return HTMLResponse(page(f"Item {view.key}", body, who.role == "operator"))
 
     # -- operator ---------------------------------------------------------------------------------------------
@@ -239,16 +222,6 @@ def wmeval_router(settings: Mapping[str, str]) -> APIRouter:
         if signed_in(request) is None:
             return RedirectResponse("/wmeval/", status_code=303)
         operator(request)
-        done = progress(engine)
-
-        def table(title: str, counts: dict[str, tuple[int, int]]) -> str:
-            rows = "".join(
-                f"<tr><td>{esc(name)}</td><td>{d}</td><td>{t}</td><td>{(100 * d / t if t else 0):.0f}%</td></tr>"
-                for name, (d, t) in counts.items()
-            )
-            return f"<h2>{title}</h2><table><tr><th></th><th>scored</th><th>items</th><th>done</th></tr>{rows}</table>"
-
-        waiting = cant_judge_pending(engine)
         with engine.connect() as db:
             names = list(db.execute(select(users.c.name).where(users.c.role == "annotator")).scalars())
             found = db.execute(
@@ -257,41 +230,9 @@ def wmeval_router(settings: Mapping[str, str]) -> APIRouter:
                 .order_by(issues.c.id)
             ).all()
             recent = db.execute(select(audit_log).order_by(audit_log.c.id.desc()).limit(50)).all()
-        options = "".join(f"<option>{esc(n)}</option>" for n in names)
-        form = (
-            "<h2>Re-assign an episode</h2><form method='post' action='/wmeval/operator/reassign'>"
-            "<label>Task <input name='task' required size='8'></label> <label>Episode <input name='episode' "
-            f"required size='12'></label> <label>to <select name='annotator'>{options}</select></label> "
-            "<button type='submit'>Re-assign unscored items</button></form>"
-        )
-        cant_rows = "".join(
-            "<tr>" + "".join(f"<td>{esc(c)}</td>" for c in (w.item, w.annotator, w.team, w.task, w.episode,
-                                                             CANT_JUDGE.get(w.reason, w.reason), w.note)) + "</tr>"
-            for w in waiting
-        )  # fmt: skip
-        cant = (
-            "<h2>Can't judge: waiting for you</h2><p>Resolve each with <code>podium wmeval resolve ITEM "
-            "--broken</code> (counts 0) or <code>--rescore ANNOTATOR</code>.</p><table><tr><th>item</th>"
-            f"<th>annotator</th><th>team</th><th>task</th><th>episode</th><th>why</th><th>note</th></tr>{cant_rows}</table>"
-            if waiting
-            else ""
-        )
-        issue_rows = "".join(
-            "<tr>" + "".join(f"<td>{esc(c)}</td>" for c in (r.name or "GT", r.kind, r.path, r.detail)) + "</tr>"
-            for r in found
-        )
-        audit_rows = "".join(
-            f"<tr><td>{esc(r.at)}</td><td>{esc(r.kind)}</td><td><code>{esc(r.payload)}</code></td></tr>" for r in recent
-        )
-        body = (
-            "<p><a href='/wmeval/operator/report'>Scores and statistics report</a> · "
-            "<a href='/wmeval/operator/flagged'>Flagged items and notes</a></p>"
-            + table("Progress per annotator", done.annotators) + table("Progress per task", done.tasks)
-            + table("Progress per team", done.teams) + cant + form
-            + f"<h2>Ingest issues</h2><table><tr><th>team</th><th>kind</th><th>file</th><th>detail</th></tr>"
-            f"{issue_rows}</table><h2>Audit trail (newest first)</h2>"
-            f"<table><tr><th>at</th><th>kind</th><th>entry</th></tr>{audit_rows}</table>"
-        )  # fmt: skip
+        issue_rows = [(r.name or "GT", r.kind, r.path, r.detail) for r in found]
+        audit_rows = [(r.at, r.kind, r.payload) for r in recent]
+        body = dashboard_body(progress(engine), cant_judge_pending(engine), names, issue_rows, audit_rows)
         return HTMLResponse(page("Operator dashboard", body, operator=True))
 
     @router.post("/operator/reassign")
@@ -306,22 +247,7 @@ def wmeval_router(settings: Mapping[str, str]) -> APIRouter:
         if signed_in(request) is None:
             return RedirectResponse("/wmeval/", status_code=303)
         operator(request)
-        rows = [r for r in assignments(engine) if r.cant_judge is not None or r.note.strip()]
-        rows.sort(key=lambda r: (r.cant_judge is None or r.resolution is not None, r.answered_at or ""))
-        header = ("item", "annotator", "team", "task", "episode", "kind", "answer", "resolution", "note", "at")
-        cells = [
-            (r.item, r.annotator, r.team, r.task, r.episode, r.kind,
-             _answer(r.score, r.cant_judge) + (f" ({CANT_JUDGE[r.cant_judge]})" if r.cant_judge in CANT_JUDGE else ""),
-             r.resolution or ("waiting" if r.cant_judge is not None else ""), r.note, r.answered_at or "")
-            for r in rows
-        ]  # fmt: skip
-        waiting = sum(1 for r in rows if r.cant_judge is not None and r.resolution is None)
-        body = (
-            f"<p id='flag-summary'>{waiting} can't-judge answer(s) waiting, {len(rows)} item(s) flagged or with a "
-            "note. Resolve a can't-judge with <code>podium wmeval resolve ITEM --broken</code> (counts 0) or "
-            "<code>--rescore ANNOTATOR</code>.</p>"
-            + (layout_table(header, cells) if cells else "<p>Nothing flagged, no notes.</p>")
-        )
+        body = flagged_body(assignments(engine))
         return HTMLResponse(page("Flagged items and notes", body, operator=True))
 
     @router.get("/operator/report", response_class=HTMLResponse)
@@ -339,9 +265,3 @@ def wmeval_router(settings: Mapping[str, str]) -> APIRouter:
         return {part: {name: list(pair) for name, pair in counts.items()} for part, counts in as_lists.items()}
 
     return router
-
-
-def _answer(score: int | None, cant_judge: str | None) -> str:
-    if score is not None:
-        return str(score)
-    return "can't judge" if cant_judge is not None else "-"
