@@ -1,4 +1,5 @@
-"""A real HTTP server on loopback for the page, security and load tests: uvicorn in a thread of this process.
+"""A real HTTP server on loopback for the page, security and load tests (uvicorn in a thread of this process), and
+the command line the page tests set their competitions up with.
 
 The app is ``podium.web.app.create_app`` given the wmeval track (its entry point may not be installed in the
 environment running the tests), so errors are answered exactly as ``podium serve`` answers them.
@@ -17,9 +18,20 @@ from contextlib import contextmanager
 
 import httpx
 import uvicorn
+from click.testing import CliRunner
 
+from podium.tracks.wmeval.cli import wmeval
 from podium.tracks.wmeval.track import TRACK
 from podium.web.app import create_app
+
+SCREENSHOTS = os.environ.get("PODIUM_WMEVAL_SCREENSHOTS")  # a folder: the page tests keep screenshots there (docs/)
+
+
+def cli(*args: str) -> str:
+    """Run ``podium wmeval ARGS`` in this process; its output (a failure fails the test)."""
+    result = CliRunner().invoke(wmeval, list(args), catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.output
 
 
 def free_port() -> int:

@@ -7,7 +7,6 @@ key, what the server stored after the network came back.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -15,26 +14,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from click.testing import CliRunner
 
 from podium.tracks.wmeval.assign import assignments
-from podium.tracks.wmeval.cli import wmeval
 from podium.tracks.wmeval.store import open_store
 
 from .conftest import make_gt, make_team
-from .serving import serve
+from .serving import SCREENSHOTS, cli, serve
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page, Route
 
 pytestmark = pytest.mark.slow
-SCREENSHOTS = os.environ.get("PODIUM_WMEVAL_SCREENSHOTS")  # a folder: keep the page screenshots there (docs/)
-
-
-def cli(*args: str) -> str:
-    result = CliRunner().invoke(wmeval, list(args), catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    return result.output
 
 
 @dataclass

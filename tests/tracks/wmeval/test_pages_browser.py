@@ -23,21 +23,18 @@ come in as a CSV import with the same per-team scores. By hand (denominators: th
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from click.testing import CliRunner
 
 from podium.tracks.wmeval.assign import assignments
-from podium.tracks.wmeval.cli import wmeval
 from podium.tracks.wmeval.store import open_store
 
 from .conftest import make_gt, make_team
-from .serving import serve
+from .serving import SCREENSHOTS, cli, serve
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -46,13 +43,6 @@ pytestmark = pytest.mark.slow
 
 TEAMS = ("short", "tidy", "odd")
 GIVEN = {"short": 3, "tidy": 2, "odd": 1}
-SCREENSHOTS = os.environ.get("PODIUM_WMEVAL_SCREENSHOTS")  # a folder: keep the page screenshots there (docs/)
-
-
-def cli(*args: str) -> str:
-    result = CliRunner().invoke(wmeval, list(args), catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    return result.output
 
 
 @dataclass
