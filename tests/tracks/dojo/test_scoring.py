@@ -199,8 +199,8 @@ def test_season_totals_counts_and_median() -> None:
     ]
     rows = season_standings(submissions)
     assert season_rows(rows) == [
-        [1, "bob", 3510, 3, 3, "60", 3],
-        [2, "ann", 2450, 3, 2, "200", 3],
+        [1, "bob", 3510, 3, 3, 60, 3],
+        [2, "ann", 2450, 3, 2, 200, 3],
         [3, "cat", 0, 0, 0, None, 1],
     ]
 

@@ -92,6 +92,38 @@ def register(dojo: click.Group) -> None:
         added, token = connect(db).add_user(name, Role(role))
         click.echo(f"{added.name} ({added.role.value}) token: {token}")
 
+    @user.command("list")
+    @format_option(("table", "csv", "json"))
+    @DB
+    def user_list(fmt: str, db: str) -> None:
+        """Every user: name, role, when added, and since when disabled."""
+        rows = [[e.name, e.role, e.created_at, e.disabled_at] for e in connect(db).users.entries()]
+        click.echo(render_table(("name", "role", "added", "disabled"), rows, fmt))
+
+    @user.command("disable")
+    @click.argument("name")
+    @click.option("--reason", required=True, help="Why (audited).")
+    @DB
+    def user_disable(name: str, reason: str, db: str) -> None:
+        """Refuse NAME's token and sessions everywhere and leave their submissions out of new leaderboards."""
+        ended = connect(db).users.disable(name, reason)
+        click.echo(f"{name} disabled ({ended} session(s) ended); their submissions leave the leaderboards")
+
+    @user.command("enable")
+    @click.argument("name")
+    @DB
+    def user_enable(name: str, db: str) -> None:
+        """Let NAME in again."""
+        connect(db).users.enable(name)
+        click.echo(f"{name} enabled")
+
+    @user.command("rotate-token")
+    @click.argument("name")
+    @DB
+    def user_rotate_token(name: str, db: str) -> None:
+        """Give NAME a new token (printed once); the old one stops working at once."""
+        click.echo(f"{name} token: {connect(db).users.rotate_token(name)}")
+
     @dojo.group("season")
     def season() -> None:
         """Seasons and their scoring rules."""

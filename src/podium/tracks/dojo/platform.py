@@ -18,12 +18,11 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, insert, select, update
 
-from podium.core.accounts import Accounts, check_name
+from podium.core.accounts import check_name
 from podium.core.clock import Clock, parse_utc, utc_text
 from podium.core.errors import ConfigError, InputError, NotFoundError, PermissionDenied
 from podium.core.execution.sandbox import Sandbox
 from podium.core.records import StageFailure
-from podium.core.sessions import Sessions
 from podium.core.storage.sql import inserted_id
 from podium.core.storage.text import unstorable
 from podium.tracks.dojo.admit import admit
@@ -34,13 +33,12 @@ from podium.tracks.dojo.problem import ProblemFiles, admit_setter
 from podium.tracks.dojo.records import JobStatus, Problem, Role, Season, Submission, User
 from podium.tracks.dojo.results import problem_leaderboard_csv, problem_payloads
 from podium.tracks.dojo.rules import ScoringRules
-from podium.tracks.dojo.schema import problems, seasons, sessions, submissions, users
+from podium.tracks.dojo.schema import problems, seasons, submissions
 from podium.tracks.dojo.store import append_audit, audit_head, transaction
+from podium.tracks.dojo.users import Users
 from podium.tracks.dojo.validate import SetterValidation, validate_setter
 from podium.tracks.dojo.verdicts import RunVerdict
 
-ACCOUNTS = Accounts(users, [role.value for role in Role], add_fix="add it with `podium dojo user add`")
-SESSIONS = Sessions(sessions, ACCOUNTS)
 MAX_NOTES_CHARS = 2000
 
 
@@ -78,6 +76,7 @@ class Dojo:
     ) -> None:
         self.engine = engine
         self.clock = clock
+        self.users = Users(engine, clock)
         self._sandbox = sandbox
         self._salt_source = salt_source
 
@@ -89,26 +88,19 @@ class Dojo:
 
     def add_user(self, name: str, role: Role) -> tuple[User, str]:
         """Create a user; returns the user and their API token (shown once, stored only as a hash)."""
-        with transaction(self.engine) as db:
-            now = self.now()
-            account, token = ACCOUNTS.add(db, name, role.value, now)
-            append_audit(db, now, "user_added", {"user": name, "role": role.value})
-        return User.from_account(account), token
+        return self.users.add(name, role)
 
     def authenticate(self, token: str) -> User:
         """The user a token belongs to."""
-        with self.engine.connect() as db:
-            return User.from_account(ACCOUNTS.authenticate(db, token))
+        return self.users.authenticate(token)
 
     def user(self, name: str) -> User:
         """A user by name."""
-        with self.engine.connect() as db:
-            return User.from_account(ACCOUNTS.by_name(db, name))
+        return self.users.by_name(name)
 
     def user_names(self) -> dict[int, str]:
         """Every user's name by id."""
-        with self.engine.connect() as db:
-            return ACCOUNTS.names(db)
+        return self.users.names()
 
     def create_season(self, name: str, rules: ScoringRules | None = None) -> Season:
         """A new season under ``rules`` (SCORING.md v0.1 defaults)."""

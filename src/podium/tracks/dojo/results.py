@@ -7,6 +7,7 @@ is the problem's ``freeze_started_at`` (every counted submission while it is sti
 from __future__ import annotations
 
 import hashlib
+import json
 from typing import TYPE_CHECKING, Any
 
 from podium.core.clock import parse_utc
@@ -22,8 +23,10 @@ from podium.tracks.dojo.standings import (
     SEASON_HEADER,
     ScoredSubmission,
     SeasonRow,
+    problem_records,
     problem_rows,
     problem_standings,
+    season_records,
     season_rows,
     season_standings,
 )
@@ -41,11 +44,18 @@ def counted(submission: Submission) -> bool:
 
 
 def score_submissions(
-    problem: Problem, judged: list[Submission], names: dict[int, str], rules: ScoringRules
+    problem: Problem,
+    judged: list[Submission],
+    names: dict[int, str],
+    rules: ScoringRules,
+    excluded: frozenset[int] = frozenset(),
 ) -> list[ScoredSubmission]:
-    """Final scores of a problem's counted submissions, diversity included."""
+    """Final scores of a problem's counted submissions, diversity included.
+
+    ``excluded`` users' submissions are left out: a disabled user leaves every leaderboard computed after it.
+    """
     window_end = parse_utc(problem.freeze_started_at) if problem.freeze_started_at else None
-    entries = [(s, s.length) for s in judged if counted(s) and s.length is not None]
+    entries = [(s, s.length) for s in judged if counted(s) and s.length is not None and s.user_id not in excluded]
     bonuses = diversity_bonuses(
         (
             DiversityEntry(
@@ -81,7 +91,7 @@ def score_submissions(
 def problem_scores(dojo: Dojo, problem: Problem) -> list[ScoredSubmission]:
     """A problem's counted submissions, scored."""
     rules = dojo.season_of(problem).rules
-    return score_submissions(problem, dojo.submissions(problem.id), dojo.user_names(), rules)
+    return score_submissions(problem, dojo.submissions(problem.id), dojo.user_names(), rules, dojo.users.disabled_ids())
 
 
 def problem_tags(dojo: Dojo, problem: Problem) -> dict[str, Any]:
@@ -124,8 +134,14 @@ def problem_leaderboard(dojo: Dojo, problem: Problem) -> list[Ranked[ScoredSubmi
 
 
 def problem_leaderboard_text(dojo: Dojo, problem: Problem, fmt: str) -> str:
-    """The per-problem leaderboard rendered as ``table``, ``markdown``, ``csv`` or ``json``."""
-    return render_table(PROBLEM_HEADER, problem_rows(problem_leaderboard(dojo, problem)), fmt)
+    """The per-problem leaderboard rendered as ``table``, ``markdown``, ``csv`` or ``json``.
+
+    JSON has its own types, as the API gives them: numbers and booleans.
+    """
+    standings = problem_leaderboard(dojo, problem)
+    if fmt == "json":
+        return json.dumps(problem_records(standings), indent=2, ensure_ascii=False)
+    return render_table(PROBLEM_HEADER, problem_rows(standings), fmt)
 
 
 def problem_leaderboard_csv(dojo: Dojo, problem: Problem) -> str:
@@ -135,14 +151,17 @@ def problem_leaderboard_csv(dojo: Dojo, problem: Problem) -> str:
 
 def season_leaderboard(dojo: Dojo, season: str, *, final_only: bool = True) -> list[Ranked[SeasonRow]]:
     """The season leaderboard over its revealed problems (or all problems, for an operator's preview)."""
-    rules, names = dojo.season(season).rules, dojo.user_names()  # once, not once per problem
+    rules, names, excluded = dojo.season(season).rules, dojo.user_names(), dojo.users.disabled_ids()  # once
     scored: list[ScoredSubmission] = []
     for problem in dojo.problems(season):
         if not final_only or problem.state in REVEALED_STATES:
-            scored.extend(score_submissions(problem, dojo.submissions(problem.id), names, rules))
+            scored.extend(score_submissions(problem, dojo.submissions(problem.id), names, rules, excluded))
     return season_standings(scored)
 
 
 def season_leaderboard_text(dojo: Dojo, season: str, fmt: str, *, final_only: bool = True) -> str:
-    """The season leaderboard rendered as ``table``, ``markdown``, ``csv`` or ``json``."""
-    return render_table(SEASON_HEADER, season_rows(season_leaderboard(dojo, season, final_only=final_only)), fmt)
+    """The season leaderboard rendered as ``table``, ``markdown``, ``csv`` or ``json`` (JSON's own types)."""
+    standings = season_leaderboard(dojo, season, final_only=final_only)
+    if fmt == "json":
+        return json.dumps(season_records(standings), indent=2, ensure_ascii=False)
+    return render_table(SEASON_HEADER, season_rows(standings), fmt)

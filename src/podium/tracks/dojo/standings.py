@@ -149,7 +149,7 @@ def season_rows(standings: Sequence[Ranked[SeasonRow]]) -> list[list[Cell]]:
             row.entry.score,
             row.entry.stage_pass,
             row.entry.reward_correct,
-            None if row.entry.median_length is None else f"{row.entry.median_length:g}",
+            _number(row.entry.median_length),
             row.entry.problems,
         ]
         for row in standings

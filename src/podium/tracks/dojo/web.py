@@ -44,13 +44,13 @@ from starlette.concurrency import run_in_threadpool
 from starlette.types import Message
 
 from podium.core.clock import SystemClock
-from podium.core.errors import AuthError, NotFoundError
+from podium.core.errors import AuthError, NotFoundError, PermissionDenied
 from podium.core.execution.sandbox import open_sandbox
 from podium.core.storage.text import unstorable
 from podium.tracks.dojo import pages
 from podium.tracks.dojo.lifecycle import PUBLISHED, REVEALED_STATES
-from podium.tracks.dojo.platform import SESSIONS, Dojo, unknown_problem, unknown_submission
-from podium.tracks.dojo.records import Problem, Submission, User
+from podium.tracks.dojo.platform import Dojo, unknown_problem, unknown_submission
+from podium.tracks.dojo.records import Problem, Role, Submission, User
 from podium.tracks.dojo.results import (
     problem_leaderboard,
     problem_payloads,
@@ -60,6 +60,7 @@ from podium.tracks.dojo.results import (
 )
 from podium.tracks.dojo.standings import problem_records, season_records
 from podium.tracks.dojo.store import audit_head, open_store, transaction
+from podium.tracks.dojo.users import SESSIONS
 from podium.web.auth import TokenAuth
 from podium.web.layout import esc
 from podium.web.layout import page as layout_page
@@ -71,6 +72,13 @@ NAV = (("Problems", "/dojo/"), ("My submissions", "/dojo/me"))
 
 
 BODY_MARGIN_BYTES = 64 * 1024
+
+
+class DisableIn(BaseModel):
+    """Why a user is disabled (audited)."""
+
+    model_config = ConfigDict(extra="forbid")
+    reason: str
 
 
 class SubmissionIn(BaseModel):
@@ -304,6 +312,32 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
     @router.get("/api/seasons/{name}/leaderboard")
     def get_season_leaderboard(name: str) -> Any:
         return season_records(season_leaderboard(platform, name))
+
+    def operator_only(user: User) -> None:
+        if user.role is not Role.OPERATOR:
+            raise PermissionDenied("only operators manage users", fix="ask an operator")
+
+    @router.get("/api/users")
+    def list_users(user: User = caller) -> list[dict[str, Any]]:
+        operator_only(user)
+        return [{"name": e.name, "role": e.role, "added": e.created_at, "disabled": e.disabled_at}
+                for e in platform.users.entries()]  # fmt: skip
+
+    @router.post("/api/users/{name}/disable")
+    def disable_user(name: str, body: DisableIn, user: User = caller) -> dict[str, Any]:
+        operator_only(user)
+        return {"user": name, "disabled": True, "sessions_ended": platform.users.disable(name, body.reason)}
+
+    @router.post("/api/users/{name}/enable")
+    def enable_user(name: str, user: User = caller) -> dict[str, Any]:
+        operator_only(user)
+        platform.users.enable(name)
+        return {"user": name, "disabled": False}
+
+    @router.post("/api/users/{name}/rotate-token")
+    def rotate_token(name: str, user: User = caller) -> dict[str, str]:
+        operator_only(user)
+        return {"user": name, "token": platform.users.rotate_token(name)}
 
     @router.get("/api/audit/head")
     def get_audit_head() -> dict[str, str]:

@@ -1,0 +1,137 @@
+"""Users for the people who run the dojo: list, disable, enable, rotate a token; on SQLite and a real PostgreSQL.
+
+A disabled user's token is refused by the API and by ``podium dojo submit``, their pages' sessions end, the
+reason is audited, and their submissions leave the leaderboards computed from then on. A rotated token replaces
+the old one at once. Operators do the same through the HTTP API; nobody else may.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from podium.core.clock import ManualClock
+from podium.core.errors import AuthError, ConfigError
+from podium.core.execution.sandbox import Sandbox
+from podium.core.storage.audit import audit_payload
+from podium.core.storage.sql import sqlite_url
+from podium.tracks.dojo.cli import dojo as dojo_cli
+from podium.tracks.dojo.platform import Dojo
+from podium.tracks.dojo.records import Role
+from podium.tracks.dojo.results import problem_leaderboard_csv, problem_leaderboard_text, season_leaderboard_text
+from podium.tracks.dojo.store import audit_entries, open_store
+from podium.tracks.dojo.worker import work
+from tests.databases import new_postgres_database
+from tests.needs import need_module
+
+from .test_platform import FIB_SETTER, GOLF, LOOP, problem_files
+
+T0 = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return sqlite_url(tmp_path / "dojo.sqlite3")
+    return new_postgres_database(request.getfixturevalue("postgres_url"), "dojo_users")
+
+
+def run(*args: str) -> str:
+    result = CliRunner().invoke(dojo_cli, list(args), catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_list_disable_enable_and_rotate_from_the_command_line(url: str) -> None:
+    token = run("user", "add", "ann", "--role", "solver", "--db", url).split()[-1]
+    run("user", "add", "ops", "--role", "operator", "--db", url)
+    platform = Dojo(open_store(url), ManualClock(T0), lambda: pytest.fail("no sandbox here"))
+    assert platform.authenticate(token).name == "ann"
+
+    assert "(0 session(s) ended)" in run("user", "disable", "ann", "--reason", "shared a token", "--db", url)
+    with pytest.raises(AuthError, match="this account is disabled"):
+        platform.authenticate(token)
+    listed = {row["name"]: row for row in json.loads(run("user", "list", "--format", "json", "--db", url))}
+    assert listed["ann"]["disabled"] and listed["ops"]["disabled"] is None and listed["ann"]["role"] == "solver"
+    with open_store(url).connect() as db:
+        disabled = [audit_payload(e) for e in audit_entries(db) if e.kind == "user_disabled"]
+    assert disabled == [{"user": "ann", "reason": "shared a token", "sessions_ended": 0}]
+    with pytest.raises(ConfigError, match="say why"):
+        platform.users.disable("ann", "  ")
+
+    run("user", "enable", "ann", "--db", url)
+    assert platform.authenticate(token).name == "ann"
+    fresh = run("user", "rotate-token", "ann", "--db", url).split()[-1]
+    assert fresh != token and platform.authenticate(fresh).name == "ann"
+    with pytest.raises(AuthError):
+        platform.authenticate(token)  # the old token stopped at once
+
+
+def test_operators_manage_users_over_http_and_nobody_else_may(url: str) -> None:
+    need_module("fastapi", "web")
+    from fastapi.testclient import TestClient
+
+    from podium.web.app import create_app
+
+    platform = Dojo(open_store(url), ManualClock(T0), lambda: pytest.fail("no sandbox here"))
+    _, ann = platform.add_user("ann", Role.SOLVER)
+    _, ops = platform.add_user("ops", Role.OPERATOR)
+    as_ops, as_ann = {"Authorization": f"Bearer {ops}"}, {"Authorization": f"Bearer {ann}"}
+    with TestClient(create_app({"db": url}, only={"dojo"}), base_url="http://testserver/dojo") as client:
+        assert client.get("/api/users", headers=as_ann).status_code == 403
+        assert client.post("/api/users/ops/disable", json={"reason": "x"}, headers=as_ann).status_code == 403
+        assert {u["name"] for u in client.get("/api/users", headers=as_ops).json()} == {"ann", "ops"}
+        answer = client.post("/api/users/ann/disable", json={"reason": "abuse"}, headers=as_ops)
+        assert answer.status_code == 200 and answer.json()["disabled"] is True
+        assert client.get("/api/me/submissions", headers=as_ann).status_code == 401
+        assert client.post("/api/users/ann/enable", headers=as_ops).json() == {"user": "ann", "disabled": False}
+        rotated = client.post("/api/users/ann/rotate-token", headers=as_ops).json()["token"]
+        assert client.get("/api/me/submissions", headers=as_ann).status_code == 401  # the old token
+        assert client.get("/api/me/submissions", headers={"Authorization": f"Bearer {rotated}"}).status_code == 200
+        assert client.post("/api/users/nobody/enable", headers=as_ops).status_code == 404
+
+
+@pytest.fixture
+def judged(tmp_path: Path, bubblewrap: Sandbox) -> Iterator[Dojo]:
+    clock = ManualClock(T0)
+    salts = iter(bytes([i]) * 32 for i in range(1, 100))
+    platform = Dojo(open_store(sqlite_url(tmp_path / "d.sqlite3")), clock, lambda: bubblewrap, lambda n: next(salts))
+    platform.add_user("sam", Role.SETTER)
+    platform.create_season("s1")
+    platform.add_problem("s1", "fib", "sam", problem_files(FIB_SETTER), open_at=T0 + timedelta(hours=1),
+                         freeze_at=T0 + timedelta(hours=3), reveal_at=T0 + timedelta(hours=4))  # fmt: skip
+    platform.validate("fib")
+    clock.set(T0 + timedelta(hours=1, minutes=5))
+    platform.tick()
+    yield platform
+
+
+def test_a_disabled_user_leaves_the_leaderboard_computed_after_it(judged: Dojo, bubblewrap: Sandbox) -> None:
+    ann, _ = judged.add_user("ann", Role.SOLVER)
+    bob, _ = judged.add_user("bob", Role.SOLVER)
+    judged.submit(ann, "fib", GOLF)
+    judged.submit(bob, "fib", LOOP)
+    assert work(judged, bubblewrap) == 2
+    before = [line.split(",")[:2] for line in problem_leaderboard_csv(judged, judged.problem("fib")).splitlines()[1:]]
+    assert before == [["1", "ann"], ["2", "bob"]]
+    judged.users.disable("ann", "hard-coded the answers from another site")
+    after = [line.split(",")[:2] for line in problem_leaderboard_csv(judged, judged.problem("fib")).splitlines()[1:]]
+    assert after == [["1", "bob"]]
+    assert len(judged.submissions(judged.problem("fib").id)) == 2  # the rows stay; the leaderboard leaves them out
+
+
+def test_leaderboards_in_json_have_json_types_as_the_api_does(judged: Dojo, bubblewrap: Sandbox) -> None:
+    ann, _ = judged.add_user("ann", Role.SOLVER)
+    judged.submit(ann, "fib", GOLF)
+    work(judged, bubblewrap)
+    [row] = json.loads(problem_leaderboard_text(judged, judged.problem("fib"), "json"))
+    assert (row["rank"], row["L"], row["stage_pass"], row["reward_correct"]) == (1, 35, True, True)
+    assert isinstance(row["score"], int | float) and isinstance(row["submission"], int)
+    [season] = json.loads(season_leaderboard_text(judged, "s1", "json", final_only=False))
+    assert season["median_L"] == 35 and isinstance(season["median_L"], int)  # was the string "35"
+    assert "35" in season_leaderboard_text(judged, "s1", "csv", final_only=False).splitlines()[1].split(",")
