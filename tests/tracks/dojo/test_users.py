@@ -135,3 +135,35 @@ def test_leaderboards_in_json_have_json_types_as_the_api_does(judged: Dojo, bubb
     [season] = json.loads(season_leaderboard_text(judged, "s1", "json", final_only=False))
     assert season["median_L"] == 35 and isinstance(season["median_L"], int)  # was the string "35"
     assert "35" in season_leaderboard_text(judged, "s1", "csv", final_only=False).splitlines()[1].split(",")
+
+
+def test_the_queue_and_the_submissions_filtered_by_problem_user_and_status(url: str, bubblewrap: Sandbox) -> None:
+    clock = ManualClock(T0)
+    platform = Dojo(open_store(url), clock, lambda: bubblewrap)
+    platform.add_user("sam", Role.SETTER)
+    platform.create_season("s1")
+    platform.add_problem("s1", "fib", "sam", problem_files(FIB_SETTER), open_at=T0 + timedelta(hours=1),
+                         freeze_at=T0 + timedelta(hours=3), reveal_at=T0 + timedelta(hours=4))  # fmt: skip
+    platform.validate("fib")
+    clock.set(T0 + timedelta(hours=1, minutes=5))
+    platform.tick()
+    ann, _ = platform.add_user("ann", Role.SOLVER)
+    bob, _ = platform.add_user("bob", Role.SOLVER)
+    for user, source in ((ann, GOLF), (bob, LOOP), (ann, LOOP)):
+        platform.submit(user, "fib", source)
+        clock.set(clock.now() + timedelta(seconds=30))
+    every = json.loads(run("submissions", "--format", "json", "--db", url))
+    assert [(r["user"], r["status"], r["practice"]) for r in every] == [("ann", "queued", False),
+                                                                       ("bob", "queued", False),
+                                                                       ("ann", "queued", False)]  # fmt: skip
+    assert every[0]["L"] == 35 and all(isinstance(r["L"], int) for r in every)
+    mine = json.loads(run("submissions", "--user", "ann", "--format", "json", "--db", url))
+    assert [r["id"] for r in mine] == [every[0]["id"], every[2]["id"]]
+    judged = run("submissions", "--status", "judged", "--problem", "fib", "--format", "json", "--db", url)
+    assert json.loads(judged) == []
+    queue = json.loads(run("queue", "--format", "json", "--db", url))
+    assert [r["id"] for r in queue] == [r["id"] for r in every]
+    waits = [r["waiting_s"] for r in queue]  # the command's clock is the machine's: the differences are fixed
+    assert [round(waits[0] - waits[1], 1), round(waits[1] - waits[2], 1)] == [30.0, 30.0]
+    table = run("queue", "--db", url)
+    assert table.splitlines()[0].split() == ["id", "problem", "user", "status", "attempts", "submitted_at", "waiting_s"]

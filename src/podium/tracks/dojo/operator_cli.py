@@ -35,6 +35,9 @@ DB = db_option("PODIUM_DOJO_DB")
 ROLES = ("operator", "setter", "solver")  # the values of records.Role (a test keeps them equal)
 
 
+JOB_STATES = ("queued", "running", "judged")  # records.JobStatus, without importing the database code
+
+
 def sandbox_option(command: Callable[..., Any]) -> Callable[..., Any]:
     """``--sandbox bubblewrap|rlimits``."""
     return click.option(
@@ -123,6 +126,30 @@ def register(dojo: click.Group) -> None:
     def user_rotate_token(name: str, db: str) -> None:
         """Give NAME a new token (printed once); the old one stops working at once."""
         click.echo(f"{name} token: {connect(db).users.rotate_token(name)}")
+
+    @dojo.command("submissions")
+    @click.option("--problem", help="Only this problem's (its slug).")
+    @click.option("--user", "user_name", help="Only this user's.")
+    @click.option("--status", type=click.Choice(JOB_STATES), help="Only those in this state.")
+    @format_option(("table", "csv", "json"))
+    @DB
+    def list_submissions(problem: str | None, user_name: str | None, status: str | None, fmt: str, db: str) -> None:
+        """Submissions by problem, user and status (id, verdict, L, practice, attempts, time)."""
+        from podium.tracks.dojo.listing import SUBMISSION_COLUMNS, submission_rows
+        from podium.tracks.dojo.records import JobStatus
+
+        rows = submission_rows(connect(db), problem=problem, user=user_name,
+                               status=JobStatus(status) if status else None)  # fmt: skip
+        click.echo(_records(SUBMISSION_COLUMNS, rows, fmt))
+
+    @dojo.command("queue")
+    @format_option(("table", "csv", "json"))
+    @DB
+    def show_queue(fmt: str, db: str) -> None:
+        """The submissions waiting for or under judgment, in claim order, with how long each has waited."""
+        from podium.tracks.dojo.listing import QUEUE_COLUMNS, queue_rows
+
+        click.echo(_records(QUEUE_COLUMNS, queue_rows(connect(db)), fmt))
 
     @dojo.group("season")
     def season() -> None:
@@ -338,6 +365,13 @@ def register(dojo: click.Group) -> None:
         if not report.ok:
             raise click.ClickException(f"{len(report.discrepancies)} discrepancies")
         click.echo("replay matches the published results")
+
+
+def _records(columns: tuple[str, ...], rows: list[dict[str, Any]], fmt: str) -> str:
+    """Rows as JSON with JSON's types, or as a table for people."""
+    if fmt == "json":
+        return json.dumps(rows, indent=2, ensure_ascii=False)
+    return render_table(columns, [[row[c] for c in columns] for row in rows], fmt)
 
 
 def _set_state_action(target: ProblemState) -> Callable[[Dojo, str, str | None], str]:
