@@ -40,7 +40,21 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import Column, Connection, Engine, Integer, Row, String, Table, Update, bindparam, or_, select, update
+from sqlalchemy import (
+    Column,
+    Connection,
+    Engine,
+    Integer,
+    Row,
+    String,
+    Table,
+    Update,
+    bindparam,
+    func,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.sql import Select
 
@@ -95,6 +109,11 @@ class JobQueue:
     stale_after_s: float = STALE_AFTER_S
     max_attempts: int = MAX_ATTEMPTS
     heartbeat_s: float = HEARTBEAT_S  # well under stale_after_s: a few beats may be late before a claim goes stale
+    # Fair share: (the column naming a job's owner, the column with its creation time, UTC text). Claims then go
+    # round-robin across owners: a job's turn is how many of its owner's earlier jobs were still unclaimed when it
+    # was created, so one owner's tenth job of a burst waits behind another owner's first, however fast the
+    # workers are. None: oldest first.
+    fair_by: tuple[str, str] | None = None
     # A job already claimed max_attempts times (its workers died on it, or its handler raised, each time: it may be
     # what kills them) is not handed out again: ``exhausted`` gives the values it is finished with (the track's
     # final verdict and its audit entry). Without it such a job is claimed again.
@@ -203,7 +222,7 @@ class JobQueue:
 
     @property
     def _sql(self) -> _Statements:
-        return _statements(self.table, self.queued, self.running)
+        return _statements(self.table, self.queued, self.running, self.fair_by)
 
     @staticmethod
     def _mine(claim: Claim) -> dict[str, Any]:
@@ -257,14 +276,26 @@ class _Statements:
 
 
 @functools.lru_cache(maxsize=32)
-def _statements(table: Table, queued: str, running: str) -> _Statements:
+def _statements(table: Table, queued: str, running: str, fair_by: tuple[str, str] | None = None) -> _Statements:
     jobs = table.c
     stale = (jobs.status == running) & (jobs.claimed_at < bindparam("p_stale"))
     mine = (jobs.id == bindparam("p_job")) & (jobs.status == running) & (jobs.claimed_by == bindparam("p_worker"))
+    order: list[Any] = [jobs.id]
+    if fair_by is not None:  # the owner's earlier jobs still unclaimed when this one came: its turn
+        owner, created = fair_by
+        earlier = table.alias("earlier")
+        turn = (
+            select(func.count())
+            .select_from(earlier)
+            .where(earlier.c[owner] == jobs[owner], earlier.c.id < jobs.id,
+                   or_(earlier.c.claimed_at.is_(None), earlier.c.claimed_at >= jobs[created]))
+            .scalar_subquery()
+        )  # fmt: skip
+        order = [turn, jobs.id]
     return _Statements(
         next_job=select(table)
         .where(or_(jobs.status == queued, stale))
-        .order_by(jobs.id)
+        .order_by(*order)
         .limit(1)
         .with_for_update(skip_locked=True),  # PostgreSQL; SQLite compiles no FOR UPDATE (BEGIN IMMEDIATE)
         take=update(table)

@@ -25,7 +25,7 @@ from podium.tracks.dojo.platform import Dojo
 from podium.tracks.dojo.records import Role
 from podium.tracks.dojo.results import problem_leaderboard_csv, problem_leaderboard_text, season_leaderboard_text
 from podium.tracks.dojo.store import audit_entries, open_store
-from podium.tracks.dojo.worker import work
+from podium.tracks.dojo.worker import judge_queue, work
 from tests.databases import new_postgres_database
 from tests.needs import need_module
 
@@ -167,3 +167,34 @@ def test_the_queue_and_the_submissions_filtered_by_problem_user_and_status(url: 
     assert [round(waits[0] - waits[1], 1), round(waits[1] - waits[2], 1)] == [30.0, 30.0]
     table = run("queue", "--db", url)
     assert table.splitlines()[0].split() == ["id", "problem", "user", "status", "attempts", "submitted_at", "waiting_s"]
+
+
+def test_claims_go_round_robin_across_users(url: str, bubblewrap: Sandbox) -> None:
+    """ann's burst of five comes first; bob's two come later: bob's first is judged after ann's first, not fifth."""
+    clock = ManualClock(T0)
+    platform = Dojo(open_store(url), clock, lambda: bubblewrap)
+    platform.add_user("sam", Role.SETTER)
+    platform.create_season("s1")
+    platform.add_problem("s1", "fib", "sam", problem_files(FIB_SETTER), open_at=T0 + timedelta(hours=1),
+                         freeze_at=T0 + timedelta(hours=3), reveal_at=T0 + timedelta(hours=4))  # fmt: skip
+    platform.validate("fib")
+    clock.set(T0 + timedelta(hours=1, minutes=5))
+    platform.tick()
+    ann, _ = platform.add_user("ann", Role.SOLVER)
+    bob, _ = platform.add_user("bob", Role.SOLVER)
+    owner = {}
+    for user in (ann, ann, ann, ann, ann, bob, bob):
+        clock.set(clock.now() + timedelta(seconds=1))
+        owner[platform.submit(user, "fib", LOOP).submission_id] = user.name
+    queue = judge_queue(platform)
+    order = []
+    while (claim := queue.claim("w1")) is not None:  # one worker, judging each at once
+        clock.set(clock.now() + timedelta(seconds=1))
+        order.append(owner[claim.id])
+        assert queue.finish(claim, {"verdict": "WRONG_ANSWER", "judged_at": platform.now()})
+    assert order == ["ann", "bob", "ann", "bob", "ann", "ann", "ann"]
+    # a user who submits one at a time, after the last was taken, is never behind: their turn is 0 again
+    clock.set(clock.now() + timedelta(minutes=5))
+    later = platform.submit(ann, "fib", LOOP).submission_id
+    claim = queue.claim("w1")
+    assert claim is not None and claim.id == later

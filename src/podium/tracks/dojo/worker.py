@@ -73,6 +73,7 @@ def judge_queue(dojo: Dojo, *, stale_after_s: float = STALE_AFTER_S, max_attempt
         done=JobStatus.JUDGED.value,
         stale_after_s=stale_after_s,
         max_attempts=max_attempts,
+        fair_by=("user_id", "created_at"),  # round-robin across users: one burst does not hold back the others
         exhausted=given_up,
     )
 
