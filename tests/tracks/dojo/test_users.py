@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from podium.core.clock import ManualClock
-from podium.core.errors import AuthError, ConfigError
+from podium.core.errors import AuthError, ConfigError, RateLimited
 from podium.core.execution.sandbox import Sandbox
 from podium.core.storage.audit import audit_payload
 from podium.core.storage.sql import sqlite_url
@@ -24,6 +24,7 @@ from podium.tracks.dojo.cli import dojo as dojo_cli
 from podium.tracks.dojo.platform import Dojo
 from podium.tracks.dojo.records import Role
 from podium.tracks.dojo.results import problem_leaderboard_csv, problem_leaderboard_text, season_leaderboard_text
+from podium.tracks.dojo.rules import ScoringRules
 from podium.tracks.dojo.store import audit_entries, open_store
 from podium.tracks.dojo.worker import judge_queue, work
 from tests.databases import new_postgres_database
@@ -198,3 +199,30 @@ def test_claims_go_round_robin_across_users(url: str, bubblewrap: Sandbox) -> No
     later = platform.submit(ann, "fib", LOOP).submission_id
     claim = queue.claim("w1")
     assert claim is not None and claim.id == later
+
+
+def test_a_user_who_submits_too_fast_is_told_when_to_come_back(url: str, bubblewrap: Sandbox) -> None:
+    clock = ManualClock(T0)
+    platform = Dojo(open_store(url), clock, lambda: bubblewrap)
+    platform.add_user("sam", Role.SETTER)
+    platform.create_season("s1", ScoringRules(max_submissions_per_window=3, submission_window_s=60))
+    platform.add_problem("s1", "fib", "sam", problem_files(FIB_SETTER), open_at=T0 + timedelta(hours=1),
+                         freeze_at=T0 + timedelta(hours=3), reveal_at=T0 + timedelta(hours=4))  # fmt: skip
+    platform.validate("fib")
+    start = T0 + timedelta(hours=1, minutes=5)
+    clock.set(start)
+    platform.tick()
+    ann, _ = platform.add_user("ann", Role.SOLVER)
+    bob, _ = platform.add_user("bob", Role.SOLVER)
+    for seconds in (0, 10, 20):
+        clock.set(start + timedelta(seconds=seconds))
+        platform.submit(ann, "fib", LOOP)
+    clock.set(start + timedelta(seconds=30))
+    with pytest.raises(RateLimited, match="ann made 3 submissions in the last 60 s; the season allows 3") as limited:
+        platform.submit(ann, "fib", GOLF)
+    assert limited.value.retry_after_s == 30  # when the first of the three leaves the window
+    platform.submit(bob, "fib", GOLF)  # another user is not affected
+    clock.set(start + timedelta(seconds=60, milliseconds=1))
+    platform.submit(ann, "fib", GOLF)  # one left the window: one more
+    assert len(platform.submissions(user_id=ann.id)) == 4
+    assert ScoringRules().max_submissions_per_window == 20 and ScoringRules().submission_window_s == 600

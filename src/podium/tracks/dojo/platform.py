@@ -10,17 +10,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import secrets
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Connection, Engine, insert, select, update
 
 from podium.core.accounts import check_name
 from podium.core.clock import Clock, parse_utc, utc_text
-from podium.core.errors import ConfigError, InputError, NotFoundError, PermissionDenied
+from podium.core.errors import ConfigError, InputError, NotFoundError, PermissionDenied, RateLimited
 from podium.core.execution.sandbox import Sandbox
 from podium.core.records import StageFailure
 from podium.core.storage.sql import inserted_id
@@ -409,6 +410,7 @@ class Dojo:
         with transaction(self.engine) as db:
             now = self.clock.now()
             created_at = utc_text(now)
+            _check_rate(db, user, problem.season_id, rules, now)
             current = Problem.from_row(db.execute(select(problems).where(problems.c.id == problem.id)).one())
             practice = current.state is not ProblemState.OPEN or (
                 current.freeze_at is not None and parse_utc(current.freeze_at) <= now
@@ -523,6 +525,34 @@ class Dojo:
             ).rowcount
             append_audit(db, self.now(), "rejudge", {"problem": slug, "submission": submission_id, "queued": count})
         return int(count)
+
+
+def _check_rate(db: Connection, user: User, season_id: int, rules: ScoringRules, now: datetime) -> None:
+    """``RateLimited`` when ``user`` already made the season's most submissions in its window.
+
+    Checked in the write transaction, so two requests at once cannot both slip under the limit.
+    """
+    limit, window = rules.max_submissions_per_window, timedelta(seconds=rules.submission_window_s)
+    if limit == 0:
+        return
+    season_problems = select(problems.c.id).where(problems.c.season_id == season_id)
+    recent = sorted(
+        db.execute(
+            select(submissions.c.created_at).where(
+                submissions.c.user_id == user.id,
+                submissions.c.problem_id.in_(season_problems),
+                submissions.c.created_at > utc_text(now - window),
+            )
+        ).scalars()
+    )
+    if len(recent) >= limit:
+        wait = max(1, math.ceil((parse_utc(recent[-limit]) + window - now).total_seconds()))
+        raise RateLimited(
+            f"{user.name} made {len(recent)} submissions in the last {rules.submission_window_s} s; the season allows "
+            f"{limit}",
+            retry_after_s=wait,
+            fix=f"submit again in {wait} s",
+        )
 
 
 def solution_claims(solution_json: bytes | None, rules: ScoringRules) -> tuple[str, str]:

@@ -41,6 +41,10 @@ class ScoringRules:
     diversity_min_tags_for_shared: int = 2
     diversity_bonus_cap: int = 50
     max_method_tag_chars: int = 64
+    # how fast one user may submit, over the season's problems: at most this many in any sliding window (a season
+    # stored before these existed gets these defaults; 0 submissions means no limit)
+    max_submissions_per_window: int = 20
+    submission_window_s: int = 600
     max_term_digits: int = 10_000
     version: str = SCORING_VERSION
 
@@ -53,6 +57,8 @@ class ScoringRules:
             raise ConfigError(
                 f"unknown literal_policy {self.literal_policy!r}", fix=f"choose one of: {', '.join(LITERAL_POLICIES)}"
             )
+        if self.max_submissions_per_window < 0 or self.submission_window_s <= 0:
+            raise ConfigError("max_submissions_per_window must be >= 0 and submission_window_s > 0")
         if self.max_literal_payload_bytes < 0:
             raise ConfigError(f"max_literal_payload_bytes must not be negative, not {self.max_literal_payload_bytes}")
 
