@@ -17,12 +17,14 @@ from click.testing import CliRunner
 
 from podium.core.clock import ManualClock
 from podium.core.errors import AuthError, ConfigError, RateLimited
-from podium.core.execution.sandbox import Sandbox
+from podium.core.execution.sandbox import Limits, Sandbox
 from podium.core.storage.audit import audit_payload
 from podium.core.storage.sql import sqlite_url
 from podium.tracks.dojo.cli import dojo as dojo_cli
+from podium.tracks.dojo.judge import judge_submission
 from podium.tracks.dojo.platform import Dojo
 from podium.tracks.dojo.records import Role
+from podium.tracks.dojo.replay import replay_season
 from podium.tracks.dojo.results import problem_leaderboard_csv, problem_leaderboard_text, season_leaderboard_text
 from podium.tracks.dojo.rules import ScoringRules
 from podium.tracks.dojo.store import audit_entries, open_store
@@ -226,3 +228,44 @@ def test_a_user_who_submits_too_fast_is_told_when_to_come_back(url: str, bubblew
     platform.submit(ann, "fib", GOLF)  # one left the window: one more
     assert len(platform.submissions(user_id=ann.id)) == 4
     assert ScoringRules().max_submissions_per_window == 20 and ScoringRules().submission_window_s == 600
+
+
+def test_a_replay_runs_under_the_seasons_limits_after_the_cores_defaults_change(
+    judged: Dojo, bubblewrap: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ann, _ = judged.add_user("ann", Role.SOLVER)
+    judged.submit(ann, "fib", GOLF)
+    judged.submit(ann, "fib", LOOP)
+    assert work(judged, bubblewrap) == 2
+    judged.clock.set(T0 + timedelta(hours=5))  # type: ignore[attr-defined]  # past freeze and reveal
+    judged.tick()
+    judged.tick()
+    before = replay_season(judged, "s1", bubblewrap)
+    assert before.discrepancies == [] and before.submissions_rejudged == 2
+    stored = judged.season("s1").rules
+    assert stored.to_json()["solver_cpu_time_s"] == 2.0 and stored.to_json()["solver_memory_mib"] == 256
+
+    # a later podium lowers the core's default limits below what a Python start needs
+    defaults = dict(zip(("cpu_time_s", "wall_time_s"), Limits.__init__.__defaults__[:2], strict=True))  # type: ignore[index]
+    assert defaults == {"cpu_time_s": 2.0, "wall_time_s": 5.0}
+    monkeypatch.setattr(Limits.__init__, "__defaults__", (0.001, 0.002, *Limits.__init__.__defaults__[2:]))  # type: ignore[index]
+    assert Limits().cpu_time_s == 0.001
+    starved = judge_submission(GOLF, judged.problem("fib").terms or (), bubblewrap, stored, limits=Limits())
+    assert starved.verdict.value != "ACCEPTED" and not starved.reward_correct  # the new defaults would change it
+    report = replay_season(judged, "s1", bubblewrap)
+    assert report.discrepancies == [] and report.submissions_rejudged == 2  # the season's own numbers still hold
+
+
+def test_a_rejected_problem_is_redrafted_from_the_command_line(tmp_path: Path, bubblewrap: Sandbox) -> None:
+    url = sqlite_url(tmp_path / "dojo.sqlite3")
+    platform = Dojo(open_store(url), ManualClock(T0), lambda: bubblewrap)
+    platform.add_user("sam", Role.SETTER)
+    platform.create_season("s1")
+    platform.add_problem("s1", "cube", "sam", problem_files(b"while 1:print(7)\n"))
+    assert not platform.validate("cube").accepted
+    folder = tmp_path / "cube"
+    folder.mkdir()
+    (folder / "setter.py").write_bytes(b"n=0\nwhile 1:print(n*n*n+n);n+=1\n")
+    assert "problem cube redrafted (DRAFT); validate it again" in run("problem", "redraft", "cube", str(folder),
+                                                                       "--db", url)  # fmt: skip
+    assert platform.validate("cube").accepted

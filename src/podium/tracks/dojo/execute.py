@@ -14,11 +14,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from podium.core.execution.sandbox import Limits, RunRequest, RunResult, RunStatus, Sandbox
+from podium.tracks.dojo.rules import ScoringRules
 from podium.tracks.dojo.terms import complete_lines, parse_terms
 from podium.tracks.dojo.verdicts import RunVerdict
 
 PYTHON_ARGV = ("python3", "-s", "-S", "-P", "-B")
-SOLVER_LIMITS = Limits()  # spec dojo.md 6: CPU 2 s, wall 5 s, 256 MiB, 16 processes, 1 MiB of output
+SOLVER_LIMITS = ScoringRules().solver_limits()  # spec dojo.md 6 (a season's own are in its rules)
 SETTER_LIMITS = Limits(cpu_time_s=10.0, wall_time_s=20.0)
 
 _STATUS_VERDICTS = {

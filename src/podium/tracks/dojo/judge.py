@@ -19,7 +19,7 @@ from podium.core.records import StageFailure
 from podium.tracks.dojo.admit import AdmittedSource, admit
 from podium.tracks.dojo.bonus import brevity_bonus, problem_score
 from podium.tracks.dojo.box_source import box_copy
-from podium.tracks.dojo.execute import SOLVER_LIMITS, Execution, execute
+from podium.tracks.dojo.execute import Execution, execute
 from podium.tracks.dojo.gate import Gates, gate
 from podium.tracks.dojo.method_tags import conflict
 from podium.tracks.dojo.rules import ScoringRules
@@ -67,7 +67,7 @@ def judge_submission(
     rules: ScoringRules,
     *,
     apply_screen: bool = True,
-    limits: Limits = SOLVER_LIMITS,
+    limits: Limits | None = None,
     method_tag: str | None = None,
     internal_error_attempts: int = INTERNAL_ERROR_ATTEMPTS,
 ) -> Judgment:
@@ -89,7 +89,9 @@ def judge_submission(
     if boxed is None and apply_screen:  # the screen parsed it, so the rebuild is what failed: never run comments
         return _rejected(StageFailure(RunVerdict.POLICY_REJECT, UNCOPYABLE), admitted, apply_screen)
     runnable = admitted.canonical if boxed is None else boxed.encode("utf-8")  # unscreened: Python says what is wrong
-    execution = _execute_with_retries(runnable, sandbox, rules, limits, internal_error_attempts)
+    execution = _execute_with_retries(
+        runnable, sandbox, rules, limits or rules.solver_limits(), internal_error_attempts
+    )
     run = execution.run
     gates = gate(execution.terms, truth, rules) if execution.verdict is RunVerdict.OK else Gates(False, False, 0)
     brevity = brevity_bonus(admitted.length, rules) if gates.reward_correct else 0

@@ -190,6 +190,16 @@ def register(dojo: click.Group) -> None:
         )  # fmt: skip
         click.echo(f"problem {added.slug} added ({added.state.value})")
 
+    @problem.command("redraft")
+    @click.argument("slug")
+    @click.argument("folder", type=click.Path(path_type=Path, file_okay=False))
+    @click.option("--season")
+    @DB
+    def problem_redraft(slug: str, folder: Path, season: str | None, db: str) -> None:
+        """Give a REJECTED problem the corrected setter in FOLDER; it is a DRAFT again, to validate anew."""
+        redrafted = connect(db).redraft(slug, load_problem(folder), season)
+        click.echo(f"problem {redrafted.slug} redrafted ({redrafted.state.value}); validate it again")
+
     @dojo.command("problems")
     @click.option("--season")
     @DB

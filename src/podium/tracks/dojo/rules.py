@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from podium.core.errors import ConfigError
+from podium.core.execution.sandbox.records import Limits
 
 SCORING_VERSION = "SCORING.md v0.1"
 LITERAL_POLICIES = ("v0.1", "payload-budget-v1")
@@ -45,6 +46,17 @@ class ScoringRules:
     # stored before these existed gets these defaults; 0 submissions means no limit)
     max_submissions_per_window: int = 20
     submission_window_s: int = 600
+    # the sandbox limits a solver runs under (spec dojo.md 6), stored with the season like every number above, so a
+    # replay runs under the season's numbers even after the core's sandbox defaults change
+    solver_cpu_time_s: float = 2.0
+    solver_wall_time_s: float = 5.0
+    solver_memory_mib: int = 256
+    solver_processes: int = 16
+    solver_file_size_mib: int = 1
+    solver_tmp_mib: int = 8
+    solver_stdout_bytes: int = 1 << 20
+    solver_stderr_bytes: int = 64 << 10
+    solver_box_mib: int = 64
     max_term_digits: int = 10_000
     version: str = SCORING_VERSION
 
@@ -61,6 +73,20 @@ class ScoringRules:
             raise ConfigError("max_submissions_per_window must be >= 0 and submission_window_s > 0")
         if self.max_literal_payload_bytes < 0:
             raise ConfigError(f"max_literal_payload_bytes must not be negative, not {self.max_literal_payload_bytes}")
+
+    def solver_limits(self) -> Limits:
+        """The sandbox limits of a solver's run, every one given (none left to the core's defaults)."""
+        return Limits(
+            cpu_time_s=self.solver_cpu_time_s,
+            wall_time_s=self.solver_wall_time_s,
+            memory_mib=self.solver_memory_mib,
+            processes=self.solver_processes,
+            file_size_mib=self.solver_file_size_mib,
+            tmp_mib=self.solver_tmp_mib,
+            stdout_bytes=self.solver_stdout_bytes,
+            stderr_bytes=self.solver_stderr_bytes,
+            box_mib=self.solver_box_mib,
+        )
 
     def to_json(self) -> dict[str, Any]:
         """The rules as a JSON object (stored with a season)."""
