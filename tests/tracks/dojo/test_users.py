@@ -269,3 +269,32 @@ def test_a_rejected_problem_is_redrafted_from_the_command_line(tmp_path: Path, b
     assert "problem cube redrafted (DRAFT); validate it again" in run("problem", "redraft", "cube", str(folder),
                                                                        "--db", url)  # fmt: skip
     assert platform.validate("cube").accepted
+
+
+def test_the_operator_page_shows_the_queue_and_filters_submissions(tmp_path: Path, bubblewrap: Sandbox) -> None:
+    need_module("fastapi", "web")
+    from fastapi.testclient import TestClient
+
+    from podium.web.app import create_app
+
+    url = sqlite_url(tmp_path / "dojo.sqlite3")
+    platform = Dojo(open_store(url), ManualClock(datetime.now(UTC)), lambda: bubblewrap)
+    platform.add_user("sam", Role.SETTER)
+    _, ops = platform.add_user("ops", Role.OPERATOR)
+    ann, ann_token = platform.add_user("ann", Role.SOLVER)
+    platform.create_season("s1")
+    platform.add_problem("s1", "fib", "sam", problem_files(FIB_SETTER))
+    platform.validate("fib")
+    platform.open("fib")
+    first = platform.submit(ann, "fib", GOLF).submission_id
+    with TestClient(create_app({"db": url}, only={"dojo"}), base_url="http://testserver/dojo",
+                    headers={"origin": "http://testserver"}) as client:  # fmt: skip
+        client.post("/me", data={"token": ann_token})
+        assert client.get("/operator").status_code == 404  # a solver learns nothing of it
+        client.cookies.clear()
+        client.post("/me", data={"token": ops})
+        page = client.get("/operator")
+        assert page.status_code == 200 and "Queue (1 waiting or running)" in page.text
+        assert f"<td>{first}</td><td>fib</td><td>ann</td><td>queued</td>" in page.text
+        assert "Submissions (status judged)" in client.get("/operator?status=judged").text
+        assert "<p class='note'>None.</p>" in client.get("/operator?status=judged").text

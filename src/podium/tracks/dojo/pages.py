@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from podium.tracks.dojo.lifecycle import REVEALED_STATES, ProblemState
+from podium.tracks.dojo.listing import QUEUE_COLUMNS, SUBMISSION_COLUMNS
 from podium.tracks.dojo.records import Problem
 from podium.tracks.dojo.rules import ScoringRules
 from podium.web.layout import copyable, esc, table
@@ -220,3 +221,22 @@ def season_body(season: str, problems: Sequence[Problem], records: Sequence[Mapp
         )
     empty = "No problem of this season is revealed yet, so no score is published and the table is empty."
     return intro + leaderboard_table(records, empty=empty)
+
+
+def operator_body(queue: Sequence[Mapping[str, Any]], listed: Sequence[Mapping[str, Any]], filters: str) -> str:
+    """The operator's page: the judging queue in claim order, then the submissions the filters chose."""
+    waiting = table(QUEUE_COLUMNS, [[cell(r[c]) for c in QUEUE_COLUMNS] for r in queue], numeric=("waiting_s",))
+    chosen = table(SUBMISSION_COLUMNS, [[cell(r[c]) for c in SUBMISSION_COLUMNS] for r in listed])
+    form = (
+        "<form method='get' action='operator'><label>problem <input name='problem'></label> <label>user "
+        "<input name='user'></label> <label>status <select name='status'><option value=''>any</option>"
+        "<option>queued</option><option>running</option><option>judged</option></select></label> "
+        "<button type='submit'>Filter</button></form>"
+    )
+    return (
+        f"<h2>Queue ({len(queue)} waiting or running)</h2>"
+        + (waiting if queue else "<p class='note'>Nothing waits.</p>")
+        + f"<h2>Submissions{esc(filters)}</h2>{form}"
+        + (chosen if listed else "<p class='note'>None.</p>")
+        + "<p class='note'>The same as <code>podium dojo queue</code> and <code>podium dojo submissions</code>.</p>"
+    )

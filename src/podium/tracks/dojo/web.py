@@ -49,8 +49,9 @@ from podium.core.execution.sandbox import open_sandbox
 from podium.core.storage.text import unstorable
 from podium.tracks.dojo import pages
 from podium.tracks.dojo.lifecycle import PUBLISHED, REVEALED_STATES
+from podium.tracks.dojo.listing import queue_rows, submission_rows
 from podium.tracks.dojo.platform import Dojo, unknown_problem, unknown_submission
-from podium.tracks.dojo.records import Problem, Role, Submission, User
+from podium.tracks.dojo.records import JobStatus, Problem, Role, Submission, User
 from podium.tracks.dojo.results import (
     problem_leaderboard,
     problem_payloads,
@@ -389,6 +390,21 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
         solution = json.dumps({"method_tag": method_tag}).encode() if method_tag else None
         platform.submit(user, slug, source.encode("utf-8"), solution)
         return response
+
+    @router.get("/operator", response_class=HTMLResponse)
+    def operator_page(
+        request: Request, problem: str = "", user: str = "", status: str = ""
+    ) -> str:  # fmt: skip
+        try:
+            who = auth.page_user(request)
+        except AuthError:
+            return sign_in_page("")
+        if who.role is not Role.OPERATOR:
+            raise NotFoundError("no such page")  # nobody else learns the queue exists
+        chosen = JobStatus(status) if status in {s.value for s in JobStatus} else None
+        listed = submission_rows(platform, problem=problem or None, user=user or None, status=chosen)
+        said = ", ".join(f"{k} {v}" for k, v in (("problem", problem), ("user", user), ("status", status)) if v)
+        return page("Operator", pages.operator_body(queue_rows(platform), listed, f" ({said})" if said else ""))
 
     @router.get("/me", response_class=HTMLResponse)
     def my_page(request: Request) -> str:
