@@ -99,18 +99,24 @@ def test_operators_manage_users_over_http_and_nobody_else_may(url: str) -> None:
         assert client.post("/api/users/nobody/enable", headers=as_ops).status_code == 404
 
 
-@pytest.fixture
-def judged(tmp_path: Path, bubblewrap: Sandbox) -> Iterator[Dojo]:
+def open_season(url: str, sandbox: Sandbox, rules: ScoringRules | None = None) -> tuple[Dojo, ManualClock]:
+    """A season s1 with the Fibonacci problem validated and opened (the clock at 10:05, five minutes in)."""
     clock = ManualClock(T0)
     salts = iter(bytes([i]) * 32 for i in range(1, 100))
-    platform = Dojo(open_store(sqlite_url(tmp_path / "d.sqlite3")), clock, lambda: bubblewrap, lambda n: next(salts))
+    platform = Dojo(open_store(url), clock, lambda: sandbox, lambda n: next(salts))
     platform.add_user("sam", Role.SETTER)
-    platform.create_season("s1")
+    platform.create_season("s1", rules)
     platform.add_problem("s1", "fib", "sam", problem_files(FIB_SETTER), open_at=T0 + timedelta(hours=1),
                          freeze_at=T0 + timedelta(hours=3), reveal_at=T0 + timedelta(hours=4))  # fmt: skip
     platform.validate("fib")
     clock.set(T0 + timedelta(hours=1, minutes=5))
     platform.tick()
+    return platform, clock
+
+
+@pytest.fixture
+def judged(tmp_path: Path, bubblewrap: Sandbox) -> Iterator[Dojo]:
+    platform, _ = open_season(sqlite_url(tmp_path / "d.sqlite3"), bubblewrap)
     yield platform
 
 
@@ -141,15 +147,7 @@ def test_leaderboards_in_json_have_json_types_as_the_api_does(judged: Dojo, bubb
 
 
 def test_the_queue_and_the_submissions_filtered_by_problem_user_and_status(url: str, bubblewrap: Sandbox) -> None:
-    clock = ManualClock(T0)
-    platform = Dojo(open_store(url), clock, lambda: bubblewrap)
-    platform.add_user("sam", Role.SETTER)
-    platform.create_season("s1")
-    platform.add_problem("s1", "fib", "sam", problem_files(FIB_SETTER), open_at=T0 + timedelta(hours=1),
-                         freeze_at=T0 + timedelta(hours=3), reveal_at=T0 + timedelta(hours=4))  # fmt: skip
-    platform.validate("fib")
-    clock.set(T0 + timedelta(hours=1, minutes=5))
-    platform.tick()
+    platform, clock = open_season(url, bubblewrap)
     ann, _ = platform.add_user("ann", Role.SOLVER)
     bob, _ = platform.add_user("bob", Role.SOLVER)
     for user, source in ((ann, GOLF), (bob, LOOP), (ann, LOOP)):
@@ -174,15 +172,7 @@ def test_the_queue_and_the_submissions_filtered_by_problem_user_and_status(url: 
 
 def test_claims_go_round_robin_across_users(url: str, bubblewrap: Sandbox) -> None:
     """ann's burst of five comes first; bob's two come later: bob's first is judged after ann's first, not fifth."""
-    clock = ManualClock(T0)
-    platform = Dojo(open_store(url), clock, lambda: bubblewrap)
-    platform.add_user("sam", Role.SETTER)
-    platform.create_season("s1")
-    platform.add_problem("s1", "fib", "sam", problem_files(FIB_SETTER), open_at=T0 + timedelta(hours=1),
-                         freeze_at=T0 + timedelta(hours=3), reveal_at=T0 + timedelta(hours=4))  # fmt: skip
-    platform.validate("fib")
-    clock.set(T0 + timedelta(hours=1, minutes=5))
-    platform.tick()
+    platform, clock = open_season(url, bubblewrap)
     ann, _ = platform.add_user("ann", Role.SOLVER)
     bob, _ = platform.add_user("bob", Role.SOLVER)
     owner = {}
@@ -204,16 +194,8 @@ def test_claims_go_round_robin_across_users(url: str, bubblewrap: Sandbox) -> No
 
 
 def test_a_user_who_submits_too_fast_is_told_when_to_come_back(url: str, bubblewrap: Sandbox) -> None:
-    clock = ManualClock(T0)
-    platform = Dojo(open_store(url), clock, lambda: bubblewrap)
-    platform.add_user("sam", Role.SETTER)
-    platform.create_season("s1", ScoringRules(max_submissions_per_window=3, submission_window_s=60))
-    platform.add_problem("s1", "fib", "sam", problem_files(FIB_SETTER), open_at=T0 + timedelta(hours=1),
-                         freeze_at=T0 + timedelta(hours=3), reveal_at=T0 + timedelta(hours=4))  # fmt: skip
-    platform.validate("fib")
-    start = T0 + timedelta(hours=1, minutes=5)
-    clock.set(start)
-    platform.tick()
+    platform, clock = open_season(url, bubblewrap, ScoringRules(max_submissions_per_window=3, submission_window_s=60))
+    start = clock.now()
     ann, _ = platform.add_user("ann", Role.SOLVER)
     bob, _ = platform.add_user("bob", Role.SOLVER)
     for seconds in (0, 10, 20):
