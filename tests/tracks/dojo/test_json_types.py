@@ -72,6 +72,7 @@ def test_every_json_output_of_the_cli_and_the_api_has_json_types(tmp_path: Path,
         "queue": waiting,
         "leaderboard --problem": cli("leaderboard", "--problem", "fib", "--format", "json"),
         "leaderboard --season": cli("leaderboard", "--season", "s1", "--format", "json"),
+        "scoreboard": cli("scoreboard", "--season", "s1", "--format", "json"),
     }
     problem_dir = tmp_path / "fib"
     problem_dir.mkdir()
@@ -85,7 +86,7 @@ def test_every_json_output_of_the_cli_and_the_api_has_json_types(tmp_path: Path,
     with TestClient(create_app({"db": url}, only={"dojo"}), base_url="http://testserver/dojo") as client:
         for path in ("/api/problems", "/api/problems/fib", "/api/me/submissions", "/api/problems/fib/leaderboard",
                      "/api/problems/fib/tags", "/api/problems/fib/payloads", "/api/seasons/s1/leaderboard",
-                     "/api/audit/head", "/api/submissions/1"):  # fmt: skip
+                     "/api/audit/head", "/api/submissions/1", "/api/seasons/s1/scoreboard"):  # fmt: skip
             answer = client.get(path, headers=ann_header)
             assert answer.status_code == 200, (path, answer.text)
             outputs[path] = answer.json()

@@ -32,7 +32,7 @@ from podium.tracks.dojo.worker import judge_queue, work
 from tests.databases import new_postgres_database
 from tests.needs import need_module
 
-from .test_platform import FIB_SETTER, GOLF, LOOP, problem_files
+from .test_platform import FIB_SETTER, GOLF, LOOP, STAGE_ONLY, problem_files
 
 T0 = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
 
@@ -280,3 +280,51 @@ def test_the_operator_page_shows_the_queue_and_filters_submissions(tmp_path: Pat
         assert f"<td>{first}</td><td>fib</td><td>ann</td><td>queued</td>" in page.text
         assert "Submissions (status judged)" in client.get("/operator?status=judged").text
         assert "<p class='note'>None.</p>" in client.get("/operator?status=judged").text
+
+
+def test_the_scoreboard_shows_stage_pass_while_open_and_everything_at_reveal(
+    tmp_path: Path, bubblewrap: Sandbox
+) -> None:
+    url = sqlite_url(tmp_path / "dojo.sqlite3")
+    platform, clock = open_season(url, bubblewrap)
+    ann, _ = platform.add_user("ann", Role.SOLVER)
+    bob, _ = platform.add_user("bob", Role.SOLVER)
+    _, ops = platform.add_user("ops", Role.OPERATOR)
+    platform.submit(ann, "fib", GOLF)  # Reward Correct
+    platform.submit(bob, "fib", STAGE_ONLY)  # Stage Pass only
+    work(platform, bubblewrap)
+
+    def board(*flags: str) -> list[dict[str, object]]:
+        return json.loads(run("scoreboard", "--season", "s1", "--format", "json", *flags, "--db", url))  # type: ignore[no-any-return]
+
+    open_board = board()
+    assert open_board == [
+        {"rank": 1, "user": "ann", "score": 0, "reward_correct": 0, "stage_pass": 1, "submissions": 1},
+        {"rank": 1, "user": "bob", "score": 0, "reward_correct": 0, "stage_pass": 1, "submissions": 1},
+    ]  # open: who reached Stage Pass and how often they submitted; nothing of Reward Correct
+    live = board("--live")
+    assert [(r["user"], r["reward_correct"]) for r in live] == [("ann", 1), ("bob", 0)] and live[0]["score"] > 0
+
+    clock.set(T0 + timedelta(hours=3, minutes=30))
+    platform.tick()  # frozen
+    late = platform.submit(bob, "fib", GOLF)  # practice: after the freeze
+    assert late.practice
+    work(platform, bubblewrap)
+    assert board() == open_board  # the board stays as it was at the freeze
+
+    clock.set(T0 + timedelta(hours=4, minutes=5))
+    platform.tick()  # revealed
+    final = board()
+    assert [(r["rank"], r["user"], r["reward_correct"]) for r in final] == [(1, "ann", 1), (2, "bob", 0)]
+    assert final[0]["score"] == live[0]["score"]
+
+    need_module("fastapi", "web")
+    from fastapi.testclient import TestClient
+
+    from podium.web.app import create_app
+
+    with TestClient(create_app({"db": url}, only={"dojo"}), base_url="http://testserver/dojo") as client:
+        assert client.get("/api/seasons/s1/scoreboard").json() == final
+        assert client.get("/api/seasons/s1/scoreboard?live=true").status_code == 401
+        as_ops = {"Authorization": f"Bearer {ops}"}
+        assert client.get("/api/seasons/s1/scoreboard?live=true", headers=as_ops).status_code == 200

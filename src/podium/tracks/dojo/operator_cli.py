@@ -334,6 +334,17 @@ def register(dojo: click.Group) -> None:
         else:
             raise click.UsageError("name --problem or --season")
 
+    @dojo.command("scoreboard")
+    @click.option("--season", required=True)
+    @click.option("--live", is_flag=True, help="operators: every problem scored now, not what the public sees")
+    @format_option(("table", "csv", "json"))
+    @DB
+    def show_scoreboard(season: str, live: bool, fmt: str, db: str) -> None:
+        """The season's public board: revealed scores, and Stage Pass and counts of open problems (as of freeze)."""
+        from podium.tracks.dojo.scoreboard import SCOREBOARD_COLUMNS, scoreboard, scoreboard_records
+
+        click.echo(_records(SCOREBOARD_COLUMNS, scoreboard_records(scoreboard(connect(db), season, live=live)), fmt))
+
     @dojo.command("verify-audit")
     @DB
     def verify_audit(db: str) -> None:

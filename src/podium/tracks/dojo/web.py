@@ -35,7 +35,7 @@ import json
 from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
 
-from fastapi import APIRouter, Depends, Form, HTTPException, Request
+from fastapi import APIRouter, Depends, Form, Header, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.routing import APIRoute
@@ -59,6 +59,7 @@ from podium.tracks.dojo.results import (
     problem_tags,
     season_leaderboard,
 )
+from podium.tracks.dojo.scoreboard import scoreboard, scoreboard_records
 from podium.tracks.dojo.standings import problem_records, season_records
 from podium.tracks.dojo.store import audit_head, open_store, transaction
 from podium.tracks.dojo.users import SESSIONS
@@ -317,6 +318,12 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
     def operator_only(user: User) -> None:
         if user.role is not Role.OPERATOR:
             raise PermissionDenied("only operators manage users", fix="ask an operator")
+
+    @router.get("/api/seasons/{name}/scoreboard")
+    def get_scoreboard(name: str, live: bool = False, authorization: str | None = Header(None)) -> list[dict[str, Any]]:
+        if live:  # the live board scores problems not revealed yet: operators only
+            operator_only(auth.api_user(authorization))
+        return scoreboard_records(scoreboard(platform, name, live=live))
 
     @router.get("/api/users")
     def list_users(user: User = caller) -> list[dict[str, Any]]:
