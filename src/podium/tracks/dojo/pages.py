@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from podium.tracks.dojo.lifecycle import PUBLISHED as PUBLISHED_STATES
 from podium.tracks.dojo.lifecycle import REVEALED_STATES, ProblemState
 from podium.tracks.dojo.listing import QUEUE_COLUMNS, SUBMISSION_COLUMNS
 from podium.tracks.dojo.records import Problem
@@ -18,7 +19,17 @@ from podium.web.layout import copyable, esc, table
 
 TERM_SEPARATOR = ", "
 ME_HEADER = ("id", "problem", "submitted", "status", "verdict", "reason", "L", "score", "practice", "method tag")
-LEADERBOARD_NUMERIC = ("rank", "score", "L", "stage_pass", "reward_correct", "median_L", "problems", "submission")
+LEADERBOARD_NUMERIC = (
+    "rank",
+    "score",
+    "L",
+    "stage_pass",
+    "reward_correct",
+    "median_L",
+    "problems",
+    "submission",
+    "submissions",
+)
 
 
 def when(moment: str | None) -> str:
@@ -240,3 +251,24 @@ def operator_body(queue: Sequence[Mapping[str, Any]], listed: Sequence[Mapping[s
         + (chosen if listed else "<p class='note'>None.</p>")
         + "<p class='note'>The same as <code>podium dojo queue</code> and <code>podium dojo submissions</code>.</p>"
     )
+
+
+def scoreboard_body(season: str, problems: Sequence[Problem], records: Sequence[Mapping[str, Any]]) -> str:
+    """The season's public scoreboard, saying for each problem what part of it is shown and until when."""
+
+    def shown(problem: Problem) -> str:
+        if problem.state in REVEALED_STATES:
+            return "revealed: its scores count in full"
+        if problem.state is ProblemState.FROZEN:
+            return f"frozen since {when(problem.freeze_at)}: Stage Pass and submissions as at the freeze"
+        freeze = when(problem.freeze_at)
+        return f"open: who reached Stage Pass and how often they submitted, until the freeze ({freeze})"
+
+    listed = [p for p in problems if p.state in PUBLISHED_STATES]
+    states = "".join(f"<li id='state-{esc(p.slug)}'><a href='../problems/{esc(p.slug)}'>{esc(p.slug)}</a>: "
+                     f"{esc(shown(p))}</li>" for p in listed)  # fmt: skip
+    intro = (
+        f"<p>The board of season {esc(season)} follows it within what the rules publish: Reward Correct and "
+        f"scores appear at each problem's reveal, never before.</p><ul>{states}</ul>"
+    )
+    return intro + leaderboard_table(records, empty="Nobody has a counted submission yet.")

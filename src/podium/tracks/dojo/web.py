@@ -24,7 +24,9 @@ Pages (built in ``pages.py``): ``/`` (problems and season leaderboard links), ``
 the visible terms as a copyable block, the commitments and the rules in words, a submit form; after reveal no
 form, but the salt, every term, the setter, the problem's leaderboard and its method tags as tables), ``/me``
 (your submissions as a table: verdict, reason and score once published, L, practice, any method-tag override; a
-sign-in form where the browser is not signed in, and a sign-out button), ``/leaderboards/{season}`` (which
+sign-in form where the browser is not signed in, and a sign-out button), ``/scoreboard/{season}`` (the public
+board that follows the season: ``scoreboard.py``), ``/operator`` (operators: the queue and the submissions),
+``/leaderboards/{season}`` (which
 problems it counts and when the others are published). Pages take the token once (the submit or sign-in form) and
 start a server-side session whose id an HTTP-only cookie keeps; signing out (``POST /signout``) ends it.
 """
@@ -364,7 +366,8 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
         )
         by_id = platform.seasons_by_id()
         seasons = sorted({by_id[p.season_id].name for p in shown})
-        links = " · ".join(f"<a href='leaderboards/{esc(name)}'>{esc(name)}</a>" for name in seasons)
+        links = " · ".join(f"<a href='leaderboards/{esc(name)}'>{esc(name)}</a> (<a href='scoreboard/{esc(name)}'>"
+                           "scoreboard</a>)" for name in seasons)  # fmt: skip
         listing = (
             "<table><thead><tr><th>problem</th><th>title</th><th>state</th><th>freeze</th><th>reveal</th></tr></thead>"
             f"<tbody>{rows}</tbody></table>"
@@ -439,6 +442,11 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
         response = RedirectResponse("me", status_code=303)
         auth.sign_out(request, response)
         return response
+
+    @router.get("/scoreboard/{season}", response_class=HTMLResponse)
+    def scoreboard_page(season: str) -> str:
+        records = scoreboard_records(scoreboard(platform, season))
+        return page(f"Scoreboard of {season}", pages.scoreboard_body(season, platform.problems(season), records))
 
     @router.get("/leaderboards/{season}", response_class=HTMLResponse)
     def leaderboard_page(season: str) -> str:
