@@ -465,6 +465,17 @@ class Dojo:
         with self.engine.connect() as db:
             return [Submission.from_row(row) for row in db.execute(query)]
 
+    def submissions_by_problem(self, problem_ids: Iterable[int]) -> dict[int, list[Submission]]:
+        """The submissions of these problems, in one query, by problem (each list in id order)."""
+        wanted = set(problem_ids)
+        found: dict[int, list[Submission]] = {problem_id: [] for problem_id in wanted}
+        if wanted:
+            query = select(submissions).where(submissions.c.problem_id.in_(wanted)).order_by(submissions.c.id)
+            with self.engine.connect() as db:
+                for row in db.execute(query):
+                    found[row.problem_id].append(Submission.from_row(row))
+        return found
+
     def pending(self, problem_id: int) -> list[int]:
         """The ids of a problem's submissions still queued or being judged, oldest first."""
         with self.engine.connect() as db:

@@ -152,10 +152,11 @@ def problem_leaderboard_csv(dojo: Dojo, problem: Problem) -> str:
 def season_leaderboard(dojo: Dojo, season: str, *, final_only: bool = True) -> list[Ranked[SeasonRow]]:
     """The season leaderboard over its revealed problems (or all problems, for an operator's preview)."""
     rules, names, excluded = dojo.season(season).rules, dojo.user_names(), dojo.users.disabled_ids()  # once
+    counted_problems = [p for p in dojo.problems(season) if not final_only or p.state in REVEALED_STATES]
+    judged = dojo.submissions_by_problem(p.id for p in counted_problems)  # one query for the whole season
     scored: list[ScoredSubmission] = []
-    for problem in dojo.problems(season):
-        if not final_only or problem.state in REVEALED_STATES:
-            scored.extend(score_submissions(problem, dojo.submissions(problem.id), names, rules, excluded))
+    for problem in counted_problems:
+        scored.extend(score_submissions(problem, judged[problem.id], names, rules, excluded))
     return season_standings(scored)
 
 

@@ -45,10 +45,10 @@ def scoreboard(dojo: Dojo, season: str, *, live: bool = False) -> list[Ranked[Bo
     revealed: list[ScoredSubmission] = []
     stage: dict[str, int] = {}
     count: dict[str, int] = {}
-    for problem in dojo.problems(season):
-        if problem.state not in PUBLISHED:
-            continue
-        judged = [s for s in dojo.submissions(problem.id) if counted(s) and s.user_id not in excluded]
+    published = [p for p in dojo.problems(season) if p.state in PUBLISHED]
+    every = dojo.submissions_by_problem(p.id for p in published)  # one query for the whole season
+    for problem in published:
+        judged = [s for s in every[problem.id] if counted(s) and s.user_id not in excluded]
         if live or problem.state in REVEALED_STATES:
             revealed += score_submissions(problem, judged, names, rules, excluded)
         cutoff = parse_utc(problem.freeze_at) if problem.freeze_at and not live else now
