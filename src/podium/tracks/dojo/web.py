@@ -52,7 +52,7 @@ from podium.core.storage.text import unstorable
 from podium.tracks.dojo import pages
 from podium.tracks.dojo.lifecycle import PUBLISHED, REVEALED_STATES
 from podium.tracks.dojo.listing import queue_rows, submission_rows
-from podium.tracks.dojo.platform import Dojo, unknown_problem, unknown_submission
+from podium.tracks.dojo.platform import Dojo, unknown_problem
 from podium.tracks.dojo.records import JobStatus, Problem, Role, Submission, User
 from podium.tracks.dojo.results import (
     problem_leaderboard,
@@ -64,6 +64,7 @@ from podium.tracks.dojo.results import (
 from podium.tracks.dojo.scoreboard import scoreboard, scoreboard_records
 from podium.tracks.dojo.standings import problem_records, season_records
 from podium.tracks.dojo.store import audit_head, open_store, transaction
+from podium.tracks.dojo.submitting import unknown_submission
 from podium.tracks.dojo.users import SESSIONS
 from podium.web.auth import TokenAuth
 from podium.web.layout import esc
