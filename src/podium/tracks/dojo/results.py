@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable
+from typing import Any, Protocol
 
 from podium.core.clock import parse_utc
 from podium.core.ranking.leaderboard import Ranked
 from podium.core.reporting.tables import render_table
 from podium.tracks.dojo.bonus import DiversityEntry, diversity_bonuses, problem_score, tag_distribution
 from podium.tracks.dojo.lifecycle import REVEALED_STATES
-from podium.tracks.dojo.records import JobStatus, Problem, Submission
+from podium.tracks.dojo.records import JobStatus, Problem, Season, Submission
 from podium.tracks.dojo.rules import ScoringRules
 from podium.tracks.dojo.screen import literal_payload
 from podium.tracks.dojo.standings import (
@@ -31,8 +32,32 @@ from podium.tracks.dojo.standings import (
     season_standings,
 )
 
-if TYPE_CHECKING:
-    from podium.tracks.dojo.platform import Dojo
+
+class _Users(Protocol):
+    def disabled_ids(self) -> frozenset[int]: ...
+
+
+class ScoringSource(Protocol):
+    """What scoring reads of the platform (``platform.Dojo`` is one).
+
+    A protocol, so that the platform, which calls these functions at reveal, and this module do not import each
+    other.
+    """
+
+    @property
+    def users(self) -> _Users: ...
+
+    def season(self, name: str) -> Season: ...
+
+    def season_of(self, problem: Problem) -> Season: ...
+
+    def problems(self, season: str | None = None) -> list[Problem]: ...
+
+    def user_names(self) -> dict[int, str]: ...
+
+    def submissions(self, problem_id: int | None = None, user_id: int | None = None) -> list[Submission]: ...
+
+    def submissions_by_problem(self, problem_ids: Iterable[int]) -> dict[int, list[Submission]]: ...
 
 
 def counted(submission: Submission) -> bool:
@@ -88,13 +113,13 @@ def score_submissions(
     ]
 
 
-def problem_scores(dojo: Dojo, problem: Problem) -> list[ScoredSubmission]:
+def problem_scores(dojo: ScoringSource, problem: Problem) -> list[ScoredSubmission]:
     """A problem's counted submissions, scored."""
     rules = dojo.season_of(problem).rules
     return score_submissions(problem, dojo.submissions(problem.id), dojo.user_names(), rules, dojo.users.disabled_ids())
 
 
-def problem_tags(dojo: Dojo, problem: Problem) -> dict[str, Any]:
+def problem_tags(dojo: ScoringSource, problem: Problem) -> dict[str, Any]:
     """The tags of a problem's counted Reward Correct submissions: claimed, counted, and each override.
 
     Published after reveal for auditing (SCORING.md 6.3).
@@ -109,7 +134,7 @@ def problem_tags(dojo: Dojo, problem: Problem) -> dict[str, Any]:
     }
 
 
-def problem_payloads(dojo: Dojo, problem: Problem) -> list[dict[str, Any]]:
+def problem_payloads(dojo: ScoringSource, problem: Problem) -> list[dict[str, Any]]:
     """The literal payload of each counted Reward Correct submission, beside its L, in submission order.
 
     Published at reveal for audit, whatever the season's literal policy (SCORING.md 6.3's spirit): a solution that
@@ -128,12 +153,12 @@ def problem_payloads(dojo: Dojo, problem: Problem) -> list[dict[str, Any]]:
     ]
 
 
-def problem_leaderboard(dojo: Dojo, problem: Problem) -> list[Ranked[ScoredSubmission]]:
+def problem_leaderboard(dojo: ScoringSource, problem: Problem) -> list[Ranked[ScoredSubmission]]:
     """The per-problem leaderboard."""
     return problem_standings(problem_scores(dojo, problem))
 
 
-def problem_leaderboard_text(dojo: Dojo, problem: Problem, fmt: str) -> str:
+def problem_leaderboard_text(dojo: ScoringSource, problem: Problem, fmt: str) -> str:
     """The per-problem leaderboard rendered as ``table``, ``markdown``, ``csv`` or ``json``.
 
     JSON has its own types, as the API gives them: numbers and booleans.
@@ -144,12 +169,12 @@ def problem_leaderboard_text(dojo: Dojo, problem: Problem, fmt: str) -> str:
     return render_table(PROBLEM_HEADER, problem_rows(standings), fmt)
 
 
-def problem_leaderboard_csv(dojo: Dojo, problem: Problem) -> str:
+def problem_leaderboard_csv(dojo: ScoringSource, problem: Problem) -> str:
     """The per-problem leaderboard as the CSV published at reveal."""
     return problem_leaderboard_text(dojo, problem, "csv")
 
 
-def season_leaderboard(dojo: Dojo, season: str, *, final_only: bool = True) -> list[Ranked[SeasonRow]]:
+def season_leaderboard(dojo: ScoringSource, season: str, *, final_only: bool = True) -> list[Ranked[SeasonRow]]:
     """The season leaderboard over its revealed problems (or all problems, for an operator's preview)."""
     rules, names, excluded = dojo.season(season).rules, dojo.user_names(), dojo.users.disabled_ids()  # once
     counted_problems = [p for p in dojo.problems(season) if not final_only or p.state in REVEALED_STATES]
@@ -160,7 +185,7 @@ def season_leaderboard(dojo: Dojo, season: str, *, final_only: bool = True) -> l
     return season_standings(scored)
 
 
-def season_leaderboard_text(dojo: Dojo, season: str, fmt: str, *, final_only: bool = True) -> str:
+def season_leaderboard_text(dojo: ScoringSource, season: str, fmt: str, *, final_only: bool = True) -> str:
     """The season leaderboard rendered as ``table``, ``markdown``, ``csv`` or ``json`` (JSON's own types)."""
     standings = season_leaderboard(dojo, season, final_only=final_only)
     if fmt == "json":
