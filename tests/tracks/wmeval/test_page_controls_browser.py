@@ -67,6 +67,12 @@ def wait_until(page: Page, expression: str, timeout_s: float = 20) -> None:
         page.wait_for_timeout(50)
 
 
+def open_next(page: Page) -> None:
+    """Open the next item and wait until its script has started (a control used before would do nothing)."""
+    page.click("text=Score the next item")
+    page.wait_for_selector("#item[data-script=ready]")
+
+
 def times(page: Page) -> list[float]:
     return page.evaluate("['generated','reference'].map(id => document.getElementById(id).currentTime)")  # type: ignore[no-any-return]
 
@@ -76,13 +82,14 @@ def stored(site: Site) -> dict[str, int | None]:
 
 
 def watch_both(page: Page) -> None:
+    page.wait_for_selector("#item[data-script=ready]")
     page.click("#start-both")
     page.wait_for_selector("#item[data-ready=yes]")
 
 
 def test_both_videos_play_pause_scrub_and_step_together(browser: Browser, site: Site) -> None:
     page = signed_in(browser, site)
-    page.click("text=Score the next item")
+    open_next(page)
     wait_until(page, "['generated','reference'].every(id => document.getElementById(id).readyState >= 2)")
     page.keyboard.press(" ")
     wait_until(page, "!document.getElementById('generated').paused")
@@ -125,18 +132,20 @@ def test_both_videos_play_pause_scrub_and_step_together(browser: Browser, site: 
 
 def test_speed_and_loop_are_kept_and_the_last_answer_can_be_changed(browser: Browser, site: Site) -> None:
     page = signed_in(browser, site)
-    page.click("text=Score the next item")
+    open_next(page)
     first = page.url
     page.select_option("#speed", "2")
     page.check("#loop")
     watch_both(page)
     page.keyboard.press("1")
     page.wait_for_url(lambda url: url != first)
+    page.wait_for_selector("#item[data-script=ready]")
     assert page.input_value("#speed") == "2" and page.is_checked("#loop")
     assert page.evaluate("document.getElementById('generated').playbackRate") == 2
     assert page.is_visible("#undo")
     page.keyboard.press("u")
     page.wait_for_url(first)
+    page.wait_for_selector("#item[data-script=ready]")
     key = first.rsplit("/", 1)[1]
     assert stored(site)[key] == 1
     assert page.get_attribute("#item", "data-answered") == "yes"
@@ -149,7 +158,7 @@ def test_speed_and_loop_are_kept_and_the_last_answer_can_be_changed(browser: Bro
 
 def test_an_answer_the_server_never_got_is_kept_and_sent_again(browser: Browser, site: Site) -> None:
     page = signed_in(browser, site)
-    page.click("text=Score the next item")
+    open_next(page)
     item = page.url
     key = item.rsplit("/", 1)[1]
     before = stored(site)[key]
@@ -187,7 +196,7 @@ def test_an_answer_the_server_never_got_is_kept_and_sent_again(browser: Browser,
 
 def test_a_laptop_screen_holds_the_videos_scores_and_rubric_in_two_languages(browser: Browser, site: Site) -> None:
     page = signed_in(browser, site)  # 1366 x 768, the common laptop
-    page.click("text=Score the next item")
+    open_next(page)
     wait_until(page, "['generated','reference'].every(id => document.getElementById(id).readyState >= 2)")
     needed = ["#generated", "#reference", "#start-both", "#scrub", "button.score[data-score='0']",
               "button.score[data-score='3']", "#short-rubric", "#cant-judge", "#note", "#instruction"]  # fmt: skip

@@ -118,6 +118,7 @@ def test_an_annotator_scores_her_whole_queue_and_the_leaderboard_is_the_hand_com
     page.click("#next")
     for index in range(len(mine)):
         page.wait_for_url(f"{site.base}/items/*")
+        page.wait_for_selector("#item[data-script=ready]")  # the page's script answers the controls from here
         key = page.url.rsplit("/", 1)[1]
         row = plan[key]
         text = page.locator("body").inner_text()

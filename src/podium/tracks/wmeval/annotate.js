@@ -76,8 +76,11 @@
     localStorage.setItem("podium-wmeval-speed", speed.value);
     localStorage.setItem("podium-wmeval-loop", loop.checked ? "1" : "0");
   }
-  speed.value = localStorage.getItem("podium-wmeval-speed") || speed.value;
-  loop.checked = localStorage.getItem("podium-wmeval-loop") === "1";
+  // only a choice made before is applied: one made on this page before the script ran is kept
+  const storedSpeed = localStorage.getItem("podium-wmeval-speed");
+  const storedLoop = localStorage.getItem("podium-wmeval-loop");
+  if (storedSpeed !== null) speed.value = storedSpeed;
+  if (storedLoop !== null) loop.checked = storedLoop === "1";
   speed.addEventListener("change", applySettings);
   loop.addEventListener("change", applySettings);
   applySettings();
@@ -190,6 +193,7 @@
   });
 
   update();
+  root.dataset.script = "ready";  // the controls answer from here on
   const kept = localStorage.getItem(pendingKey);
   if (kept) {  // an answer this browser could not save last time: send it now
     say("Sending the answer kept from before…", "saving");
