@@ -115,8 +115,8 @@ def open_season(url: str, sandbox: Sandbox, rules: ScoringRules | None = None) -
 
 
 @pytest.fixture
-def judged(tmp_path: Path, bubblewrap: Sandbox) -> Iterator[Dojo]:
-    platform, _ = open_season(sqlite_url(tmp_path / "d.sqlite3"), bubblewrap)
+def judged(url: str, bubblewrap: Sandbox) -> Iterator[Dojo]:
+    platform, _ = open_season(url, bubblewrap)
     yield platform
 
 
@@ -238,8 +238,7 @@ def test_a_replay_runs_under_the_seasons_limits_after_the_cores_defaults_change(
     assert report.discrepancies == [] and report.submissions_rejudged == 2  # the season's own numbers still hold
 
 
-def test_a_rejected_problem_is_redrafted_from_the_command_line(tmp_path: Path, bubblewrap: Sandbox) -> None:
-    url = sqlite_url(tmp_path / "dojo.sqlite3")
+def test_a_rejected_problem_is_redrafted_from_the_command_line(url: str, tmp_path: Path, bubblewrap: Sandbox) -> None:
     platform = Dojo(open_store(url), ManualClock(T0), lambda: bubblewrap)
     platform.add_user("sam", Role.SETTER)
     platform.create_season("s1")
@@ -253,13 +252,12 @@ def test_a_rejected_problem_is_redrafted_from_the_command_line(tmp_path: Path, b
     assert platform.validate("cube").accepted
 
 
-def test_the_operator_page_shows_the_queue_and_filters_submissions(tmp_path: Path, bubblewrap: Sandbox) -> None:
+def test_the_operator_page_shows_the_queue_and_filters_submissions(url: str, bubblewrap: Sandbox) -> None:
     need_module("fastapi", "web")
     from fastapi.testclient import TestClient
 
     from podium.web.app import create_app
 
-    url = sqlite_url(tmp_path / "dojo.sqlite3")
     platform = Dojo(open_store(url), ManualClock(datetime.now(UTC)), lambda: bubblewrap)
     platform.add_user("sam", Role.SETTER)
     _, ops = platform.add_user("ops", Role.OPERATOR)
@@ -282,10 +280,7 @@ def test_the_operator_page_shows_the_queue_and_filters_submissions(tmp_path: Pat
         assert "<p class='note'>None.</p>" in client.get("/operator?status=judged").text
 
 
-def test_the_scoreboard_shows_stage_pass_while_open_and_everything_at_reveal(
-    tmp_path: Path, bubblewrap: Sandbox
-) -> None:
-    url = sqlite_url(tmp_path / "dojo.sqlite3")
+def test_the_scoreboard_shows_stage_pass_while_open_and_everything_at_reveal(url: str, bubblewrap: Sandbox) -> None:
     platform, clock = open_season(url, bubblewrap)
     ann, _ = platform.add_user("ann", Role.SOLVER)
     bob, _ = platform.add_user("bob", Role.SOLVER)
@@ -328,3 +323,6 @@ def test_the_scoreboard_shows_stage_pass_while_open_and_everything_at_reveal(
         assert client.get("/api/seasons/s1/scoreboard?live=true").status_code == 401
         as_ops = {"Authorization": f"Bearer {ops}"}
         assert client.get("/api/seasons/s1/scoreboard?live=true", headers=as_ops).status_code == 200
+        assert "id='live'" not in client.get("/scoreboard/s1").text  # the public page
+        client.post("/me", data={"token": ops}, headers={"origin": "http://testserver"})
+        assert "Live board (operators only" in client.get("/scoreboard/s1").text  # an operator sees both

@@ -445,9 +445,20 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
         return response
 
     @router.get("/scoreboard/{season}", response_class=HTMLResponse)
-    def scoreboard_page(season: str) -> str:
+    def scoreboard_page(season: str, request: Request) -> str:
         records = scoreboard_records(scoreboard(platform, season))
-        return page(f"Scoreboard of {season}", pages.scoreboard_body(season, platform.problems(season), records))
+        body = pages.scoreboard_body(season, platform.problems(season), records)
+        try:
+            viewer: User | None = auth.page_user(request)
+        except AuthError:
+            viewer = None
+        if viewer is not None and viewer.role is Role.OPERATOR:  # the live board beside the public one
+            live = scoreboard_records(scoreboard(platform, season, live=True))
+            body += (
+                "<h2 id='live'>Live board (operators only: every problem scored now)</h2>"
+                + pages.leaderboard_table(live, empty="Nobody has a counted submission yet.")
+            )
+        return page(f"Scoreboard of {season}", body)
 
     @router.get("/leaderboards/{season}", response_class=HTMLResponse)
     def leaderboard_page(season: str) -> str:
