@@ -12,8 +12,10 @@ import contextlib
 import ctypes
 import importlib.util
 import platform
+import shutil
 import subprocess
 import sys
+import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -48,8 +50,13 @@ def _on_host(channel: str, program: str, *args: str) -> str:
     return done.stdout.strip()
 
 
-def _in_sandbox(sandbox: BubblewrapSandbox, channel: str, program: str, token: str) -> RunResult:
-    return sandbox.run(RunRequest((*PYTHON, program, token), _files(channel)))
+def _in_sandbox(
+    sandbox: BubblewrapSandbox, channel: str, program: str, token: str, readable: Path | None = None
+) -> RunResult:
+    """One run of ``program``: the dojo's shape, or with ``readable`` PCG's (a writable box and a read-only folder)."""
+    if readable is None:
+        return sandbox.run(RunRequest((*PYTHON, program, token), _files(channel)))
+    return sandbox.run(RunRequest((*PYTHON, program, token), _files(channel), writable=True, readable=(readable,)))
 
 
 def _keys() -> ModuleType:
@@ -85,14 +92,24 @@ def test_the_channel_works_between_plain_processes(channel: str, judge_secret: s
     assert found.startswith("found"), found  # a real channel: what one process parks, the next reads
 
 
+@pytest.fixture
+def shared_folder() -> Iterator[Path]:
+    """A folder every uid can read, bound read-only into a run as PCG binds a submission's requirements."""
+    folder = Path(tempfile.mkdtemp(prefix="podium-readable-"))
+    folder.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder)
+
+
+@pytest.mark.parametrize("shape", ["read-only box", "writable box and a readable folder"])
 @pytest.mark.parametrize("channel", CHANNELS)
 def test_nothing_passes_from_one_sandboxed_run_to_the_next(
-    channel: str, judge_secret: str, sandbox: BubblewrapSandbox
+    channel: str, shape: str, judge_secret: str, sandbox: BubblewrapSandbox, shared_folder: Path
 ) -> None:
-    token = judge_secret
+    token, readable = judge_secret, (None if shape == "read-only box" else shared_folder)
     # one thread, one run at a time: the pool hands the slot the writer used straight back to the reader
-    writer = _in_sandbox(sandbox, channel, "writer.py", token)
-    reader = _in_sandbox(sandbox, channel, "reader.py", token)
+    writer = _in_sandbox(sandbox, channel, "writer.py", token, readable)
+    reader = _in_sandbox(sandbox, channel, "reader.py", token, readable)
     assert writer.status is RunStatus.OK and reader.status is RunStatus.OK, (writer, reader)
     found = reader.stdout.decode().strip()
     assert found.startswith("nothing"), (writer.stdout, found)
