@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from podium.core.clock import parse_utc
-from podium.core.ranking.leaderboard import Ranked, rank_entries
+from podium.core.ranking.leaderboard import Ranked, TieBreak, rank_entries
 from podium.tracks.dojo.lifecycle import PUBLISHED, REVEALED_STATES
 from podium.tracks.dojo.results import counted, score_submissions
 from podium.tracks.dojo.standings import ScoredSubmission, season_standings
@@ -24,6 +24,7 @@ from podium.tracks.dojo.standings import ScoredSubmission, season_standings
 if TYPE_CHECKING:
     from podium.tracks.dojo.platform import Dojo
 
+STAGE_PASS_FIRST: TieBreak[BoardRow] = TieBreak("stage_pass", lambda r: r.stage_pass, lower_wins=False)
 SCOREBOARD_COLUMNS = ("rank", "user", "score", "reward_correct", "stage_pass", "submissions")
 
 
@@ -52,20 +53,22 @@ def scoreboard(dojo: Dojo, season: str, *, live: bool = False) -> list[Ranked[Bo
         if live or problem.state in REVEALED_STATES:
             revealed += score_submissions(problem, judged, names, rules, excluded)
         cutoff = parse_utc(problem.freeze_at) if problem.freeze_at and not live else now
-        shown = [s for s in judged if parse_utc(s.created_at) < cutoff]
-        for user in {s.user_id for s in shown}:
-            mine = [s for s in shown if s.user_id == user]
-            name = names[user]
-            count[name] = count.get(name, 0) + len(mine)
-            stage[name] = stage.get(name, 0) + any(s.stage_pass for s in mine)
+        passed: set[str] = set()
+        for s in judged:
+            if parse_utc(s.created_at) < cutoff:
+                name = names[s.user_id]
+                count[name] = count.get(name, 0) + 1
+                if s.stage_pass:
+                    passed.add(name)
+        for name in passed:  # a problem counts once per user, however many of their submissions passed
+            stage[name] = stage.get(name, 0) + 1
     scored = {row.entry.user: row.entry for row in season_standings(revealed)}
     rows = [
         BoardRow(name, scored[name].score if name in scored else 0,
                  scored[name].reward_correct if name in scored else 0, stage.get(name, 0), count.get(name, 0))
         for name in sorted(set(count) | set(scored))
     ]  # fmt: skip
-    # the score first, Stage Pass to break its ties: both are small whole numbers, so one key orders them exactly
-    return rank_entries(rows, lambda r: r.score * 10_000 + r.stage_pass)
+    return rank_entries(rows, lambda r: r.score, tie_breaks=[STAGE_PASS_FIRST])
 
 
 def scoreboard_records(board: list[Ranked[BoardRow]]) -> list[dict[str, Any]]:
