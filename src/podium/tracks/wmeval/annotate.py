@@ -203,11 +203,18 @@ def record_score(engine: Engine, clock: Clock, annotator: Account, key: str, sco
 def item_opened(engine: Engine, clock: Clock, annotator: Account, key: str) -> None:
     """Note when ``annotator`` first opened their item ``key`` (time on item starts there)."""
     at = utc_text(clock.now())
-    with transaction(engine) as db:
+
+    def seen(db: Connection) -> tuple[int, bool]:
         item_id = _own_item(db, annotator, key)
-        seen = select(item_times.c.item_id).where(item_times.c.item_id == item_id,
-                                                  item_times.c.annotator_id == annotator.id)  # fmt: skip
-        if db.execute(seen).first() is None:
+        mine = (item_times.c.item_id == item_id) & (item_times.c.annotator_id == annotator.id)
+        return item_id, db.execute(select(item_times.c.item_id).where(mine)).first() is not None
+
+    with engine.connect() as db:  # every later opening only reads: the write lock is taken once per item
+        if seen(db)[1]:
+            return
+    with transaction(engine) as db:
+        item_id, opened = seen(db)  # again under the lock: two tabs opening it at once record it once
+        if not opened:
             db.execute(insert(item_times).values(item_id=item_id, annotator_id=annotator.id, opened_at=at))
 
 
