@@ -50,6 +50,7 @@ from sqlalchemy import (
     Table,
     Update,
     bindparam,
+    case,
     func,
     or_,
     select,
@@ -220,6 +221,15 @@ class JobQueue:
             values = self.exhausted(db, claim.row, summary[:MAX_REASON_CHARS])
             return bool(db.execute(self._sql.update_mine, {**mine, **values, "status": self.done}).rowcount)
 
+    def waiting(self) -> list[int]:
+        """The ids of the jobs not done, as the workers see them.
+
+        Running ones first, by when they were claimed; then the queued ones in the order claims will take them
+        (fair share included).
+        """
+        with self.engine.connect() as db:
+            return list(db.execute(self._sql.waiting).scalars())
+
     @property
     def _sql(self) -> _Statements:
         return _statements(self.table, self.queued, self.running, self.fair_by)
@@ -271,6 +281,7 @@ class _Statements:
     """
 
     next_job: Select[Any]  # p_stale: the oldest queued job, or the oldest running one claimed before p_stale
+    waiting: Select[Any]  # the ids of the jobs not done: running ones by claim time, then queued ones in turn
     take: Update  # p_job, p_worker, p_now, p_attempts: mark it running under this worker
     update_mine: Update  # p_job, p_worker, then the columns to set: only while this worker's claim stands
 
@@ -292,7 +303,11 @@ def _statements(table: Table, queued: str, running: str, fair_by: tuple[str, str
             .scalar_subquery()
         )  # fmt: skip
         order = [turn, jobs.id]
+    running_first = case((jobs.status == running, 0), else_=1)
     return _Statements(
+        waiting=select(jobs.id)
+        .where(jobs.status.in_((queued, running)))
+        .order_by(running_first, jobs.claimed_at, *order),
         next_job=select(table)
         .where(or_(jobs.status == queued, stale))
         .order_by(*order)

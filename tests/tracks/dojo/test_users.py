@@ -326,3 +326,19 @@ def test_the_scoreboard_shows_stage_pass_while_open_and_everything_at_reveal(url
         assert "id='live'" not in client.get("/scoreboard/s1").text  # the public page
         client.post("/me", data={"token": ops}, headers={"origin": "http://testserver"})
         assert "Live board (operators only" in client.get("/scoreboard/s1").text  # an operator sees both
+
+
+def test_the_queue_lists_submissions_in_the_order_the_workers_take_them(url: str, bubblewrap: Sandbox) -> None:
+    platform, clock = open_season(url, bubblewrap)
+    ann, _ = platform.add_user("ann", Role.SOLVER)
+    bob, _ = platform.add_user("bob", Role.SOLVER)
+    ids = {}
+    for n, user in enumerate((ann, ann, ann, bob)):
+        clock.set(clock.now() + timedelta(seconds=1))
+        ids[platform.submit(user, "fib", LOOP).submission_id] = f"{user.name}{n}"
+    shown = [ids[row["id"]] for row in json.loads(run("queue", "--format", "json", "--db", url))]
+    assert shown == ["ann0", "bob3", "ann1", "ann2"]  # fair share: bob's first before ann's second
+    claim = judge_queue(platform).claim("w1")
+    assert claim is not None and ids[claim.id] == "ann0"
+    shown = [ids[row["id"]] for row in json.loads(run("queue", "--format", "json", "--db", url))]
+    assert shown == ["ann0", "bob3", "ann1", "ann2"]  # the running one first, then the next claims in turn

@@ -1,12 +1,13 @@
 """What an operator looks at during a season: the judging queue and the submissions, by problem, user and status.
 
 Rows are JSON objects with JSON's types (the CLI's ``--format json`` and the operator page use the same rows); the
-table formats print them for people. The queue is the submissions not judged yet, in the order the workers claim
-them, with how long each has waited by the platform's clock.
+table formats print them for people. The queue is the submissions not judged yet, in the order the workers take
+them (``JobQueue.waiting``: fair share included), with how long each has waited by the platform's clock.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from podium.core.clock import parse_utc
@@ -20,12 +21,16 @@ QUEUE_COLUMNS = ("id", "problem", "user", "status", "attempts", "submitted_at", 
 
 
 def submission_rows(
-    dojo: Dojo, *, problem: str | None = None, user: str | None = None, status: JobStatus | None = None
+    dojo: Dojo,
+    *,
+    problem: str | None = None,
+    user: str | None = None,
+    status: Iterable[JobStatus] | None = None,
 ) -> list[dict[str, Any]]:
-    """Every submission matching the filters, in id order."""
+    """Every submission matching the filters (``status``: any of these), in id order."""
     problem_id = dojo.problem(problem).id if problem is not None else None
     user_id = dojo.user(user).id if user is not None else None
-    chosen = [s for s in dojo.submissions(problem_id, user_id) if status is None or s.status is status]
+    chosen = dojo.submissions(problem_id, user_id, statuses=status)
     slugs = {p.id: p.slug for p in dojo.problems_by_id(s.problem_id for s in chosen).values()}
     names = dojo.user_names()
     return [
@@ -39,11 +44,18 @@ def submission_rows(
 
 
 def queue_rows(dojo: Dojo) -> list[dict[str, Any]]:
-    """The submissions waiting for or under judgment, in claim order, with their wait so far in seconds."""
+    """The submissions waiting for or under judgment, in the workers' order, with their wait so far in seconds.
+
+    The running ones come first, then the queued ones in the order claims take them (fair share included).
+    """
+    from podium.tracks.dojo.worker import judge_queue  # here, not on top: the worker module brings the judge
+
+    order = judge_queue(dojo).waiting()
+    position = {submission_id: index for index, submission_id in enumerate(order)}
+    rows = submission_rows(dojo, status=(JobStatus.QUEUED, JobStatus.RUNNING))
     now = dojo.clock.now()
-    waiting = [r for r in submission_rows(dojo) if r["status"] != JobStatus.JUDGED.value]
     return [
         {key: row[key] for key in QUEUE_COLUMNS if key in row}
         | {"waiting_s": round((now - parse_utc(row["submitted_at"])).total_seconds(), 1)}
-        for row in waiting
+        for row in sorted(rows, key=lambda row: position.get(row["id"], len(order)))
     ]

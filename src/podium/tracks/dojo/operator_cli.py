@@ -139,7 +139,7 @@ def register(dojo: click.Group) -> None:
         from podium.tracks.dojo.records import JobStatus
 
         rows = submission_rows(connect(db), problem=problem, user=user_name,
-                               status=JobStatus(status) if status else None)  # fmt: skip
+                               status=(JobStatus(status),) if status else None)  # fmt: skip
         click.echo(_records(SUBMISSION_COLUMNS, rows, fmt))
 
     @dojo.command("queue")

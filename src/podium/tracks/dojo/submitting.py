@@ -135,9 +135,13 @@ class SubmissionDesk:
             raise unknown_submission(submission_id)
         return Submission.from_row(row)
 
-    def submissions(self, problem_id: int | None = None, user_id: int | None = None) -> list[Submission]:
-        """Submissions (of a problem, of a user) in id order."""
+    def submissions(
+        self, problem_id: int | None = None, user_id: int | None = None, *, statuses: Iterable[JobStatus] | None = None
+    ) -> list[Submission]:
+        """Submissions (of a problem, of a user, in any of ``statuses``) in id order."""
         query = select(submissions).order_by(submissions.c.id)
+        if statuses is not None:
+            query = query.where(submissions.c.status.in_([status.value for status in statuses]))
         if problem_id is not None:
             query = query.where(submissions.c.problem_id == problem_id)
         if user_id is not None:

@@ -412,7 +412,7 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
             return sign_in_page("")
         if who.role is not Role.OPERATOR:
             raise NotFoundError("no such page")  # nobody else learns the queue exists
-        chosen = JobStatus(status) if status in {s.value for s in JobStatus} else None
+        chosen = (JobStatus(status),) if status in {s.value for s in JobStatus} else None
         listed = submission_rows(platform, problem=problem or None, user=user or None, status=chosen)
         said = ", ".join(f"{k} {v}" for k, v in (("problem", problem), ("user", user), ("status", status)) if v)
         return page("Operator", pages.operator_body(queue_rows(platform), listed, f" ({said})" if said else ""))
