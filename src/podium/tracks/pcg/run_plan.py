@@ -45,11 +45,8 @@ def asked_trials(logs: Path, prefix: str = "") -> dict[str, AskedTrials]:
     for path in sorted(logs.glob(f"*{PLAN_SUFFIX}")) if logs.is_dir() else []:
         try:
             record = json.loads(path.read_text("utf-8"))
-            team, letters, trials = (
-                prefix + str(record["team"]),
-                frozenset(map(str, record["characters"])),
-                int(record["trials"]),
-            )
+            team = prefix + str(record["team"])
+            letters, trials = frozenset(map(str, record["characters"])), int(record["trials"])
         except (OSError, ValueError, KeyError, TypeError):
             continue  # a file podium did not write: that team counts as unplanned
         before = asked.get(team)
