@@ -79,6 +79,15 @@ class Sessions:
         """End every session of an account (its token was reset, or it was disabled); how many there were."""
         return int(db.execute(delete(self.table).where(self.table.c.account_id == account_id)).rowcount or 0)
 
+    def disable(self, db: Connection, name: str, at: str) -> int:
+        """Disable the account ``name`` from ``at`` and end its sessions; how many there were (the track audits)."""
+        return self.end_all(db, self.accounts.set_disabled(db, name, at).id)
+
+    def new_token(self, db: Connection, name: str) -> tuple[str, int]:
+        """A new token for ``name`` (the old one stops) and its sessions ended: the token and how many ended."""
+        account, token = self.accounts.reset_token(db, name)
+        return token, self.end_all(db, account.id)
+
     def prune(self, db: Connection, now: datetime) -> int:
         """Delete the expired sessions; how many."""
         return int(db.execute(delete(self.table).where(self.table.c.expires_at <= utc_text(now))).rowcount or 0)

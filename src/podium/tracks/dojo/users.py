@@ -71,8 +71,7 @@ class Users:
             raise ConfigError("say why the user is disabled", fix=f"--reason TEXT (1 to {REASON_MAX_CHARS} characters)")
         with transaction(self.engine) as db:
             now = utc_text(self.clock.now())
-            account = ACCOUNTS.set_disabled(db, name, now)
-            ended = SESSIONS.end_all(db, account.id)
+            ended = SESSIONS.disable(db, name, now)
             append_audit(db, now, "user_disabled", {"user": name, "reason": reason, "sessions_ended": ended})
         return ended
 
@@ -87,7 +86,6 @@ class Users:
         """A new token for ``name`` (shown once); the old one and every session stop working at once. Audited."""
         with transaction(self.engine) as db:
             now = utc_text(self.clock.now())
-            account, token = ACCOUNTS.reset_token(db, name)
-            ended = SESSIONS.end_all(db, account.id)
+            token, ended = SESSIONS.new_token(db, name)
             append_audit(db, now, "token_rotated", {"user": name, "sessions_ended": ended})
         return token

@@ -48,8 +48,11 @@ def set_disabled(engine: Engine, clock: Clock, name: str, disabled: bool) -> int
     """
     at = utc_text(clock.now())
     with transaction(engine) as db:
-        account = ACCOUNTS.set_disabled(db, name, at if disabled else None)
-        ended = SESSIONS.end_all(db, account.id) if disabled else 0
+        if disabled:
+            ended = SESSIONS.disable(db, name, at)
+        else:
+            ACCOUNTS.set_disabled(db, name, None)
+            ended = 0
         append_audit(db, at, "user_disabled" if disabled else "user_enabled", {"user": name, "sessions_ended": ended})
     return ended
 
@@ -58,8 +61,7 @@ def reset_token(engine: Engine, clock: Clock, name: str) -> tuple[str, int]:
     """A new token for ``name`` (shown once); the old token and every session end at once. Audited."""
     at = utc_text(clock.now())
     with transaction(engine) as db:
-        account, token = ACCOUNTS.reset_token(db, name)
-        ended = SESSIONS.end_all(db, account.id)
+        token, ended = SESSIONS.new_token(db, name)
         append_audit(db, at, "token_reset", {"user": name, "sessions_ended": ended})
     return token, ended
 
