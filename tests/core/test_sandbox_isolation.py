@@ -12,10 +12,8 @@ import contextlib
 import ctypes
 import importlib.util
 import platform
-import shutil
 import subprocess
 import sys
-import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -92,21 +90,12 @@ def test_the_channel_works_between_plain_processes(channel: str, judge_secret: s
     assert found.startswith("found"), found  # a real channel: what one process parks, the next reads
 
 
-@pytest.fixture
-def shared_folder() -> Iterator[Path]:
-    """A folder every uid can read, bound read-only into a run as PCG binds a submission's requirements."""
-    folder = Path(tempfile.mkdtemp(prefix="podium-readable-"))
-    folder.chmod(0o755)
-    yield folder
-    shutil.rmtree(folder)
-
-
 @pytest.mark.parametrize("shape", ["read-only box", "writable box and a readable folder"])
 @pytest.mark.parametrize("channel", CHANNELS)
 def test_nothing_passes_from_one_sandboxed_run_to_the_next(
-    channel: str, shape: str, judge_secret: str, sandbox: BubblewrapSandbox, shared_folder: Path
+    channel: str, shape: str, judge_secret: str, sandbox: BubblewrapSandbox, world_readable: Path
 ) -> None:
-    token, readable = judge_secret, (None if shape == "read-only box" else shared_folder)
+    token, readable = judge_secret, (None if shape == "read-only box" else world_readable)
     # one thread, one run at a time: the pool hands the slot the writer used straight back to the reader
     writer = _in_sandbox(sandbox, channel, "writer.py", token, readable)
     reader = _in_sandbox(sandbox, channel, "reader.py", token, readable)

@@ -7,8 +7,6 @@ run's box in the next.
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -125,15 +123,6 @@ def test_nothing_of_one_runs_box_is_in_the_next(backend: Sandbox) -> None:
     result = backend.run(RunRequest((*PYTHON, "main.py"), {"main.py": reader}, limits=QUICK, writable=True))
     # the weaker backend shares the host's /tmp (it isolates nothing); its boxes are still fresh per run
     assert result.stdout == (b"['main.py'] False\n" if backend.isolated else b"['main.py'] True\n"), result
-
-
-@pytest.fixture
-def world_readable() -> Iterator[Path]:
-    """A folder the slot's uid can reach (pytest's own are root's alone), as podium's requirement folders are."""
-    folder = Path(tempfile.mkdtemp(prefix="podium-readable-"))
-    folder.chmod(0o755)
-    yield folder
-    shutil.rmtree(folder)
 
 
 def test_a_readable_folder_is_seen_at_its_own_path_and_cannot_be_written(
