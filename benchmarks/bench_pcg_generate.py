@@ -32,8 +32,8 @@ from machine import cpu_model
 
 from podium.core.execution.sandbox import open_sandbox
 from podium.core.llm import ChatMessage, ChatRequest, open_model
+from podium.tracks.pcg.editions import edition
 from podium.tracks.pcg.generation.records import GenerateVerdict
-from podium.tracks.pcg.generation.rules import rules
 from podium.tracks.pcg.generation.submission import Program
 from podium.tracks.pcg.generation.team import GenerateSettings, Submission, generate_team
 
@@ -102,7 +102,7 @@ def main() -> None:
 
     def run(calls: int, characters: tuple[str, ...], trials: int) -> float:
         with tempfile.TemporaryDirectory() as folder:
-            settings = GenerateSettings(Path(folder), rules(2025), model, "bench", url, characters, trials)
+            settings = GenerateSettings(Path(folder), edition(2025).generation, model, "bench", url, characters, trials)
             submission = Submission("team", Program.of_file("program.py", PROGRAM.format(calls=calls).encode()))
             started = time.perf_counter()
             result = generate_team(submission, settings, sandbox)

@@ -19,8 +19,8 @@ from podium.core.execution.sandbox.bubblewrap import BubblewrapSandbox
 from podium.core.execution.sandbox.packages import InstallOptions
 from podium.core.llm import open_model
 from podium.core.llm.http import RetryPolicy
+from podium.tracks.pcg.editions import edition
 from podium.tracks.pcg.generation.records import GenerateVerdict, TeamRun
-from podium.tracks.pcg.generation.rules import rules
 from podium.tracks.pcg.generation.submission import Program
 from podium.tracks.pcg.generation.team import GenerateSettings, Submission, generate_team
 from tests.tracks.pcg.chat_server import ChatServer, serve_chat
@@ -93,7 +93,7 @@ def settings(
 ) -> GenerateSettings:
     retry = RetryPolicy(first_backoff_s=0.01, max_backoff_s=0.05, **policy)  # type: ignore[arg-type]
     model = open_model("openai:m", base_url=server.base_url, policy=retry)
-    quick = dataclasses.replace(rules(2025), max_time_s=1.0)
+    quick = dataclasses.replace(edition(2025).generation, max_time_s=1.0)
     return GenerateSettings(
         root, quick, model, "m", server.base_url, tuple(characters), 1, grace_s=1.0, install=install
     )
@@ -240,7 +240,8 @@ def test_a_2023_prompt_run_stops_on_a_closed_port_and_the_cli_says_how_to_resume
         closed = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
     model = open_model("openai:m", base_url=closed, policy=RetryPolicy(first_backoff_s=0.01, max_backoff_s=0.02))
     prompt = Submission("p", prompt="Build <OBJECT>")
-    run = generate_team(prompt, GenerateSettings(tmp_path, rules(2023), model, "m", closed, tuple("ABCDE"), 2), None)
+    settings = GenerateSettings(tmp_path, edition(2023).generation, model, "m", closed, tuple("ABCDE"), 2)
+    run = generate_team(prompt, settings, None)
     assert [o.verdict for o in run.outcomes] == [GenerateVerdict.MODEL_ERROR] * 10
     assert "Connection refused" in run.outcomes[0].reason and run.server_down is not None
     assert all(o.reason == run.server_down for o in run.outcomes[3:])

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from podium.tracks.pcg.generation.rules import trial_seed
+from podium.tracks.pcg.editions import trial_seed
 from tests.conftest import required
 from tests.tracks.pcg.chat_server import reply_text, serve_chat
 

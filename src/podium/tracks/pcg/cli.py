@@ -18,7 +18,8 @@ from podium.core.reporting.tables import render_table
 from podium.tracks.pcg import jsnum
 from podium.tracks.pcg.classifiers import ClassifierSpec
 from podium.tracks.pcg.console import failure_lines, log_lines, warning_lines
-from podium.tracks.pcg.editions import DEFAULT_EDITION, EDITIONS, TRIALS_PER_CHARACTER, Edition, edition
+from podium.tracks.pcg.edition_option import edition_option
+from podium.tracks.pcg.editions import TRIALS_PER_CHARACTER, Edition
 from podium.tracks.pcg.official.rundir import Platform
 from podium.tracks.pcg.promptlength import prompt_lengths
 from podium.tracks.pcg.run_plan import describe_asked
@@ -36,16 +37,6 @@ _ROOT = click.Path(path_type=Path, file_okay=False)
 
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-def _edition_option(default: int = DEFAULT_EDITION, choices: tuple[int, ...] = tuple(EDITIONS)) -> Callable[[F], F]:
-    return click.option(
-        "--edition",
-        type=click.Choice([str(year) for year in choices]),
-        default=str(default),
-        show_default=True,
-        help="Competition year: selects the function prefix, formats and formulas.",
-    )
 
 
 _force_option = click.option("--force", is_flag=True, help="Redo every item, even outputs that are current.")
@@ -107,10 +98,10 @@ def _print_ending(summaries: list[StageSummary]) -> None:
 
 @pcg.command()
 @click.argument("prompts_dir", type=_ROOT)
-@_edition_option(default=2023, choices=(2023,))  # 2024 and 2025 qualified programs by hand: no script to replace
+@edition_option(lambda e: e.qualification, "qualification script")  # later editions read programs by hand
 @_json_option
 @click.option("--no-copy", is_flag=True, help="Do not copy qualified prompts to PROMPTS_DIR/../qualified/.")
-def qualify(prompts_dir: Path, edition: str, as_json: bool, no_copy: bool) -> None:
+def qualify(prompts_dir: Path, edition: Edition, as_json: bool, no_copy: bool) -> None:
     """Check 2023 prompts (<TEAM>.txt): at most 900 words, allowed characters, an <OBJECT> token.
 
     Only the 2023 edition had a qualification script; 2024 and 2025 inspected programs by hand.
@@ -178,21 +169,21 @@ def inspect_command(programs: tuple[Path, ...], as_json: bool) -> None:
 
 def _text_stage(command: F) -> F:
     """The arguments of a stage that turns each trial's text file into the next one (extract, build)."""
-    for option in (_order_option, _json_option, _force_option, _edition_option(), click.argument("root", type=_ROOT)):
+    for option in (_order_option, _json_option, _force_option, edition_option(), click.argument("root", type=_ROOT)):
         command = option(command)
     return pcg.command()(command)  # type: ignore[return-value]
 
 
 @_text_stage
-def extract(root: Path, edition: str, force: bool, as_json: bool, platform: str) -> None:
+def extract(root: Path, edition: Edition, force: bool, as_json: bool, platform: str) -> None:
     """raw/ → intermediate/: the drop calls of each response's last fenced code block."""
-    _print_stage(run_extract(root, _edition(edition), force=force, platform=Platform(platform)), as_json)
+    _print_stage(run_extract(root, edition, force=force, platform=Platform(platform)), as_json)
 
 
 @_text_stage
-def build(root: Path, edition: str, force: bool, as_json: bool, platform: str) -> None:
+def build(root: Path, edition: Edition, force: bool, as_json: bool, platform: str) -> None:
     """intermediate/ → levels/: drop the blocks on the 20×16 grid and write Science Birds XML."""
-    _print_stage(run_build(root, _edition(edition), force=force, platform=Platform(platform)), as_json)
+    _print_stage(run_build(root, edition, force=force, platform=Platform(platform)), as_json)
 
 
 _workers_option = workers_option()
@@ -200,12 +191,12 @@ _workers_option = workers_option()
 
 @pcg.command()
 @click.argument("root", type=_ROOT)
-@_edition_option()
+@edition_option()
 @_workers_option
 @_force_option
 @_json_option
 @_order_option
-def simulate(root: Path, edition: str, workers: int | None, force: bool, as_json: bool, platform: str) -> None:
+def simulate(root: Path, edition: Edition, workers: int | None, force: bool, as_json: bool, platform: str) -> None:
     """levels/ → stability/ + images/: Box2D physics and the black-and-white image, as Unity's evaluator."""
     summary = run_simulate(root, executor=make_executor(workers), force=force, platform=Platform(platform))
     _print_stage(summary, as_json)
@@ -213,13 +204,13 @@ def simulate(root: Path, edition: str, workers: int | None, force: bool, as_json
 
 @pcg.command()
 @click.argument("root", type=_ROOT)
-@_edition_option()
+@edition_option()
 @click.option(
     "--classifier",
     default="embedded",
     show_default=True,
-    help="embedded (offline, approximates the official ViT), hf:<hub id or folder> (the official model: "
-    "hf:pittawat/vit-base-uppercase-english-characters; 2023: hf:pittawat/vit-base-letter) or onnx:<file>.",
+    help="embedded (offline, approximates the official ViT), hf (the edition's official ViT from the Hugging Face "
+    "hub), hf:<hub id or folder>, or onnx:<file>.",
 )
 @click.option(
     "--batch-size",
@@ -235,7 +226,7 @@ def simulate(root: Path, edition: str, workers: int | None, force: bool, as_json
 @_order_option
 def classify(
     root: Path,
-    edition: str,
+    edition: Edition,
     classifier: str,
     batch_size: int,
     workers: int | None,
@@ -244,9 +235,9 @@ def classify(
     platform: str,
 ) -> None:
     """images/ → similarity/: the probability that each level image shows its target letter."""
-    spec = ClassifierSpec(classifier, batch_size)
+    spec = ClassifierSpec(_classifier(classifier, edition), batch_size)
     executor = make_executor(workers)
-    summary = run_classify(root, spec, _edition(edition), executor=executor, force=force, platform=Platform(platform))
+    summary = run_classify(root, spec, edition, executor=executor, force=force, platform=Platform(platform))
     _print_stage(summary, as_json)
 
 
@@ -266,7 +257,7 @@ def export_onnx_command(model: str, output: Path, int8: bool) -> None:
 
 @pcg.command()
 @click.argument("root", type=_ROOT)
-@_edition_option()
+@edition_option()
 @click.option("--classifier", default="embedded", show_default=True, help="As for `podium pcg classify`.")
 @_workers_option
 @click.option(
@@ -283,7 +274,7 @@ def export_onnx_command(model: str, output: Path, int8: bool) -> None:
 @_order_option
 def evaluate(
     root: Path,
-    edition: str,
+    edition: Edition,
     classifier: str,
     workers: int | None,
     executor_kind: str,
@@ -308,7 +299,7 @@ def evaluate(
     )
     progress = _Progress()
     evaluation = run_evaluation(
-        root, _edition(edition), ClassifierSpec(classifier), executor=executor, options=options,
+        root, edition, ClassifierSpec(_classifier(classifier, edition)), executor=executor, options=options,
         force=force, on_item=progress.item,
     )  # fmt: skip
     progress.done()
@@ -391,7 +382,7 @@ def calibrate(oracle: Path, fmt: str, per_level: bool) -> None:
 
 @pcg.command()
 @click.argument("root", type=_ROOT)
-@_edition_option(choices=(2024, 2025))
+@edition_option(lambda e: e.diversity is not None, "diversity factor")
 @click.option(
     "--trials",
     type=click.IntRange(min=1),
@@ -402,15 +393,15 @@ def calibrate(oracle: Path, fmt: str, per_level: bool) -> None:
 @_force_option
 @_json_option
 @_order_option
-def diversity(root: Path, edition: str, trials: int, force: bool, as_json: bool, platform: str) -> None:
+def diversity(root: Path, edition: Edition, trials: int, force: bool, as_json: bool, platform: str) -> None:
     """similarity/ → diversity/: mean cosine distance between a character's trials."""
-    summary = run_diversity(root, _edition(edition), trials=trials, force=force, platform=Platform(platform))
+    summary = run_diversity(root, edition, trials=trials, force=force, platform=Platform(platform))
     _print_stage(summary, as_json)
 
 
 @pcg.command()
 @click.argument("root", type=_ROOT)
-@_edition_option()
+@edition_option()
 @click.option(
     "--trials",
     type=click.IntRange(min=1),
@@ -452,7 +443,7 @@ def diversity(root: Path, edition: str, trials: int, force: bool, as_json: bool,
 @format_option(help="How to print the leaderboard.")
 def score(
     root: Path,
-    edition: str,
+    edition: Edition,
     trials: int,
     no_weights: bool,
     official_ranks: bool,
@@ -474,7 +465,7 @@ def score(
         baseline=baseline,
         not_competing=frozenset(not_competing) if not_competing else None,
     )
-    run = run_score(root, _edition(edition), options)
+    run = run_score(root, edition, options)
     _print_leaderboard(run, fmt)
 
 
@@ -501,8 +492,9 @@ def _print_leaderboard(run: ScoreRun, fmt: str) -> None:
         click.echo(f"warning: {warning}", err=True)
 
 
-def _edition(year: str) -> Edition:
-    return edition(int(year))
+def _classifier(spec: str, edition: Edition) -> str:
+    """The classifier spec, ``hf`` alone naming the edition's official model."""
+    return f"hf:{edition.classifier_model}" if spec == "hf" else spec
 
 
 from podium.tracks.pcg.generation.cli import register as _register_generate  # noqa: E402

@@ -4,8 +4,8 @@ Preprocessing as the official similarity script does it: ``Image.convert("RGB")`
 ``AutoImageProcessor`` (224×224 PIL bilinear, rescale 1/255, mean/std 0.5), ``softmax(logits)``, and since 2025
 the CLS token of the last encoder block before the final LayerNorm (``hidden_states[-1][:, 0, :]``).
 
-Models: 2024–2025 ``pittawat/vit-base-uppercase-english-characters``, 2023 ``pittawat/vit-base-letter``. Both
-need network access to the Hugging Face hub, a copy in the hub's cache, or a local folder with a saved copy.
+Each edition's official model is its ``Edition.classifier_model`` (``--classifier hf``); loading
+needs network access to the Hugging Face hub, a copy in the hub's cache, or a local folder with a saved copy.
 
 Before loading a hub id, the hub (``HF_ENDPOINT``) is asked once, with a ``HUB_PROBE_TIMEOUT_S`` limit, whether it
 answers at all: the hub client would otherwise retry for well over a minute (1 min 45 s measured, more with

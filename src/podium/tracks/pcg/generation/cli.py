@@ -21,11 +21,11 @@ from podium.core.execution.sandbox.packages import InstallOptions
 from podium.core.llm import open_model, parse_model_spec
 from podium.core.llm.http import RetryPolicy
 from podium.core.storage.files import read_bytes
-from podium.tracks.pcg.editions import CHARACTERS
+from podium.tracks.pcg.edition_option import edition_option
+from podium.tracks.pcg.editions import CHARACTERS, Edition
 from podium.tracks.pcg.generation.competition import generate_competition
 from podium.tracks.pcg.generation.config import GenerateConfig, load_config
 from podium.tracks.pcg.generation.records import GenerateVerdict, TeamRun
-from podium.tracks.pcg.generation.rules import rules as edition_rules
 from podium.tracks.pcg.generation.submission import load_program
 from podium.tracks.pcg.generation.team import GenerateSettings, Submission, generate_team
 from podium.tracks.pcg.official.text import decode_utf8
@@ -46,7 +46,7 @@ def register(pcg: click.Group) -> None:
     @click.option(
         "--program",
         type=click.Path(path_type=Path, exists=True),
-        help="2024/2025 submission: a .py file, a folder or a .zip.",
+        help="A program (editions that take programs, 2024 on): a .py file, a folder or a .zip.",
     )
     @click.option("--entry", help="The program's file inside the submission (default: the one that uses TrialLoop).")
     @click.option("--workdir", help="The folder the program starts in, inside the submission (default: its top).")
@@ -63,13 +63,17 @@ def register(pcg: click.Group) -> None:
         help="A local folder of wheels for requirements (repeatable).",
     )
     @click.option("--no-index", is_flag=True, help="Install requirements from --find-links folders only.")
-    @click.option("--prompt", type=click.Path(path_type=Path, dir_okay=False, exists=True), help="2023 prompt file.")
-    @click.option("--model", "model_spec", help="BACKEND:MODEL (default: the edition's model; 2025 needs one).")
+    @click.option(
+        "--prompt",
+        type=click.Path(path_type=Path, dir_okay=False, exists=True),
+        help="A prompt file (editions that take prompts: 2023).",
+    )
+    @click.option("--model", "model_spec", help="BACKEND:MODEL (default: the edition's model; 2025 has none).")
     @click.option("--base-url", help="The model server (e.g. http://localhost:11434/v1 for Ollama's OpenAI API).")
-    @click.option("--edition", type=click.Choice(["2023", "2024", "2025"]), default="2025", show_default=True)
+    @edition_option()
     @click.option("--trials", type=int, default=10, show_default=True, help="Trials per character.")
     @click.option("--characters", default=",".join(CHARACTERS), help="Comma-separated letters, in run order.")
-    @click.option("--master-seed", type=int, help="2025: derive a seed per trial from it (off: no seed, as 2.0.1).")
+    @click.option("--master-seed", type=int, help="Derive a seed per trial from it (2025 on; off: no seed, as 2.0.1).")
     @click.option(
         "--attempts", type=click.IntRange(1, 20), default=RetryPolicy().max_attempts, show_default=True,
         help="Tries per model call on a transient failure (refused, reset, timeout, 429, 5xx), backing off from 1 s.",
@@ -105,7 +109,7 @@ def register(pcg: click.Group) -> None:
         prompt: Path | None,
         model_spec: str | None,
         base_url: str | None,
-        edition: str,
+        edition: Edition,
         trials: int,
         characters: str,
         master_seed: int | None,
@@ -124,25 +128,32 @@ def register(pcg: click.Group) -> None:
                     fix="drop --team/--program/--prompt/--model/--entry/--workdir/--requirement (set them per team)",
                 )
             config = load_config(config_file)
-            policy = RetryPolicy(attempts, timeout_s=timeout or config.rules.http_timeout_s,
+            policy = RetryPolicy(attempts, timeout_s=timeout or config.edition.generation.http_timeout_s,
                                  connect_timeout_s=connect_timeout)  # fmt: skip
             install = InstallOptions(tuple(p.resolve() for p in find_links), no_index)
             _run_config(root, config, backend, as_json, install, policy, not no_model_check)
             return
         if team is None:
             raise ConfigError("name the team (--team NAME), or give --config FILE")
-        rules = edition_rules(int(edition))
-        if master_seed is not None and rules.edition != 2025:
-            raise ConfigError("--master-seed is for 2025 runs", fix="2024 sends seed 42 and 2023 none, as officially")
+        rules = edition.generation
+        if master_seed is not None and not rules.master_seed:
+            sent = "no seed" if rules.seed is None else f"seed {rules.seed}"
+            raise ConfigError(
+                f"--master-seed is not for {edition.year} runs", fix=f"{edition.year} sends {sent}, as officially"
+            )
         if (program is None) == (prompt is None):
             raise ConfigError("give exactly one of --program FILE and --prompt FILE")
-        if program is not None and rules.program_package is None:
-            raise ConfigError("2023 submissions are prompts", fix="use --prompt FILE, or --edition 2024/2025")
-        if prompt is not None and rules.program_package is not None:
-            raise ConfigError(f"{edition} submissions are programs", fix="use --program FILE, or --edition 2023")
+        if program is not None and not rules.takes_programs:
+            raise ConfigError(f"{edition.year} submissions are prompts", fix="use --prompt FILE, or another --edition")
+        if prompt is not None and rules.takes_programs:
+            raise ConfigError(
+                f"{edition.year} submissions are programs", fix="use --program FILE, or another --edition"
+            )
         spec = model_spec or rules.default_model
         if spec is None:
-            raise ConfigError("2025 runs name their model", fix="add --model openai:qwen2.5:32b-instruct-fp16 ...")
+            raise ConfigError(
+                f"{edition.year} runs name their model", fix="add --model openai:qwen2.5:32b-instruct-fp16 ..."
+            )
         parsed = parse_model_spec(spec)
         policy = RetryPolicy(attempts, timeout_s=timeout or rules.http_timeout_s, connect_timeout_s=connect_timeout)
         model = open_model(parsed, base_url=base_url, env=os.environ, policy=policy)
@@ -181,7 +192,7 @@ def _run_config(
             (*config.install.find_links, *install.find_links), install.no_index or config.install.no_index
         )
         config = dataclasses.replace(config, install=install)
-    programs = config.rules.program_package is not None
+    programs = config.edition.generation.takes_programs
     sandbox = open_sandbox(backend, allow_weaker=backend != "bubblewrap") if programs else None
     runs = generate_competition(config, root.resolve(), sandbox, policy=policy, check_models=check_models)
     if as_json:

@@ -58,7 +58,7 @@ def generate_competition(
     Every model is first checked on its server (``ChatModel.check``): a wrong address, back-end or model name
     stops the command before any team runs, instead of failing each of its trials.
     """
-    policy = policy or RetryPolicy(timeout_s=config.rules.http_timeout_s)
+    policy = policy or RetryPolicy(timeout_s=config.edition.generation.http_timeout_s)
     opener = opener or (lambda entry: open_config_model(entry, policy))
     models = {entry: opener(entry) for entry in config.models}
     if check_models:
@@ -69,7 +69,7 @@ def generate_competition(
     def one(entry: ModelEntry, team: TeamEntry) -> TeamRun:
         settings = GenerateSettings(
             root if entry.folder is None else root / entry.folder,
-            config.rules,
+            config.edition.generation,
             models[entry],
             parse_model_spec(entry.spec).model,
             entry.base_url,

@@ -6,7 +6,7 @@
     edition = 2025                 # 2023 | 2024 | 2025
     trials = 10                    # optional (10)
     characters = "A,B,C"           # optional (A..Z)
-    master_seed = 6280             # optional, 2025 only: a seed per trial derived from it
+    master_seed = 6280             # optional, where the edition allows it (2025): a seed per trial
     teams_in_parallel = 2          # optional (2)
     find_links = ["wheels"]        # optional: local folders of wheels for the teams' requirements
     no_index = false               # optional: true installs from find_links only
@@ -40,8 +40,7 @@ from typing import Any
 from podium.core.errors import ConfigError, InputError
 from podium.core.execution.sandbox.packages import InstallOptions
 from podium.core.storage.files import read_bytes
-from podium.tracks.pcg.editions import CHARACTERS
-from podium.tracks.pcg.generation.rules import GenerationRules, rules
+from podium.tracks.pcg.editions import CHARACTERS, DEFAULT_EDITION, Edition, edition
 
 _TOP = {"version", "edition", "trials", "characters", "master_seed", "teams_in_parallel", "find_links", "no_index",
         "models", "teams"}  # fmt: skip
@@ -54,7 +53,7 @@ class ModelEntry:
 
     spec: str
     base_url: str | None
-    folder: str | None  # None: the run's root itself (one model, 2023 and 2024)
+    folder: str | None  # None: the run's root itself (editions with one model)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +72,7 @@ class TeamEntry:
 class GenerateConfig:
     """The whole run."""
 
-    rules: GenerationRules
+    edition: Edition
     trials: int
     characters: tuple[str, ...]
     master_seed: int | None
@@ -92,16 +91,18 @@ def load_config(path: Path) -> GenerateConfig:
     unknown = set(data) - _TOP
     if unknown or data.get("version") != 1:
         raise ConfigError(f"{path}: version must be 1 and the keys among {sorted(_TOP)}; found {sorted(data)}")
-    edition_rules = rules(_int(data, "edition", 2025))
+    edition_rules = edition(_int(data, "edition", DEFAULT_EDITION))
     characters = tuple(c.strip() for c in str(data.get("characters", ",".join(CHARACTERS))).split(",") if c.strip())
-    models = tuple(_model(entry, edition_rules) for entry in _tables(data, "models"))
-    if not models and edition_rules.default_model is not None:
-        models = (ModelEntry(edition_rules.default_model, None, None),)
+    models = tuple(_model(entry) for entry in _tables(data, "models"))
+    if not models and edition_rules.generation.default_model is not None:
+        models = (ModelEntry(edition_rules.generation.default_model, None, None),)
     if not models:
-        raise ConfigError(f"{path}: 2025 runs name their models", fix='add [[models]] spec = "openai:..."')
-    if edition_rules.edition != 2025 and len(models) > 1:
-        raise ConfigError(f"{path}: only 2025 runs several models")
-    if edition_rules.edition == 2025:
+        raise ConfigError(
+            f"{path}: {edition_rules.year} runs name their models", fix='add [[models]] spec = "openai:..."'
+        )
+    if not edition_rules.models_summed and len(models) > 1:
+        raise ConfigError(f"{path}: {edition_rules.year} runs one model", fix="list one [[models]] entry")
+    if edition_rules.models_summed:
         models = tuple(ModelEntry(m.spec, m.base_url, m.folder or _folder(m.spec)) for m in models)
     else:
         models = tuple(ModelEntry(m.spec, m.base_url, None) for m in models)
@@ -111,8 +112,10 @@ def load_config(path: Path) -> GenerateConfig:
     if not teams or len({t.name for t in teams}) != len(teams):
         raise ConfigError(f"{path}: list each team once under [[teams]]")
     master_seed = data.get("master_seed")
-    if master_seed is not None and (not isinstance(master_seed, int) or edition_rules.edition != 2025):
-        raise ConfigError(f"{path}: master_seed is a whole number, for 2025 runs")
+    if master_seed is not None and (not isinstance(master_seed, int) or not edition_rules.generation.master_seed):
+        raise ConfigError(
+            f"{path}: master_seed is a whole number, for editions that derive seeds (not {edition_rules.year})"
+        )
     return GenerateConfig(
         edition_rules,
         _int(data, "trials", 10),
@@ -154,7 +157,7 @@ def _tables(data: dict[str, Any], key: str) -> list[dict[str, Any]]:
     return tables
 
 
-def _model(entry: dict[str, Any], edition_rules: GenerationRules) -> ModelEntry:
+def _model(entry: dict[str, Any]) -> ModelEntry:
     if set(entry) - {"spec", "base_url", "folder"} or not isinstance(entry.get("spec"), str):
         raise ConfigError(f"a [[models]] entry has spec, and optionally base_url and folder: {entry}")
     folder = entry.get("folder")
@@ -167,14 +170,14 @@ def _folder(spec: str) -> str:
     return spec.partition(":")[2].replace(":", "_").replace("/", "_")
 
 
-def _team(entry: dict[str, Any], base: Path, edition_rules: GenerationRules) -> TeamEntry:
+def _team(entry: dict[str, Any], base: Path, edition_rules: Edition) -> TeamEntry:
     if set(entry) - _TEAM or not isinstance(entry.get("name"), str):
         fields = ", ".join(sorted(_TEAM))
         raise ConfigError(f"a [[teams]] entry has name and program (or prompt, 2023), and may have {fields}: {entry}")
-    wanted = "prompt" if edition_rules.program_package is None else "program"
+    wanted = "program" if edition_rules.generation.takes_programs else "prompt"
     unwanted = {"program", "prompt"} - {wanted}
     if not isinstance(entry.get(wanted), str) or unwanted & set(entry):
-        raise ConfigError(f"team {entry['name']!r}: {edition_rules.edition} submissions are a {wanted}")
+        raise ConfigError(f"team {entry['name']!r}: {edition_rules.year} submissions are a {wanted}")
     options = {key: entry.get(key) for key in ("entry", "workdir")}
     requirements = entry.get("requirements", [])
     if (

@@ -35,8 +35,8 @@ from typing import Any
 from podium.core.execution.sandbox.channel import Channel
 from podium.core.llm import ChatMessage, ChatModel, ChatRequest, FailureKind, ModelCallError
 from podium.core.storage.files import write_atomic
+from podium.tracks.pcg.editions import GenerationRules, trial_seed
 from podium.tracks.pcg.generation.records import GenerateVerdict, TrialKey, TrialOutcome
-from podium.tracks.pcg.generation.rules import GenerationRules, trial_seed
 from podium.tracks.pcg.official.rawlog import RawLog
 
 ROLES = frozenset({"system", "user", "assistant"})
@@ -202,7 +202,7 @@ class TeamSession:
         settings = self.settings
         return {
             "team": settings.team,
-            "edition": settings.rules.edition,
+            "package": settings.rules.program_package,
             "log_file": f"logs/{self.log.path.name}",
             "model_name": settings.model_name,
             "base_url": settings.base_url,

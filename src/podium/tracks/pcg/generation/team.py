@@ -35,10 +35,9 @@ from podium.core.execution.sandbox.channel import Channel
 from podium.core.execution.sandbox.packages import InstallOptions
 from podium.core.llm import ChatMessage, ChatModel, ChatRequest, ModelCallError
 from podium.core.storage.files import write_atomic
-from podium.tracks.pcg.editions import CHARACTERS
+from podium.tracks.pcg.editions import CHARACTERS, GenerationRules
 from podium.tracks.pcg.generation.records import GenerateVerdict, TeamRun, TrialKey, TrialOutcome
 from podium.tracks.pcg.generation.requirements import Environment, RequirementError, prepare_environment
-from podium.tracks.pcg.generation.rules import GenerationRules
 from podium.tracks.pcg.generation.session import (
     SessionSettings,
     TeamSession,

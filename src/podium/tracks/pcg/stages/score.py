@@ -29,7 +29,7 @@ from podium.core.errors import InputError
 from podium.core.ranking.leaderboard import TieBreak, TieMethod, rank_entries
 from podium.core.storage.files import read_json, write_atomic
 from podium.tracks.pcg import jsnum
-from podium.tracks.pcg.editions import CHARACTERS, TRIALS_PER_CHARACTER, Edition
+from podium.tracks.pcg.editions import CHARACTERS, TRIALS_PER_CHARACTER, Edition, ResultFiles
 from podium.tracks.pcg.layout import competition_roots
 from podium.tracks.pcg.official.json2csv import json2csv_text
 from podium.tracks.pcg.official.rundir import Platform, base_name, list_visible_files
@@ -183,10 +183,10 @@ def write_official_results(
 ) -> None:
     """Write the four files of the official scoring script into ``result_dir``."""
     fixed = jsnum.to_fixed
-    with_div = edition.diversity is not None
+    three_factor = edition.result_files is ResultFiles.THREE_FACTOR
     weights = []
     for w in scores.weights:
-        if with_div:
+        if three_factor:
             weights.append(
                 {
                     "character": w.character,
@@ -214,7 +214,7 @@ def write_official_results(
         "teamName",
         "character",
         "trial",
-        "trial_score" if with_div else "trial_Score",
+        "trial_score" if three_factor else "trial_Score",
         "stabilityScore",
         "similarityScore",
     ]
@@ -228,14 +228,14 @@ def write_official_results(
     trial_rows: list[list[str | int | None]] = []
     for t in scores.trials:
         trial_rows.append([t.team, t.character, t.trial, fixed(t.score), fixed(t.stability), fixed(t.similarity)])
-        if with_div:
+        if three_factor:
             trial_rows[-1].append(fixed(t.diversity))
     char_rows: list[list[str | int | None]] = []
     for c in scores.characters:
         char_rows.append([c.team, c.character, fixed(c.score), fixed(c.mean_stability), fixed(c.mean_similarity)])
-        if with_div:
+        if three_factor:
             char_rows[-1].append(fixed(c.diversity))
-    if with_div:
+    if three_factor:
         trial_header.append("diversityScore")
         char_header.append("diversityScore")
     write_atomic(result_dir / "trial_scores.csv", json2csv_text(trial_header, trial_rows, platform.eol).encode())
@@ -336,8 +336,8 @@ def run_score(root: Path, edition: Edition, options: ScoreOptions | None = None)
 def _declare_winner(
     result_dir: Path, ranked: Sequence[RankedTeam], edition: Edition, options: ScoreOptions
 ) -> WinnerVerdict | None:
-    """From 2025: apply the winner rule to the final standings and write ``winner.json``."""
-    if edition.year < 2025:
+    """Where the edition has a winner rule: apply it to the final standings and write ``winner.json``."""
+    if not edition.winner_rule:
         return None
     lengths = options.prompt_lengths or {}
     not_competing = options.not_competing

@@ -59,7 +59,7 @@ def serve(fn: type[TrialLoop]) -> None:
 
 def _context(hello: dict[str, object], character: str, number: int, log_path: Path) -> TrialContext:
     team = str(hello["team"])
-    if hello["edition"] == 2025:
+    if hello["package"] == "llms4pcg":  # its context also tells the model's name and server
         model, url = hello.get("model_name"), hello.get("base_url")
         return ModelTrialContext(
             team, character, number, log_path, None if model is None else str(model), None if url is None else str(url)
