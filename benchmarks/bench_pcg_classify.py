@@ -42,10 +42,10 @@ from machine import cpu_model  # benchmarks/machine.py, beside this script
 from podium.core.execution.executor import ProcessPoolExecutor  # noqa: E402
 from podium.tracks.pcg.classifiers import ClassifierSpec, LetterClassifier, load_classifier  # noqa: E402
 from podium.tracks.pcg.editions import TRIALS_PER_CHARACTER, edition  # noqa: E402
-from podium.tracks.pcg.levelxml import parse_level  # noqa: E402
-from podium.tracks.pcg.physics import PhysicsParameters, evaluate_stability  # noqa: E402
-from podium.tracks.pcg.render import level_png  # noqa: E402
-from podium.tracks.pcg.stages.evaluate import evaluate  # noqa: E402
+from podium.tracks.pcg.official.levelxml import parse_level  # noqa: E402
+from podium.tracks.pcg.pipeline import evaluate  # noqa: E402
+from podium.tracks.pcg.rules.physics import PhysicsParameters, evaluate_stability  # noqa: E402
+from podium.tracks.pcg.rules.render import level_png  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "pcg" / "unity-2023"
 

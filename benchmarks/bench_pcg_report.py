@@ -34,9 +34,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' run f
 from machine import cpu_model  # noqa: E402
 
 from podium.core.execution.executor import ProcessPoolExecutor  # noqa: E402
-from podium.tracks.pcg.levelxml import parse_level  # noqa: E402
-from podium.tracks.pcg.physics import PhysicsParameters, evaluate_stability  # noqa: E402
-from podium.tracks.pcg.render import level_png  # noqa: E402
+from podium.tracks.pcg.official.levelxml import parse_level  # noqa: E402
+from podium.tracks.pcg.rules.physics import PhysicsParameters, evaluate_stability  # noqa: E402
+from podium.tracks.pcg.rules.render import level_png  # noqa: E402
 from podium.tracks.pcg.thumbnails import make_thumbnails, thumbnail_png  # noqa: E402
 from tests.tracks.pcg.large_report import LARGE_LETTERS, build_report, fabricate_run  # noqa: E402
 

@@ -62,12 +62,12 @@ from machine import cpu_model  # benchmarks/machine.py, beside this script
 from podium.core.execution.executor import Executor, ProcessPoolExecutor, SerialExecutor
 from podium.core.records import StageFailure
 from podium.core.storage.files import write_atomic
-from podium.tracks.pcg.build import drop_blocks
 from podium.tracks.pcg.editions import CHARACTERS, TRIALS_PER_CHARACTER
-from podium.tracks.pcg.levelxml import level_xml_text, parse_level
+from podium.tracks.pcg.official.levelxml import level_xml_text, parse_level
 from podium.tracks.pcg.official.png import encode_gray_as_rgba_png
-from podium.tracks.pcg.physics import PhysicsParameters, evaluate_stability
-from podium.tracks.pcg.render import render_level
+from podium.tracks.pcg.rules.build import drop_blocks
+from podium.tracks.pcg.rules.physics import PhysicsParameters, evaluate_stability
+from podium.tracks.pcg.rules.render import render_level
 from podium.tracks.pcg.stages.driver import StageSummary
 from podium.tracks.pcg.stages.simulate import run_simulate
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from podium.tracks.pcg.build import GRID_HEIGHT, GRID_WIDTH
+from podium.tracks.pcg.rules.build import GRID_HEIGHT, GRID_WIDTH
 from tools.pcg_classifier.block_letters import picture_grid
 from tools.pcg_classifier.design_variants import MIN_ROWS, vary_grid
 from tools.pcg_classifier.letter_sets import load_letter_set

@@ -24,7 +24,7 @@ from podium.core.storage.state import StageLedger
 from podium.tracks.pcg.classifiers import ClassifierSpec
 from podium.tracks.pcg.editions import edition
 from podium.tracks.pcg.official.rundir import Platform
-from podium.tracks.pcg.stages.evaluate import write_evaluation_report
+from podium.tracks.pcg.pipeline import write_evaluation_report
 from podium.tracks.pcg.stages.score import run_score
 
 FAILURE = ("width_boundary", "Width boundary is intruded.")

@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 
 from podium.core.records import StageFailure
-from podium.tracks.pcg.build import GridLevel, drop_blocks, parse_drop_calls
 from podium.tracks.pcg.editions import edition
-from podium.tracks.pcg.levelxml import LevelParseError, drops_from_level, level_xml_text, parse_level
+from podium.tracks.pcg.official.levelxml import LevelParseError, drops_from_level, level_xml_text, parse_level
+from podium.tracks.pcg.rules.build import GridLevel, drop_blocks, parse_drop_calls
 from podium.tracks.pcg.stages.build import run_build
 
 HEADER = '<?xml version="1.0" encoding="utf-16"?>\n<Level width="3">\n'

@@ -19,7 +19,7 @@ from PIL import Image
 from podium.core.errors import ConfigError, DependencyError
 from podium.tracks.pcg.classifiers import LETTERS, ClassifierSpec, load_classifier
 from podium.tracks.pcg.classifiers.hf import hub_unreachable
-from podium.tracks.pcg.classify import ClassifiedImage, similarity_json
+from podium.tracks.pcg.rules.classify import ClassifiedImage, similarity_json
 from tests.needs import need_module
 
 torch = need_module("torch", "hf")

@@ -23,11 +23,11 @@ from pathlib import Path
 import pytest
 
 from podium.core.records import StageFailure
-from podium.tracks.pcg.build import GridLevel, drop_blocks, parse_drop_calls
-from podium.tracks.pcg.extract import ExtractedCode, extract_code
-from podium.tracks.pcg.levelxml import level_xml_text
-from podium.tracks.pcg.qualify import OBJECT_TOKEN, disallowed_characters
-from podium.tracks.pcg.wordcount import count_words
+from podium.tracks.pcg.official.levelxml import level_xml_text
+from podium.tracks.pcg.rules.build import GridLevel, drop_blocks, parse_drop_calls
+from podium.tracks.pcg.rules.extract import ExtractedCode, extract_code
+from podium.tracks.pcg.rules.qualify import OBJECT_TOKEN, disallowed_characters
+from podium.tracks.pcg.rules.wordcount import count_words
 
 pytestmark = pytest.mark.oracle
 

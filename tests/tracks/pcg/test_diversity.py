@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from scipy.spatial.distance import cosine  # scipy==1.12.0, the version the official script pins
 
-from podium.tracks.pcg.diversity import SimilarityFormatError, cosine_distance, diversity_of
 from podium.tracks.pcg.editions import DiversityVector, edition
+from podium.tracks.pcg.rules.diversity import SimilarityFormatError, cosine_distance, diversity_of
 from podium.tracks.pcg.stages.diversity import run_diversity
 
 LETTERS = [chr(65 + i) for i in range(26)]

@@ -6,7 +6,7 @@ import pytest
 
 from podium.core.records import StageFailure
 from podium.tracks.pcg.editions import edition
-from podium.tracks.pcg.extract import ExtractedCode, extract_code
+from podium.tracks.pcg.rules.extract import ExtractedCode, extract_code
 from podium.tracks.pcg.stages.extract import run_extract
 from podium.tracks.pcg.verdicts import PcgVerdict
 

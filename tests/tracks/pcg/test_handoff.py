@@ -15,11 +15,11 @@ from podium.tracks.pcg.classifiers import ClassifierSpec
 from podium.tracks.pcg.classifiers.embedded import EmbeddedClassifier, preprocess
 from podium.tracks.pcg.editions import edition
 from podium.tracks.pcg.handoff import GrayImage, ImageHandoff, ModelInput, png_digest
-from podium.tracks.pcg.physics import PhysicsParameters
-from podium.tracks.pcg.simulate import SimulationJob, simulate_level
+from podium.tracks.pcg.pipeline import evaluate
+from podium.tracks.pcg.rules.physics import PhysicsParameters
+from podium.tracks.pcg.rules.simulate import SimulationJob, simulate_level
 from podium.tracks.pcg.stages.build import run_build
 from podium.tracks.pcg.stages.classify import run_classify
-from podium.tracks.pcg.stages.evaluate import evaluate
 from podium.tracks.pcg.stages.extract import run_extract
 from podium.tracks.pcg.stages.simulate import run_simulate
 

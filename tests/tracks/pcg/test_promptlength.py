@@ -8,7 +8,7 @@ import pytest
 
 from podium.core.errors import InputError
 from podium.tracks.pcg.promptlength import prompt_length, prompt_lengths
-from podium.tracks.pcg.wordcount import count_words
+from podium.tracks.pcg.rules.wordcount import count_words
 
 PROGRAM = '''"""Docstrings do not count, however long they are."""
 PROMPT = "Build the letter <OBJECT> now."

@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 
 from podium.cli.main import main
-from podium.tracks.pcg.qualify import MAX_WORDS, qualify_prompt
+from podium.tracks.pcg.rules.qualify import MAX_WORDS, qualify_prompt
+from podium.tracks.pcg.rules.wordcount import count_words
 from podium.tracks.pcg.verdicts import PcgVerdict
-from podium.tracks.pcg.wordcount import count_words
 
 # spec pcg.md 1.3: words-count 2.0.2 on the 18 final prompts of 2023
 PUBLISHED_WORD_COUNTS = {

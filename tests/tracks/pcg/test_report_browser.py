@@ -18,7 +18,7 @@ import pytest
 
 from podium.tracks.pcg.classifiers import ClassifierSpec
 from podium.tracks.pcg.editions import edition
-from podium.tracks.pcg.stages.evaluate import evaluate
+from podium.tracks.pcg.pipeline import evaluate
 
 from .large_report import LARGE_LETTERS, build_report, fabricate_run, gallery_tiles
 

@@ -12,10 +12,10 @@ import pytest
 from PIL import Image
 
 from podium.core.execution.executor import ProcessPoolExecutor, SerialExecutor
-from podium.tracks.pcg.build import GridLevel, drop_blocks
 from podium.tracks.pcg.calibrate import compare_with_unity, summarize
-from podium.tracks.pcg.levelxml import level_xml_text
+from podium.tracks.pcg.official.levelxml import level_xml_text
 from podium.tracks.pcg.official.png import encode_gray_as_rgba_png
+from podium.tracks.pcg.rules.build import GridLevel, drop_blocks
 from podium.tracks.pcg.stages.simulate import run_simulate
 from podium.tracks.pcg.thumbnails import ThumbnailCache, source_digest, thumbnail_png
 

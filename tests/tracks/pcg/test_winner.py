@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from podium.tracks.pcg.winner import Outcome, Standing, declare_winner
+from podium.tracks.pcg.rules.winner import Outcome, Standing, declare_winner
 
 BASE = "baseline_zero_shot"
 

@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from podium.core.ranking.bootstrap import Draws, Uncertainty, paired_bootstrap
-from podium.tracks.pcg.score import CompetitionScores
+from podium.tracks.pcg.rules.score import CompetitionScores
 
 REPLICATES = 1000
 

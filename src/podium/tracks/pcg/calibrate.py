@@ -18,9 +18,9 @@ import numpy.typing as npt
 from PIL import Image
 
 from podium.core.errors import InputError
-from podium.tracks.pcg.levelxml import parse_level
-from podium.tracks.pcg.physics import PhysicsParameters, evaluate_stability
-from podium.tracks.pcg.render import level_png
+from podium.tracks.pcg.official.levelxml import parse_level
+from podium.tracks.pcg.rules.physics import PhysicsParameters, evaluate_stability
+from podium.tracks.pcg.rules.render import level_png
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,13 +15,14 @@ from podium.cli.options import format_option, json_option, workers_option
 from podium.core.errors import ConfigError
 from podium.core.execution.executor import Executor, make_executor
 from podium.core.reporting.tables import render_table
-from podium.tracks.pcg import jsnum
 from podium.tracks.pcg.classifiers import ClassifierSpec
 from podium.tracks.pcg.console import failure_lines, log_lines, warning_lines
 from podium.tracks.pcg.edition_option import edition_option
 from podium.tracks.pcg.editions import TRIALS_PER_CHARACTER, Edition
+from podium.tracks.pcg.official import jsnum
 from podium.tracks.pcg.official.rundir import Platform
 from podium.tracks.pcg.promptlength import prompt_lengths
+from podium.tracks.pcg.rules.winner import DEFAULT_BASELINE
 from podium.tracks.pcg.run_plan import describe_asked
 from podium.tracks.pcg.stages.build import run_build
 from podium.tracks.pcg.stages.classify import run_classify
@@ -31,7 +32,6 @@ from podium.tracks.pcg.stages.extract import run_extract
 from podium.tracks.pcg.stages.qualify import run_qualify
 from podium.tracks.pcg.stages.score import ScoreOptions, ScoreRun, run_score
 from podium.tracks.pcg.stages.simulate import run_simulate
-from podium.tracks.pcg.winner import DEFAULT_BASELINE
 
 _ROOT = click.Path(path_type=Path, file_okay=False)
 
@@ -284,7 +284,7 @@ def evaluate(
     platform: str,
 ) -> None:
     """Run every stage from what exists (raw → result), resumably, and write result/report.html."""
-    from podium.tracks.pcg.stages.evaluate import evaluate as run_evaluation
+    from podium.tracks.pcg.pipeline import evaluate as run_evaluation
 
     if executor_kind == "dask":
         if scheduler is None:

@@ -14,8 +14,8 @@ from podium.core.errors import InputError
 from podium.core.storage.files import read_bytes
 from podium.tracks.pcg.official.rundir import base_name
 from podium.tracks.pcg.official.text import decode_utf8
+from podium.tracks.pcg.rules.wordcount import count_words
 from podium.tracks.pcg.source import ParsedSource, parse_source, prompt_words
-from podium.tracks.pcg.wordcount import count_words
 
 PROGRAM_SUFFIX = ".py"
 PROMPT_SUFFIX = ".txt"

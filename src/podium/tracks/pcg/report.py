@@ -25,8 +25,8 @@ from podium.core.reporting.charts import CHART_STYLE, Bar, IntervalRow, bar_char
 from podium.core.reporting.html import document, esc
 from podium.core.storage.files import write_atomic
 from podium.tracks.pcg.provenance import Provenance
+from podium.tracks.pcg.rules.score import CompetitionScores, TrialScore
 from podium.tracks.pcg.run_plan import AskedTrials
-from podium.tracks.pcg.score import CompetitionScores, TrialScore
 from podium.tracks.pcg.stages.score import ScoreRun
 from podium.tracks.pcg.trial_status import TrialKey, TrialStatus
 

@@ -13,7 +13,7 @@ import io
 import tokenize
 from dataclasses import dataclass
 
-from podium.tracks.pcg.wordcount import count_words
+from podium.tracks.pcg.rules.wordcount import count_words
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from podium.core.storage.state import StageLedger
 from podium.tracks.pcg.official.rundir import Platform, list_team_dirs, list_visible_files
-from podium.tracks.pcg.score import trial_index
+from podium.tracks.pcg.rules.score import trial_index
 
 TrialKey = tuple[str, str, str]  # (team, character, trial number)
 

@@ -18,9 +18,9 @@ from podium.tracks.pcg import layout
 from podium.tracks.pcg.classifiers import ClassifierSpec
 from podium.tracks.pcg.editions import edition
 from podium.tracks.pcg.layout import ModelRoot
+from podium.tracks.pcg.pipeline import evaluate
 from podium.tracks.pcg.stages import evaluate as evaluate_module
 from podium.tracks.pcg.stages.classify import run_classify
-from podium.tracks.pcg.stages.evaluate import evaluate
 from podium.tracks.pcg.stages.extract import run_extract
 from podium.tracks.pcg.stages.simulate import run_simulate
 from tests.needs import need_module

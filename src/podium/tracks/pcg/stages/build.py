@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from podium.core.records import StageFailure
-from podium.tracks.pcg.build import drop_blocks, parse_drop_calls
 from podium.tracks.pcg.editions import Edition
-from podium.tracks.pcg.levelxml import level_xml_text
+from podium.tracks.pcg.official.levelxml import level_xml_text
+from podium.tracks.pcg.rules.build import drop_blocks, parse_drop_calls
 from podium.tracks.pcg.stages.driver import TextStage
 
 

@@ -15,7 +15,11 @@ from podium.core.records import StageFailure
 from podium.core.storage.files import write_atomic
 from podium.core.storage.state import content_key
 from podium.tracks.pcg.classifiers import ClassifierSpec
-from podium.tracks.pcg.classify import (
+from podium.tracks.pcg.editions import CHARACTERS, DiversityVector, Edition
+from podium.tracks.pcg.handoff import ImageHandoff
+from podium.tracks.pcg.official.rundir import Platform, list_visible_files
+from podium.tracks.pcg.official.stagelog import ItemEvent
+from podium.tracks.pcg.rules.classify import (
     ClassifiedImage,
     ClassifyJob,
     ImageOutcome,
@@ -23,10 +27,6 @@ from podium.tracks.pcg.classify import (
     is_level_image,
     similarity_json,
 )
-from podium.tracks.pcg.editions import CHARACTERS, DiversityVector, Edition
-from podium.tracks.pcg.handoff import ImageHandoff
-from podium.tracks.pcg.official.rundir import Platform, list_visible_files
-from podium.tracks.pcg.official.stagelog import ItemEvent
 from podium.tracks.pcg.stages.driver import ItemCallback, StageRun, StageSummary, character_dirs, over_model_roots
 from podium.tracks.pcg.verdicts import PcgVerdict
 

@@ -8,9 +8,9 @@ from podium.core.errors import InputError
 from podium.core.records import StageFailure
 from podium.core.storage.files import parse_json
 from podium.core.storage.state import content_key
-from podium.tracks.pcg.diversity import SimilarityFormatError, diversity_of
 from podium.tracks.pcg.editions import TRIALS_PER_CHARACTER, Edition
 from podium.tracks.pcg.official.rundir import Platform, base_name, list_visible_files
+from podium.tracks.pcg.rules.diversity import SimilarityFormatError, diversity_of
 from podium.tracks.pcg.stages.driver import ItemCallback, StageRun, StageSummary, TransformResult, over_model_roots
 from podium.tracks.pcg.verdicts import PcgVerdict
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from podium.core.records import StageFailure
 from podium.tracks.pcg.editions import Edition
-from podium.tracks.pcg.extract import extract_code
+from podium.tracks.pcg.rules.extract import extract_code
 from podium.tracks.pcg.stages.driver import TextStage
 
 

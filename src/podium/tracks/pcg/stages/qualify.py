@@ -15,7 +15,7 @@ from podium.core.errors import InputError
 from podium.core.storage.files import read_bytes
 from podium.tracks.pcg.official.rundir import base_name, list_visible_files
 from podium.tracks.pcg.official.text import decode_utf8
-from podium.tracks.pcg.qualify import Qualification, qualify_prompt
+from podium.tracks.pcg.rules.qualify import Qualification, qualify_prompt
 from podium.tracks.pcg.stages.driver import stage_run
 
 STAGE = "qualification"  # the official log's name

@@ -28,12 +28,12 @@ from typing import Any
 from podium.core.errors import InputError
 from podium.core.ranking.leaderboard import TieBreak, TieMethod, rank_entries
 from podium.core.storage.files import read_json, write_atomic
-from podium.tracks.pcg import jsnum
 from podium.tracks.pcg.editions import CHARACTERS, TRIALS_PER_CHARACTER, Edition, ResultFiles
 from podium.tracks.pcg.layout import competition_roots
+from podium.tracks.pcg.official import jsnum
 from podium.tracks.pcg.official.json2csv import json2csv_text
 from podium.tracks.pcg.official.rundir import Platform, base_name, list_visible_files
-from podium.tracks.pcg.score import (
+from podium.tracks.pcg.rules.score import (
     CompetitionScores,
     ModelTotal,
     ScoringRules,
@@ -43,8 +43,8 @@ from podium.tracks.pcg.score import (
     score_competition,
     sum_over_models,
 )
+from podium.tracks.pcg.rules.winner import DEFAULT_BASELINE, Standing, WinnerVerdict, declare_winner
 from podium.tracks.pcg.stages.driver import StageRun, stage_run
-from podium.tracks.pcg.winner import DEFAULT_BASELINE, Standing, WinnerVerdict, declare_winner
 
 INPUT_STAGES = ("stability", "similarity", "diversity")
 

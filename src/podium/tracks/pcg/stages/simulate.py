@@ -17,8 +17,8 @@ from podium.core.storage.state import content_key
 from podium.tracks.pcg.handoff import ImageHandoff
 from podium.tracks.pcg.official.rundir import Platform, base_name, list_visible_files
 from podium.tracks.pcg.official.stagelog import ItemEvent
-from podium.tracks.pcg.physics import PhysicsParameters
-from podium.tracks.pcg.simulate import SimulationJob, StabilityRecord, simulate_level, stability_json
+from podium.tracks.pcg.rules.physics import PhysicsParameters
+from podium.tracks.pcg.rules.simulate import SimulationJob, StabilityRecord, simulate_level, stability_json
 from podium.tracks.pcg.stages.driver import ItemCallback, StageRun, StageSummary, character_dirs, over_model_roots
 from podium.tracks.pcg.thumbnails import ThumbnailCache
 from podium.tracks.pcg.verdicts import PcgVerdict

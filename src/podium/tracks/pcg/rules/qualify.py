@@ -11,9 +11,9 @@ import re
 from dataclasses import dataclass
 
 from podium.core.records import StageFailure
-from podium.tracks.pcg.jsnum import js_trim
+from podium.tracks.pcg.official.jsnum import js_trim
+from podium.tracks.pcg.rules.wordcount import count_words
 from podium.tracks.pcg.verdicts import PcgVerdict
-from podium.tracks.pcg.wordcount import count_words
 
 MAX_WORDS = 900
 OBJECT_TOKEN = "<OBJECT>"

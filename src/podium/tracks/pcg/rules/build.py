@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from podium.core.records import StageFailure
-from podium.tracks.pcg.jsnum import as_utf16_units, js_parse_int, js_substring
+from podium.tracks.pcg.official.jsnum import as_utf16_units, js_parse_int, js_substring
 from podium.tracks.pcg.verdicts import OFFICIAL_MESSAGES, PcgVerdict
 
 GRID_WIDTH = 20

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from podium.tracks.pcg.jsnum import JS_WS_CLASS, js_trim
+from podium.tracks.pcg.official.jsnum import JS_WS_CLASS, js_trim
 
 _DELETED_PUNCTUATION = ",，.。:：;；[]【】{｛}｝(（)）<《>》$￥!！?？~～'’\"“”*/\\&%@#^、"
 _DELETED = re.compile("[" + re.escape(_DELETED_PUNCTUATION) + "\uff00-\uffef\u2000-\u206f]")

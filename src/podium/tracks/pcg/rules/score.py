@@ -18,8 +18,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from podium.tracks.pcg import jsnum
 from podium.tracks.pcg.editions import CHARACTERS, TRIALS_PER_CHARACTER
+from podium.tracks.pcg.official import jsnum
 
 ZERO = Decimal(0)
 ONE = Decimal(1)

@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from podium.tracks.pcg.official.png import encode_gray_as_rgba_png
-from podium.tracks.pcg.physics import OCR_SPRITE_PAD_M, BlockPose
+from podium.tracks.pcg.rules.physics import OCR_SPRITE_PAD_M, BlockPose
 
 IMAGE_SIZE_PX = 1024
 RENDER_SIZE_PX = 824

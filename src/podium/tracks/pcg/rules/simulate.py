@@ -21,10 +21,10 @@ from PIL import Image
 from podium.core.records import StageFailure
 from podium.core.storage.files import write_atomic
 from podium.tracks.pcg.handoff import InputMaker, RenderedInput, png_digest
-from podium.tracks.pcg.levelxml import LevelParseError, parse_level
+from podium.tracks.pcg.official.levelxml import LevelParseError, parse_level
 from podium.tracks.pcg.official.png import encode_gray_as_rgba_png
-from podium.tracks.pcg.physics import PhysicsParameters, UnsupportedLevel, evaluate_stability
-from podium.tracks.pcg.render import render_level
+from podium.tracks.pcg.rules.physics import PhysicsParameters, UnsupportedLevel, evaluate_stability
+from podium.tracks.pcg.rules.render import render_level
 from podium.tracks.pcg.thumbnails import source_digest, thumbnail_of_grey
 from podium.tracks.pcg.verdicts import PcgVerdict
 

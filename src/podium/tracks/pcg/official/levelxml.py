@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 
-from podium.tracks.pcg.build import (
+from podium.tracks.pcg.official.jsnum import to_fixed
+from podium.tracks.pcg.rules.build import (
     BLOCK_SHAPES,
     CELL_SIZE,
     GRID_HEIGHT,
@@ -23,7 +24,6 @@ from podium.tracks.pcg.build import (
     PlacedBlock,
     block_world_position,
 )
-from podium.tracks.pcg.jsnum import to_fixed
 
 _MIN_CAMERA_WIDTH = Decimal(17)
 

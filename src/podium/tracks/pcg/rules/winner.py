@@ -26,7 +26,7 @@ from decimal import Decimal
 from enum import StrEnum
 from typing import Any
 
-from podium.tracks.pcg import jsnum
+from podium.tracks.pcg.official import jsnum
 
 RULE = (
     "2025: the highest normalised total that also beats the zero-shot baseline wins; among equal totals the "

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 from Box2D import b2ContactListener, b2PolygonShape, b2Vec2, b2World
 
-from podium.tracks.pcg.levelxml import LevelFile
+from podium.tracks.pcg.official.levelxml import LevelFile
 
 
 @dataclass(frozen=True, slots=True)
