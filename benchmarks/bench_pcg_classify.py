@@ -41,6 +41,7 @@ from machine import cpu_model  # benchmarks/machine.py, beside this script
 
 from podium.core.execution.executor import ProcessPoolExecutor  # noqa: E402
 from podium.tracks.pcg.classifiers import ClassifierSpec, LetterClassifier, load_classifier  # noqa: E402
+from podium.tracks.pcg.competition import open_competition
 from podium.tracks.pcg.editions import TRIALS_PER_CHARACTER, edition  # noqa: E402
 from podium.tracks.pcg.official.levelxml import parse_level  # noqa: E402
 from podium.tracks.pcg.pipeline import evaluate  # noqa: E402
@@ -122,7 +123,9 @@ def evaluate_table(workload: str, teams: int, repeats: int, workdir: Path) -> li
         else:
             write_raw_responses(root, 2024, names, TRIALS_PER_CHARACTER)
         started = time.perf_counter()
-        result = evaluate(root, edition(2024), ClassifierSpec("embedded"), executor=ProcessPoolExecutor(workers=2))
+        result = evaluate(
+            open_competition(root, edition(2024)), ClassifierSpec("embedded"), executor=ProcessPoolExecutor(workers=2)
+        )
         runs.append((time.perf_counter() - started, result))
         print(f"evaluate {workload} run {repeat + 1}: {runs[-1][0]:.1f} s", flush=True)
         shutil.rmtree(root)

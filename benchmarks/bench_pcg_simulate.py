@@ -62,13 +62,14 @@ from machine import cpu_model  # benchmarks/machine.py, beside this script
 from podium.core.execution.executor import Executor, ProcessPoolExecutor, SerialExecutor
 from podium.core.records import StageFailure
 from podium.core.storage.files import write_atomic
-from podium.tracks.pcg.editions import CHARACTERS, TRIALS_PER_CHARACTER
+from podium.tracks.pcg.competition import open_competition
+from podium.tracks.pcg.editions import CHARACTERS, TRIALS_PER_CHARACTER, edition
 from podium.tracks.pcg.official.levelxml import level_xml_text, parse_level
 from podium.tracks.pcg.official.png import encode_gray_as_rgba_png
 from podium.tracks.pcg.rules.build import drop_blocks
 from podium.tracks.pcg.rules.physics import PhysicsParameters, evaluate_stability
 from podium.tracks.pcg.rules.render import render_level
-from podium.tracks.pcg.stages.driver import StageSummary
+from podium.tracks.pcg.stages.driver import StageSettings, StageSummary
 from podium.tracks.pcg.stages.simulate import run_simulate
 
 J = TypeVar("J")
@@ -361,7 +362,7 @@ def timed_simulate(template: Path, root: Path, executor: Executor) -> tuple[floa
     shutil.copytree(template, root)
     cpu = _cpu_seconds()
     start = time.perf_counter()
-    summary = run_simulate(root, executor=executor, force=True)
+    summary = run_simulate(open_competition(root, edition(2024)), StageSettings(executor=executor, force=True))
     return time.perf_counter() - start, _cpu_seconds() - cpu, summary
 
 
@@ -571,7 +572,7 @@ def memory_run(template: Path, work: Path, jobs_per_worker: int) -> tuple[list[S
     sampler.start()
     start = time.perf_counter()
     try:
-        summary = run_simulate(root, executor=counter, force=True)
+        summary = run_simulate(open_competition(root, edition(2024)), StageSettings(executor=counter, force=True))
     finally:
         sampler.stop()
     seconds = time.perf_counter() - start

@@ -52,6 +52,7 @@ from typing import Any
 
 from machine import cpu_model  # benchmarks/machine.py, beside this script
 
+from podium.tracks.pcg.competition import open_competition
 from podium.tracks.pcg.editions import CHARACTERS, TRIALS_PER_CHARACTER, edition
 from podium.tracks.pcg.stages.build import run_build
 from podium.tracks.pcg.stages.extract import run_extract
@@ -353,15 +354,15 @@ def run_once(root: Path, timings: Timings | None, expected: dict[str, Any] | Non
     """One cold run of extract + build + score, then a warm extract + build, on a fresh copy ``root``."""
     ed = edition(EDITION_YEAR)
     start = time.perf_counter()
-    extracted = run_extract(root, ed)
+    extracted = run_extract(open_competition(root, ed))
     after_extract = time.perf_counter()
-    built = run_build(root, ed)
+    built = run_build(open_competition(root, ed))
     after_build = time.perf_counter()
-    scored = run_score(root, ed, ScoreOptions())
+    scored = run_score(open_competition(root, ed), ScoreOptions())
     end = time.perf_counter()
-    warm_extract = run_extract(root, ed)
+    warm_extract = run_extract(open_competition(root, ed))
     after_warm_extract = time.perf_counter()
-    warm_build = run_build(root, ed)
+    warm_build = run_build(open_competition(root, ed))
     after_warm_build = time.perf_counter()
 
     outcome = {
@@ -419,9 +420,9 @@ def profile_stages(root: Path, top: int) -> str:
     """cProfile each stage of one cold run; return the top functions by own time and by cumulative time."""
     ed = edition(EDITION_YEAR)
     stages: list[tuple[str, Callable[[], object]]] = [
-        ("extract", lambda: run_extract(root, ed)),
-        ("build", lambda: run_build(root, ed)),
-        ("score", lambda: run_score(root, ed, ScoreOptions())),
+        ("extract", lambda: run_extract(open_competition(root, ed))),
+        ("build", lambda: run_build(open_competition(root, ed))),
+        ("score", lambda: run_score(open_competition(root, ed), ScoreOptions())),
     ]
     out = io.StringIO()
     for name, call in stages:
@@ -502,8 +503,8 @@ def main(argv: list[str] | None = None) -> int:
         scratch = work / "scratch"
         shutil.copytree(template, scratch)
         ed = edition(EDITION_YEAR)
-        run_extract(scratch, ed)
-        run_build(scratch, ed)
+        run_extract(open_competition(scratch, ed))
+        run_build(open_competition(scratch, ed))
         write_score_inputs(template, built_levels(scratch), args.seed, info)
         shutil.rmtree(scratch)
 

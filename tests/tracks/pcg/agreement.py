@@ -18,8 +18,10 @@ import numpy as np
 import numpy.typing as npt
 
 from podium.tracks.pcg.classifiers import ClassifierSpec
+from podium.tracks.pcg.competition import open_competition
 from podium.tracks.pcg.editions import edition
 from podium.tracks.pcg.stages.classify import run_classify
+from podium.tracks.pcg.stages.driver import StageSettings
 from podium.tracks.pcg.stages.score import ScoreRun, run_score
 from podium.tracks.pcg.stages.simulate import run_simulate
 
@@ -84,11 +86,11 @@ def measure() -> Agreement:
     with tempfile.TemporaryDirectory() as tmp:
         official = _copy(Path(tmp) / "official", {"stability": "stability", "similarity-vit-base-letter": "similarity"})
         physics_vit = _copy(Path(tmp) / "physics-vit", {"levels": "levels", "similarity-vit-base-letter": "similarity"})
-        run_simulate(physics_vit)
+        run_simulate(open_competition(physics_vit, edition(2024)))
         embedded = _copy(Path(tmp) / "embedded", {"levels": "levels"})
-        run_simulate(embedded)
-        run_classify(embedded, ClassifierSpec("embedded"), year)
-        runs = {name: run_score(root, year) for name, root in
+        run_simulate(open_competition(embedded, edition(2024)))
+        run_classify(open_competition(embedded, year), StageSettings(classifier=ClassifierSpec("embedded")))
+        runs = {name: run_score(open_competition(root, year)) for name, root in
                 (("official", official), ("physics+vit", physics_vit), ("physics+embedded", embedded))}  # fmt: skip
     teams = sorted(_prompts(runs["official"]))
     reference = [_prompts(runs["official"])[t] for t in teams]

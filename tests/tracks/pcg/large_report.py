@@ -22,8 +22,8 @@ from PIL import Image, ImageDraw
 from podium.core.execution.executor import SerialExecutor
 from podium.core.storage.state import StageLedger
 from podium.tracks.pcg.classifiers import ClassifierSpec
+from podium.tracks.pcg.competition import open_competition
 from podium.tracks.pcg.editions import edition
-from podium.tracks.pcg.official.rundir import Platform
 from podium.tracks.pcg.pipeline import write_evaluation_report
 from podium.tracks.pcg.stages.score import run_score
 
@@ -87,9 +87,9 @@ def fabricate_run(
 
 def build_report(root: Path, *, year: int = 2023) -> Path:
     """Score the fabricated run and write its report (with the embedded classifier named as the one used)."""
-    competition = edition(year)
-    run = run_score(root, competition)
-    return write_evaluation_report(root, competition, run, Platform.POSIX, ClassifierSpec("embedded"), SerialExecutor())
+    competition = open_competition(root, edition(year))
+    run = run_score(competition)
+    return write_evaluation_report(competition, run, ClassifierSpec("embedded"), SerialExecutor())
 
 
 def gallery_tiles(page: str) -> dict[str, list[list[str]]]:

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from podium.core.records import StageFailure
+from podium.tracks.pcg.competition import open_competition
 from podium.tracks.pcg.editions import edition
 from podium.tracks.pcg.official.levelxml import LevelParseError, drops_from_level, level_xml_text, parse_level
 from podium.tracks.pcg.rules.build import GridLevel, drop_blocks, parse_drop_calls
@@ -117,7 +118,7 @@ def test_build_stage_writes_levels_and_logs_failures(tmp_path: Path) -> None:
     inter.mkdir(parents=True)
     (inter / "team_A_1.txt").write_text("drop_block('b31', 8)\n")
     (inter / "team_A_2.txt").write_text("drop_block('b31', 0)\n")
-    summary = run_build(root, edition(2024))
+    summary = run_build(open_competition(root, edition(2024)))
     assert {e.trial: e.verdict for e in summary.events} == {"team_A_1.txt": "ok", "team_A_2.txt": "width_boundary"}
     assert (root / "team" / "levels" / "A" / "team_A_1.xml").read_text().startswith("<?xml")
     assert not (root / "team" / "levels" / "A" / "team_A_2.xml").exists()

@@ -19,7 +19,10 @@ from PIL import Image
 from podium.core.errors import ConfigError, DependencyError
 from podium.tracks.pcg.classifiers import LETTERS, ClassifierSpec, load_classifier
 from podium.tracks.pcg.classifiers.hf import hub_unreachable
+from podium.tracks.pcg.competition import open_competition
+from podium.tracks.pcg.editions import edition
 from podium.tracks.pcg.rules.classify import ClassifiedImage, similarity_json
+from podium.tracks.pcg.stages.driver import StageSettings
 from tests.needs import need_module
 
 torch = need_module("torch", "hf")
@@ -111,7 +114,6 @@ def test_similarity_file_has_the_official_format(tiny_vit: Path) -> None:
 
 
 def test_classify_stage_writes_official_files_and_resumes(tiny_vit: Path, tmp_path: Path) -> None:
-    from podium.tracks.pcg.editions import edition
     from podium.tracks.pcg.stages.classify import run_classify
 
     for letter in ("A", "B"):
@@ -122,16 +124,18 @@ def test_classify_stage_writes_official_files_and_resumes(tiny_vit: Path, tmp_pa
         (folder / f"team_{letter}_1_raw.png").write_bytes(b"textured image, ignored")
     (tmp_path / "team" / "images" / "A" / "team_A_9.png").write_bytes(b"not a png")
     classifier = ClassifierSpec(f"hf:{tiny_vit}")
-    summary = run_classify(tmp_path, classifier, edition(2025))
+    summary = run_classify(open_competition(tmp_path, edition(2025)), StageSettings(classifier=classifier))
     verdicts = {e.trial: e.verdict for e in summary.events}
     assert verdicts["team_A_9.png"] == "malformed_input" and "team_A_1_raw.png" not in verdicts
     assert sum(v == "ok" for v in verdicts.values()) == 4
     document = json.loads((tmp_path / "team" / "similarity" / "A.json").read_text())
     assert document["count"] == 2 and "cls_embedding" in document["similarities"][0]
     # a current character folder is skipped as a whole (its similarity file covers every image)
-    rerun = run_classify(tmp_path, classifier, edition(2025))
+    rerun = run_classify(open_competition(tmp_path, edition(2025)), StageSettings(classifier=classifier))
     assert {e.verdict for e in rerun.events} == {"skipped"}
-    run_classify(tmp_path, classifier, edition(2024))  # another edition: redone, without the embedding
+    run_classify(
+        open_competition(tmp_path, edition(2024)), StageSettings(classifier=classifier)
+    )  # another edition: redone, without the embedding
     assert (
         "cls_embedding" not in json.loads((tmp_path / "team" / "similarity" / "B.json").read_text())["similarities"][0]
     )
@@ -139,7 +143,6 @@ def test_classify_stage_writes_official_files_and_resumes(tiny_vit: Path, tmp_pa
 
 def test_classify_in_worker_processes_writes_what_serial_writes(tiny_vit: Path, tmp_path: Path) -> None:
     from podium.core.execution.executor import ProcessPoolExecutor, SerialExecutor
-    from podium.tracks.pcg.editions import edition
     from podium.tracks.pcg.stages.classify import run_classify
 
     roots = {"serial": tmp_path / "serial", "pool": tmp_path / "pool"}
@@ -151,8 +154,13 @@ def test_classify_in_worker_processes_writes_what_serial_writes(tiny_vit: Path, 
                 image.save(folder / f"team_{letter}_{n}.png")
         (root / "team" / "images" / "B" / "team_B_3.png").write_bytes(b"not a png")  # found in a worker
     spec = ClassifierSpec(f"hf:{tiny_vit}")
-    serial = run_classify(roots["serial"], spec, edition(2025), executor=SerialExecutor())
-    pooled = run_classify(roots["pool"], spec, edition(2025), executor=ProcessPoolExecutor(workers=2))
+    serial = run_classify(
+        open_competition(roots["serial"], edition(2025)), StageSettings(classifier=spec, executor=SerialExecutor())
+    )
+    pooled = run_classify(
+        open_competition(roots["pool"], edition(2025)),
+        StageSettings(classifier=spec, executor=ProcessPoolExecutor(workers=2)),
+    )
     verdicts = sorted((e.character, e.trial, e.verdict) for e in pooled.events)
     assert verdicts == sorted((e.character, e.trial, e.verdict) for e in serial.events)
     assert ("B", "team_B_3.png", "malformed_input") in verdicts

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from scipy.spatial.distance import cosine  # scipy==1.12.0, the version the official script pins
 
+from podium.tracks.pcg.competition import open_competition
 from podium.tracks.pcg.editions import DiversityVector, edition
 from podium.tracks.pcg.rules.diversity import SimilarityFormatError, cosine_distance, diversity_of
 from podium.tracks.pcg.stages.diversity import run_diversity
@@ -90,10 +91,10 @@ def test_diversity_stage_on_the_unity_similarity_files(pcg_data: Path, tmp_path:
         for source in (team_dir / "similarity-vit-base-letter").iterdir():
             (target / source.name).write_bytes(source.read_bytes())
     (root / "v1" / "similarity" / "L.json").write_text("{broken")
-    summary = run_diversity(root, edition(2024))
+    summary = run_diversity(open_competition(root, edition(2024)))
     verdicts = [e.verdict for e in summary.events]
     assert verdicts.count("ok") == 14 and verdicts.count("malformed_input") == 1
     rate = json.loads((root / "v2" / "diversity" / "U.json").read_text())["diversityRate"]
     assert 0 < rate < 1
-    again = run_diversity(root, edition(2024))
+    again = run_diversity(open_competition(root, edition(2024)))
     assert [e.verdict for e in again.events].count("skipped") == 14

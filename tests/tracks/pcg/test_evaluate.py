@@ -14,6 +14,9 @@ from pathlib import Path
 import pytest
 
 from podium.core.execution.executor import SerialExecutor
+from podium.tracks.pcg.competition import open_competition
+from podium.tracks.pcg.editions import edition
+from podium.tracks.pcg.stages.driver import StageSettings
 from podium.tracks.pcg.stages.simulate import run_simulate
 from tests.needs import need_module
 from tests.tracks.pcg.large_report import gallery_tiles
@@ -87,23 +90,28 @@ def test_dask_local_cluster_gives_the_same_results(tmp_path: Path) -> None:
     for root in (serial, clustered):
         shutil.copytree(EXAMPLE / "v2" / "raw", root / "v2" / "raw")
     from podium.tracks.pcg.classifiers import ClassifierSpec
-    from podium.tracks.pcg.editions import edition
     from podium.tracks.pcg.stages.build import run_build
     from podium.tracks.pcg.stages.classify import run_classify
     from podium.tracks.pcg.stages.extract import run_extract
 
     for root in (serial, clustered):
-        run_extract(root, edition(2023))
-        run_build(root, edition(2023))
-    run_simulate(serial, executor=SerialExecutor())
-    run_classify(serial, ClassifierSpec("embedded"), edition(2023), executor=SerialExecutor())
+        run_extract(open_competition(root, edition(2023)))
+        run_build(open_competition(root, edition(2023)))
+    run_simulate(open_competition(serial, edition(2024)), StageSettings(executor=SerialExecutor()))
+    run_classify(
+        open_competition(serial, edition(2023)),
+        StageSettings(classifier=ClassifierSpec("embedded"), executor=SerialExecutor()),
+    )
     with (
         distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
         distributed.Client(cluster) as client,
     ):
-        summary = run_simulate(clustered, executor=DaskExecutor(client=client, in_flight=4))
+        summary = run_simulate(
+            open_competition(clustered, edition(2024)), StageSettings(executor=DaskExecutor(client=client, in_flight=4))
+        )
         classified = run_classify(
-            clustered, ClassifierSpec("embedded"), edition(2023), executor=DaskExecutor(client=client, in_flight=4)
+            open_competition(clustered, edition(2023)),
+            StageSettings(classifier=ClassifierSpec("embedded"), executor=DaskExecutor(client=client, in_flight=4)),
         )
     assert {e.verdict for e in summary.events} == {"ok"} == {e.verdict for e in classified.events}
     assert len(summary.events) == len(list(clustered.glob("*/levels/*/*.xml"))) == 29 == len(classified.events)

@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 
 from podium.core.records import StageFailure
+from podium.tracks.pcg.competition import open_competition
 from podium.tracks.pcg.editions import edition
 from podium.tracks.pcg.rules.extract import ExtractedCode, extract_code
 from podium.tracks.pcg.stages.extract import run_extract
@@ -69,7 +70,7 @@ def test_reproduces_the_official_extraction(pcg_data: Path, copy_tree) -> None: 
     root = copy_tree(source, "competition")
     for produced in (root / "team1" / "intermediate").rglob("*.txt"):
         produced.unlink()
-    summary = run_extract(root, edition(2023))
+    summary = run_extract(open_competition(root, edition(2023)))
     verdicts = {event.trial: event.verdict for event in summary.events}
     assert verdicts == {"test.txt": "ok", "test2.txt": "ok", "test3.txt": "code_not_found"}
     for expected in (source / "team1" / "intermediate" / "I").iterdir():

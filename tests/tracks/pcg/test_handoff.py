@@ -13,6 +13,7 @@ from PIL import Image
 
 from podium.tracks.pcg.classifiers import ClassifierSpec
 from podium.tracks.pcg.classifiers.embedded import EmbeddedClassifier, preprocess
+from podium.tracks.pcg.competition import open_competition
 from podium.tracks.pcg.editions import edition
 from podium.tracks.pcg.handoff import GrayImage, ImageHandoff, ModelInput, png_digest
 from podium.tracks.pcg.pipeline import evaluate
@@ -20,6 +21,7 @@ from podium.tracks.pcg.rules.physics import PhysicsParameters
 from podium.tracks.pcg.rules.simulate import SimulationJob, simulate_level
 from podium.tracks.pcg.stages.build import run_build
 from podium.tracks.pcg.stages.classify import run_classify
+from podium.tracks.pcg.stages.driver import StageSettings
 from podium.tracks.pcg.stages.extract import run_extract
 from podium.tracks.pcg.stages.simulate import run_simulate
 
@@ -36,8 +38,8 @@ def built(parent: Path) -> Path:
     """The example's team v2 (29 levels of I, L, U) extracted and built, ready to simulate."""
     root = parent / "competition"
     shutil.copytree(EXAMPLE / "v2" / "raw", root / "v2" / "raw")
-    run_extract(root, edition(2023))
-    run_build(root, edition(2023))
+    run_extract(open_competition(root, edition(2023)))
+    run_build(open_competition(root, edition(2023)))
     return root
 
 
@@ -72,9 +74,11 @@ def test_simulate_hands_over_the_input_of_the_file_it_wrote(tmp_path: Path) -> N
 
 def test_evaluate_with_the_handoff_writes_what_the_separate_stages_write(tmp_path: Path) -> None:
     plain, handed = built(tmp_path / "plain"), built(tmp_path / "handed")
-    run_simulate(plain)
-    run_classify(plain, EMBEDDED, edition(2023))  # no handoff: every PNG decoded
-    evaluation = evaluate(handed, edition(2023), EMBEDDED)
+    run_simulate(open_competition(plain, edition(2024)))
+    run_classify(
+        open_competition(plain, edition(2023)), StageSettings(classifier=EMBEDDED)
+    )  # no handoff: every PNG decoded
+    evaluation = evaluate(open_competition(handed, edition(2023)), EMBEDDED)
     assert [(s.stage, s.summary.count("ok")) for s in evaluation.stages][-2:] == [("simulate", 29), ("classify", 29)]
     assert similarities(handed) == similarities(plain) and len(similarities(plain)) == 3
 
@@ -82,7 +86,7 @@ def test_evaluate_with_the_handoff_writes_what_the_separate_stages_write(tmp_pat
 def test_evaluate_classifies_the_handed_inputs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ClassifierSpec, "input_maker", lambda self: blank_input)
     root = built(tmp_path)
-    evaluate(root, edition(2023), EMBEDDED)
+    evaluate(open_competition(root, edition(2023)), EMBEDDED)
     rows = list(probabilities(root, "L").values())
     assert len(rows) == len(list(root.glob("v2/images/L/*.png"))) > 5 and all(
         row == rows[0] for row in rows
@@ -92,11 +96,11 @@ def test_evaluate_classifies_the_handed_inputs(tmp_path: Path, monkeypatch: pyte
 def test_classify_decodes_files_whose_bytes_changed_after_simulate(tmp_path: Path) -> None:
     root = built(tmp_path)
     handoff = ImageHandoff(blank_input)
-    run_simulate(root, handoff=handoff)
+    run_simulate(open_competition(root, edition(2024)), StageSettings(handoff=handoff))
     assert len(handoff) > 20  # identical images share an entry
     images = sorted((root / "v2" / "images" / "L").glob("*.png"))
     Image.open(images[0]).save(images[0])  # the same pixels in PIL's encoding: other bytes, not in the handoff
-    run_classify(root, EMBEDDED, edition(2023), handoff=handoff)
+    run_classify(open_competition(root, edition(2023)), StageSettings(classifier=EMBEDDED, handoff=handoff))
     rows = probabilities(root, "L")
     blank = rows[images[1].name]
     assert all(rows[image.name] == blank for image in images[1:])
@@ -104,5 +108,5 @@ def test_classify_decodes_files_whose_bytes_changed_after_simulate(tmp_path: Pat
     # the decoded one reads as the stage without a handoff reads it (in the same batch: batches change the floats)
     alone = tmp_path / "alone" / "v2"
     shutil.copytree(root / "v2" / "images", alone / "images")
-    run_classify(alone.parent, EMBEDDED, edition(2023))
+    run_classify(open_competition(alone.parent, edition(2023)), StageSettings(classifier=EMBEDDED))
     assert probabilities(alone.parent, "L")[images[0].name] == rows[images[0].name]

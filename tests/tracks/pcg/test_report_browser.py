@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from podium.tracks.pcg.classifiers import ClassifierSpec
+from podium.tracks.pcg.competition import open_competition
 from podium.tracks.pcg.editions import edition
 from podium.tracks.pcg.pipeline import evaluate
 
@@ -128,7 +129,7 @@ def test_the_demo_report_sent_alone_shows_every_image_and_names_its_classifier(
 ) -> None:
     root = tmp_path / "demo"
     shutil.copytree(EXAMPLE, root)
-    evaluate(root, edition(2023), ClassifierSpec("embedded"))
+    evaluate(open_competition(root, edition(2023)), ClassifierSpec("embedded"))
     alone = tmp_path / "mail" / "report.html"
     alone.parent.mkdir()
     shutil.copy(root / "result" / "report.html", alone)

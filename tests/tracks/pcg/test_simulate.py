@@ -13,9 +13,12 @@ from PIL import Image
 
 from podium.core.execution.executor import ProcessPoolExecutor, SerialExecutor
 from podium.tracks.pcg.calibrate import compare_with_unity, summarize
+from podium.tracks.pcg.competition import open_competition
+from podium.tracks.pcg.editions import edition
 from podium.tracks.pcg.official.levelxml import level_xml_text
 from podium.tracks.pcg.official.png import encode_gray_as_rgba_png
 from podium.tracks.pcg.rules.build import GridLevel, drop_blocks
+from podium.tracks.pcg.stages.driver import StageSettings
 from podium.tracks.pcg.stages.simulate import run_simulate
 from podium.tracks.pcg.thumbnails import ThumbnailCache, source_digest, thumbnail_png
 
@@ -58,16 +61,19 @@ def test_same_results_on_every_executor_and_rerun_skips(pcg_data: Path, tmp_path
     serial, pooled = tmp_path / "serial" / "competition", tmp_path / "pooled" / "competition"
     copy_levels(pcg_data, serial, ("v3", "v4"))
     copy_levels(pcg_data, pooled, ("v3", "v4"))
-    first = run_simulate(serial, executor=SerialExecutor())
-    run_simulate(pooled, executor=ProcessPoolExecutor(workers=2, jobs_per_worker=7))
+    first = run_simulate(open_competition(serial, edition(2024)), StageSettings(executor=SerialExecutor()))
+    run_simulate(
+        open_competition(pooled, edition(2024)),
+        StageSettings(executor=ProcessPoolExecutor(workers=2, jobs_per_worker=7)),
+    )
     assert {e.verdict for e in first.events} == {"ok"} and len(first.events) == 60
     assert snapshot(serial) == snapshot(pooled) and len(snapshot(serial)) == 66
-    again = run_simulate(serial, executor=SerialExecutor())
+    again = run_simulate(open_competition(serial, edition(2024)), StageSettings(executor=SerialExecutor()))
     assert {e.verdict for e in again.events} == {"skipped"}
     # one changed level redoes only its character folder
     level = serial / "v3" / "levels" / "I" / "V3_I_1.xml"
     level.write_bytes(level.read_bytes().replace(b'rotation="90"', b'rotation="0"', 1))
-    redone = run_simulate(serial, executor=SerialExecutor())
+    redone = run_simulate(open_competition(serial, edition(2024)), StageSettings(executor=SerialExecutor()))
     assert {(e.character, e.verdict) for e in redone.events if e.verdict != "skipped"} == {("I", "ok")}
     assert sum(e.verdict == "ok" for e in redone.events) == 10
 
@@ -75,7 +81,7 @@ def test_same_results_on_every_executor_and_rerun_skips(pcg_data: Path, tmp_path
 def test_stability_file_has_unitys_format(pcg_data: Path, tmp_path: Path) -> None:
     root = tmp_path / "competition"
     copy_levels(pcg_data, root, ("v1",))
-    run_simulate(root)
+    run_simulate(open_competition(root, edition(2024)))
     text = (root / "v1" / "stability" / "L.json").read_text()
     document = json.loads(text)
     assert list(document) == ["dataCount", "rate", "raws"] and document["dataCount"] == 10
@@ -108,7 +114,7 @@ def test_bad_levels_get_a_verdict_and_the_run_goes_on(tmp_path: Path) -> None:
     write_level(tmp_path, "4", "<Level><GameObjects><Block type='SquareTiny'")
     write_level(tmp_path, "5", '<Level><GameObjects><Pig type="BasicSmall" x="1" y="1"/></GameObjects></Level>')
     write_level(tmp_path, "6", b"\xff\xfe\x00garbage")
-    summary = run_simulate(tmp_path)
+    summary = run_simulate(open_competition(tmp_path, edition(2024)))
     verdicts = {e.trial: e.verdict for e in summary.events}
     assert verdicts == {
         "team_A_1.xml": "ok",
@@ -152,7 +158,10 @@ def test_thumbnails_from_the_picture_in_memory_equal_those_from_the_files(pcg_da
     root = tmp_path / "competition"
     copy_levels(pcg_data, root, ("v3",))
     cache = ThumbnailCache(tmp_path / "thumbs.jsonl")
-    run_simulate(root, executor=ProcessPoolExecutor(workers=2, jobs_per_worker=7), thumbnails=cache)
+    run_simulate(
+        open_competition(root, edition(2024)),
+        StageSettings(executor=ProcessPoolExecutor(workers=2, jobs_per_worker=7), thumbnails=cache),
+    )
     images = sorted(root.glob("v3/images/*/*.png"))
     assert len(images) == 30
     for image in images:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from podium.tracks.pcg.competition import open_competition
+from podium.tracks.pcg.editions import edition
 from podium.tracks.pcg.stages.simulate import run_simulate
 from podium.tracks.pcg.trial_status import TrialStatus, trial_statuses
 
@@ -16,14 +18,14 @@ def test_a_level_that_failed_simulation_and_was_mended(pcg_data: Path, tmp_path:
     shutil.copy(good, levels / "t_I_1.xml")
     (levels / "t_I_2.xml").write_text("<Level><not-closed>")
     root = tmp_path / "root"
-    run_simulate(root)
+    run_simulate(open_competition(root, edition(2024)))
     statuses = trial_statuses(root)
     assert statuses[("t", "I", "1")] == TrialStatus("ok", "")
     assert statuses[("t", "I", "2")].verdict == "malformed_input"
     assert trial_statuses(root, prefix="m/")[("m/t", "I", "2")] == statuses[("t", "I", "2")]
 
     shutil.copy(good, levels / "t_I_2.xml")  # mended: the failure recorded before is now stale
-    run_simulate(root)
+    run_simulate(open_competition(root, edition(2024)))
     assert trial_statuses(root)[("t", "I", "2")] == TrialStatus("ok", "")
 
 
@@ -33,5 +35,5 @@ def test_a_level_whose_name_holds_a_backslash_is_simulated_like_any_other(pcg_da
     good = sorted((pcg_data / "unity-2023" / "v1" / "levels" / "I").glob("*.xml"))[0]
     shutil.copy(good, levels / "t_I_1.xml")
     shutil.copy(good, levels / "odd\\name_I_2.xml")  # legal on POSIX; the job tags join paths with backslashes
-    summary = run_simulate(tmp_path / "root")
+    summary = run_simulate(open_competition(tmp_path / "root", edition(2024)))
     assert sorted((e.trial, e.verdict) for e in summary.events) == [("odd\\name_I_2.xml", "ok"), ("t_I_1.xml", "ok")]

@@ -16,6 +16,7 @@ from podium.core.errors import ConfigError
 from podium.core.execution.executor import Executor, make_executor
 from podium.core.reporting.tables import render_table
 from podium.tracks.pcg.classifiers import ClassifierSpec
+from podium.tracks.pcg.competition import open_competition
 from podium.tracks.pcg.console import failure_lines, log_lines, warning_lines
 from podium.tracks.pcg.edition_option import edition_option
 from podium.tracks.pcg.editions import TRIALS_PER_CHARACTER, Edition
@@ -27,11 +28,12 @@ from podium.tracks.pcg.run_plan import describe_asked
 from podium.tracks.pcg.stages.build import run_build
 from podium.tracks.pcg.stages.classify import run_classify
 from podium.tracks.pcg.stages.diversity import run_diversity
-from podium.tracks.pcg.stages.driver import StageSummary
+from podium.tracks.pcg.stages.driver import StageSettings, StageSummary
 from podium.tracks.pcg.stages.extract import run_extract
 from podium.tracks.pcg.stages.qualify import run_qualify
-from podium.tracks.pcg.stages.score import ScoreOptions, ScoreRun, run_score
+from podium.tracks.pcg.stages.score import ScoreOptions, run_score
 from podium.tracks.pcg.stages.simulate import run_simulate
+from podium.tracks.pcg.standings import ScoreRun
 
 _ROOT = click.Path(path_type=Path, file_okay=False)
 
@@ -177,13 +179,13 @@ def _text_stage(command: F) -> F:
 @_text_stage
 def extract(root: Path, edition: Edition, force: bool, as_json: bool, platform: str) -> None:
     """raw/ → intermediate/: the drop calls of each response's last fenced code block."""
-    _print_stage(run_extract(root, edition, force=force, platform=Platform(platform)), as_json)
+    _print_stage(run_extract(open_competition(root, edition, Platform(platform)), StageSettings(force=force)), as_json)
 
 
 @_text_stage
 def build(root: Path, edition: Edition, force: bool, as_json: bool, platform: str) -> None:
     """intermediate/ → levels/: drop the blocks on the 20×16 grid and write Science Birds XML."""
-    _print_stage(run_build(root, edition, force=force, platform=Platform(platform)), as_json)
+    _print_stage(run_build(open_competition(root, edition, Platform(platform)), StageSettings(force=force)), as_json)
 
 
 _workers_option = workers_option()
@@ -198,7 +200,8 @@ _workers_option = workers_option()
 @_order_option
 def simulate(root: Path, edition: Edition, workers: int | None, force: bool, as_json: bool, platform: str) -> None:
     """levels/ → stability/ + images/: Box2D physics and the black-and-white image, as Unity's evaluator."""
-    summary = run_simulate(root, executor=make_executor(workers), force=force, platform=Platform(platform))
+    competition = open_competition(root, edition, Platform(platform))
+    summary = run_simulate(competition, StageSettings(force=force, executor=make_executor(workers)))
     _print_stage(summary, as_json)
 
 
@@ -237,7 +240,8 @@ def classify(
     """images/ → similarity/: the probability that each level image shows its target letter."""
     spec = ClassifierSpec(_classifier(classifier, edition), batch_size)
     executor = make_executor(workers)
-    summary = run_classify(root, spec, edition, executor=executor, force=force, platform=Platform(platform))
+    competition = open_competition(root, edition, Platform(platform))
+    summary = run_classify(competition, StageSettings(force=force, executor=executor, classifier=spec))
     _print_stage(summary, as_json)
 
 
@@ -294,12 +298,11 @@ def evaluate(
         executor: Executor = DaskExecutor(scheduler)
     else:
         executor = make_executor(workers)
-    options = ScoreOptions(
-        platform=Platform(platform), prompt_lengths=prompt_lengths(prompts_dir) if prompts_dir else None
-    )
+    options = ScoreOptions(prompt_lengths=prompt_lengths(prompts_dir) if prompts_dir else None)
     progress = _Progress()
+    competition = open_competition(root, edition, Platform(platform))
     evaluation = run_evaluation(
-        root, edition, ClassifierSpec(_classifier(classifier, edition)), executor=executor, options=options,
+        competition, ClassifierSpec(_classifier(classifier, edition)), executor=executor, options=options,
         force=force, on_item=progress.item,
     )  # fmt: skip
     progress.done()
@@ -395,7 +398,8 @@ def calibrate(oracle: Path, fmt: str, per_level: bool) -> None:
 @_order_option
 def diversity(root: Path, edition: Edition, trials: int, force: bool, as_json: bool, platform: str) -> None:
     """similarity/ → diversity/: mean cosine distance between a character's trials."""
-    summary = run_diversity(root, edition, trials=trials, force=force, platform=Platform(platform))
+    competition = open_competition(root, edition, Platform(platform))
+    summary = run_diversity(competition, StageSettings(force=force, trials=trials))
     _print_stage(summary, as_json)
 
 
@@ -460,12 +464,11 @@ def score(
         use_weights=not no_weights,
         official_ranks=official_ranks,
         strict=strict,
-        platform=Platform(platform),
         prompt_lengths=prompt_lengths(prompts_dir) if prompts_dir else None,
         baseline=baseline,
         not_competing=frozenset(not_competing) if not_competing else None,
     )
-    run = run_score(root, edition, options)
+    run = run_score(open_competition(root, edition, Platform(platform)), options)
     _print_leaderboard(run, fmt)
 
 

@@ -24,6 +24,7 @@ from podium.core.errors import InputError
 from podium.tracks.pcg.official.rundir import Platform, list_team_dirs, require_root
 
 STAGE_FOLDERS = ("raw", "intermediate", "levels", "images", "stability", "similarity", "diversity")
+CHARACTER_FILE_FOLDERS = ("stability", "similarity", "diversity")  # one ``<C>.json`` per character, not per trial
 
 
 @dataclass(frozen=True, slots=True)

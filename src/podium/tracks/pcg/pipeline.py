@@ -1,7 +1,8 @@
 """Evaluate (``podium pcg evaluate``): every stage from what exists to ``result/``, resumable, then the report.
 
-Stages run in pipeline order on each official root (one per model in a multi-model root): extract, build,
-simulate, classify, diversity (2024+), then score over the whole competition and the report. A stage runs only
+The stages of ``stages.PIPELINE`` run in order on each official root of the ``Competition`` (one per model in a
+multi-model root): extract, build, simulate, classify, diversity (editions that have it), then score over the whole
+competition and the report. A stage runs only
 when some team has its input folder, so a competition can enter anywhere (responses, levels or images). Every
 stage skips what is current, so a run killed at any point and started again ends with the same result files as
 an uninterrupted run. With the embedded classifier, simulate hands its rendered images to classify in memory
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from podium.core.errors import PodiumError
@@ -20,27 +21,21 @@ from podium.core.execution.executor import Executor, SerialExecutor
 from podium.core.storage.state import STATE_FOLDER
 from podium.tracks.pcg.bootstrap import normalized_uncertainty
 from podium.tracks.pcg.classifiers import ClassifierSpec
-from podium.tracks.pcg.editions import Edition
+from podium.tracks.pcg.competition import Competition
 from podium.tracks.pcg.handoff import ImageHandoff
-from podium.tracks.pcg.layout import competition_roots
-from podium.tracks.pcg.official.rundir import Platform, list_team_dirs, list_visible_files
+from podium.tracks.pcg.layout import CHARACTER_FILE_FOLDERS
+from podium.tracks.pcg.official.rundir import list_team_dirs, list_visible_files
 from podium.tracks.pcg.official.stagelog import ItemEvent
 from podium.tracks.pcg.provenance import ProgramEnvironment, program_environments, run_provenance
 from podium.tracks.pcg.report import ReportInput, render_report, write_report
 from podium.tracks.pcg.run_plan import AskedTrials, asked_trials
-from podium.tracks.pcg.stages.build import run_build
-from podium.tracks.pcg.stages.classify import run_classify
-from podium.tracks.pcg.stages.diversity import run_diversity
-from podium.tracks.pcg.stages.driver import StageSummary
-from podium.tracks.pcg.stages.extract import run_extract
-from podium.tracks.pcg.stages.score import ScoreOptions, ScoreRun, run_score
-from podium.tracks.pcg.stages.simulate import run_simulate
+from podium.tracks.pcg.stages import PIPELINE
+from podium.tracks.pcg.stages.driver import Stage, StageSettings, StageSummary
+from podium.tracks.pcg.stages.score import ScoreOptions, run_score
+from podium.tracks.pcg.standings import ScoreRun
 from podium.tracks.pcg.thumbnails import ThumbnailCache, make_thumbnails
 from podium.tracks.pcg.trial_status import TrialKey, TrialStatus, trial_key, trial_statuses
 from podium.tracks.pcg.verdicts import PcgVerdict
-
-STAGE_INPUTS = {"extract": "raw", "build": "intermediate", "simulate": "levels", "classify": "images",
-                "diversity": "similarity"}  # fmt: skip
 
 
 @dataclass
@@ -63,13 +58,12 @@ class Evaluation:
     asked: dict[str, AskedTrials] = field(default_factory=dict)  # by team, where generate recorded its plan
 
 
-def _has_input(root: Path, folder: str, platform: Platform) -> bool:
-    return any((root / team / folder).is_dir() for team in list_team_dirs(root, platform))
+def _has_input(root: Path, stage: Stage, competition: Competition) -> bool:
+    return any((root / team / stage.source).is_dir() for team in list_team_dirs(root, competition.platform))
 
 
 def evaluate(
-    root: Path,
-    edition: Edition,
+    competition: Competition,
     classifier: ClassifierSpec,
     *,
     executor: Executor | None = None,
@@ -78,53 +72,53 @@ def evaluate(
     on_item: Callable[[str, ItemEvent], None] | None = None,
 ) -> Evaluation:
     """Run every stage that has input, score, and write ``result/report.html``."""
-    options = options or ScoreOptions()
-    platform = options.platform
     executor = executor or SerialExecutor()
     evaluation = Evaluation()
-    stages = ["extract", "build", "simulate", "classify"] + (["diversity"] if edition.diversity is not None else [])
+    stages = [stage for stage in PIPELINE if stage.applies(competition.edition)]
     make_input = classifier.input_maker()
-    thumbnails = ThumbnailCache(thumbnail_cache_path(root))  # simulate fills it; the report reads it
-    for model_root in competition_roots(root, platform):
+    thumbnails = ThumbnailCache(thumbnail_cache_path(competition.root))  # simulate fills it; the report reads it
+    for model_root in competition.model_roots:
         path, model = model_root.path, model_root.model or ""
+        one_root = replace(competition, model_roots=(model_root,))
         handoff = None if make_input is None else ImageHandoff(make_input)  # one model root's images at a time
         previous: StageSummary | None = None
         for stage in stages:
-            if not _has_input(path, STAGE_INPUTS[stage], platform):
+            if not _has_input(path, stage, competition):
                 _require_handover(previous, stage, path)
                 continue
-            callback = None if on_item is None else _tagged(on_item, stage)
+            settings = StageSettings(
+                force=force, on_item=None if on_item is None else _tagged(on_item, stage.name), executor=executor,
+                classifier=classifier, handoff=handoff, thumbnails=thumbnails,
+            )  # fmt: skip
             started = time.perf_counter()
-            summary = _run_stage(
-                stage, path, edition, classifier, executor, force, platform, callback, handoff, thumbnails
-            )
-            if not summary.events and not any(path.glob(f"*/{STAGE_INPUTS[stage]}/*/*")):
+            summary = stage.run(one_root, settings)
+            if not summary.events and not any(path.glob(f"*/{stage.source}/*/*")):
                 _require_handover(previous, stage, path)  # no item, and no input file either
-            evaluation.stages.append(StageReport(stage, model, summary, time.perf_counter() - started))
+            evaluation.stages.append(StageReport(stage.name, model, summary, time.perf_counter() - started))
             previous = summary
-    evaluation.score = run_score(root, edition, options)
-    evaluation.asked = competition_asked(root, platform)
-    evaluation.report_path = write_evaluation_report(root, edition, evaluation.score, platform, classifier, executor)
+    evaluation.score = run_score(competition, options)
+    evaluation.asked = competition_asked(competition)
+    evaluation.report_path = write_evaluation_report(competition, evaluation.score, classifier, executor)
     return evaluation
 
 
-def competition_asked(root: Path, platform: Platform) -> dict[str, AskedTrials]:
+def competition_asked(competition: Competition) -> dict[str, AskedTrials]:
     """What ``generate`` asked of each team, over every model root (teams named ``MODEL/TEAM`` there)."""
     asked: dict[str, AskedTrials] = {}
-    for model_root in competition_roots(root, platform):
+    for model_root in competition.model_roots:
         asked |= asked_trials(model_root.path / "logs", f"{model_root.model}/" if model_root.model else "")
     return asked
 
 
-def _require_handover(previous: StageSummary | None, stage: str, root: Path) -> None:
+def _require_handover(previous: StageSummary | None, stage: Stage, root: Path) -> None:
     """Fail when the stage before wrote outputs and ``stage`` finds none of them where they belong."""
     if previous is None:
         return
     written = previous.count(PcgVerdict.OK) + previous.count(PcgVerdict.SKIPPED)
     if written:
         raise PodiumError(
-            f"{previous.stage} reported {written} outputs, but {stage} finds no input under {root}/<TEAM>/"
-            f"{STAGE_INPUTS[stage]}/: they were written somewhere else",
+            f"{previous.stage} reported {written} outputs, but {stage.name} finds no input under {root}/<TEAM>/"
+            f"{stage.source}/: they were written somewhere else",
             fix="run the workers where they see the competition root at the same absolute path (a shared file "
             "system), or use the local pool (--workers N)",
         )
@@ -134,42 +128,13 @@ def _tagged(on_item: Callable[[str, ItemEvent], None], stage: str) -> Callable[[
     return lambda event: on_item(stage, event)
 
 
-def _run_stage(
-    stage: str,
-    path: Path,
-    edition: Edition,
-    classifier: ClassifierSpec,
-    executor: Executor,
-    force: bool,
-    platform: Platform,
-    on_item: Callable[[ItemEvent], None] | None,
-    handoff: ImageHandoff | None,
-    thumbnails: ThumbnailCache,
-) -> StageSummary:
-    if stage == "extract":
-        return run_extract(path, edition, force=force, platform=platform, on_item=on_item)
-    if stage == "build":
-        return run_build(path, edition, force=force, platform=platform, on_item=on_item)
-    if stage == "simulate":
-        return run_simulate(
-            path, executor=executor, force=force, platform=platform, on_item=on_item, handoff=handoff,
-            thumbnails=thumbnails,
-        )  # fmt: skip
-    if stage == "classify":
-        return run_classify(
-            path, classifier, edition, executor=executor, force=force, platform=platform, on_item=on_item,
-            handoff=handoff,
-        )  # fmt: skip
-    return run_diversity(path, edition, force=force, platform=platform, on_item=on_item)
-
-
 def thumbnail_cache_path(root: Path) -> Path:
     """Where a competition root keeps its report's thumbnails (by source digest, so any stage may add to it)."""
     return root / STATE_FOLDER / "thumbnails.jsonl"
 
 
 def write_evaluation_report(
-    root: Path, edition: Edition, run: ScoreRun, platform: Platform, classifier: ClassifierSpec, executor: Executor
+    competition: Competition, run: ScoreRun, classifier: ClassifierSpec, executor: Executor
 ) -> Path:
     """The report from the files alone, so a rerun or a resumed run writes the same page as an uninterrupted one."""
     images: dict[TrialKey, Path] = {}
@@ -177,11 +142,11 @@ def write_evaluation_report(
     letters: set[str] = set()
     classified = simulated = False
     programs: list[ProgramEnvironment] = []
-    for model_root in competition_roots(root, platform):
+    for model_root in competition.model_roots:
         prefix = f"{model_root.model}/" if model_root.model else ""
         programs += program_environments(model_root.path / "logs", prefix)
-        statuses |= trial_statuses(model_root.path, platform, prefix)
-        for team in list_team_dirs(model_root.path, platform):
+        statuses |= trial_statuses(model_root.path, competition.platform, prefix)
+        for team in list_team_dirs(model_root.path, competition.platform):
             team_dir = model_root.path / team
             letters |= _letters_of(team_dir)
             classified |= (team_dir / "images").is_dir()  # classify ran on them (it runs wherever images exist)
@@ -193,35 +158,37 @@ def write_evaluation_report(
                     if key is not None and not image.name.endswith("_raw.png"):
                         images[key] = image
     names = {"/".join(key): key for key in images}
-    cache = ThumbnailCache(thumbnail_cache_path(root))
+    cache = ThumbnailCache(thumbnail_cache_path(competition.root))
     made = make_thumbnails({name: images[key] for name, key in names.items()}, executor=executor, cache=cache)
     uncertainty = None
     if run.scores and len(run.scores) == 1:  # summed multi-model scores get no intervals (yet)
         (scores,) = run.scores.values()
         ranked = [team.team for team in run.leaderboard]
-        uncertainty = normalized_uncertainty(scores, ranked, with_diversity=edition.diversity is not None)
+        with_diversity = competition.edition.diversity is not None
+        uncertainty = normalized_uncertainty(scores, ranked, with_diversity=with_diversity)
     report = ReportInput(
         run=run,
         provenance=run_provenance(
-            edition.year, classifier if classified else None, simulated=simulated, programs=tuple(programs)
+            competition.edition.year, classifier if classified else None, simulated=simulated, programs=tuple(programs)
         ),
         letters=tuple(sorted(letters)),
         uncertainty=uncertainty,
         statuses=statuses,
-        asked=competition_asked(root, platform),
+        asked=competition_asked(competition),
         thumbnails={names[name]: png for name, png in made.items()},
-        title=f"{root.resolve().name} — podium PCG report (edition {edition.year})",
+        title=f"{competition.root.name} — podium PCG report (edition {competition.edition.year})",
     )
-    path = root / "result" / "report.html"
+    path = competition.root / "result" / "report.html"
     write_report(path, render_report(report))
     return path
 
 
 def _letters_of(team_dir: Path) -> set[str]:
     """The letters a team folder has anything for: a character folder of a trial stage, or a per-letter file."""
+    folders = {folder for stage in PIPELINE for folder in (stage.source, *stage.outputs)}
     letters = set()
-    for folder in ("raw", "intermediate", "levels", "images"):
+    for folder in sorted(folders - set(CHARACTER_FILE_FOLDERS)):
         letters |= {p.name for p in (team_dir / folder).glob("*") if p.is_dir() and len(p.name) == 1}
-    for folder in ("stability", "similarity", "diversity"):
+    for folder in CHARACTER_FILE_FOLDERS:
         letters |= {p.stem for p in (team_dir / folder).glob("*.json") if len(p.stem) == 1}
     return letters

@@ -27,7 +27,7 @@ from podium.core.storage.files import write_atomic
 from podium.tracks.pcg.provenance import Provenance
 from podium.tracks.pcg.rules.score import CompetitionScores, TrialScore
 from podium.tracks.pcg.run_plan import AskedTrials
-from podium.tracks.pcg.stages.score import ScoreRun
+from podium.tracks.pcg.standings import ScoreRun
 from podium.tracks.pcg.trial_status import TrialKey, TrialStatus
 
 NOT_APPLICABLE = "–"  # a figure the edition does not have (diversity before 2024), everywhere the same

@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 
 from podium.core.errors import InputError
+from podium.tracks.pcg.competition import open_competition
 from podium.tracks.pcg.editions import edition
 from podium.tracks.pcg.stages.build import run_build
+from podium.tracks.pcg.stages.driver import StageSettings
 from podium.tracks.pcg.stages.extract import run_extract
 from podium.tracks.pcg.stages.score import ScoreOptions, run_score
 
@@ -31,29 +33,32 @@ def test_rerun_skips_current_outputs_and_redoes_changed_ones(tmp_path: Path) -> 
     ed = edition(2024)
     make_raw(tmp_path, "t", "A", 1, GOOD)
     second = make_raw(tmp_path, "t", "A", 2, GOOD)
-    assert [e.verdict for e in run_extract(tmp_path, ed).events] == ["ok", "ok"]
-    assert [e.verdict for e in run_extract(tmp_path, ed).events] == ["skipped", "skipped"]
+    assert [e.verdict for e in run_extract(open_competition(tmp_path, ed)).events] == ["ok", "ok"]
+    assert [e.verdict for e in run_extract(open_competition(tmp_path, ed)).events] == ["skipped", "skipped"]
     second.write_text(GOOD.replace("'b31', 8", "'b11', 3"))
-    assert sorted(e.verdict for e in run_extract(tmp_path, ed).events) == ["ok", "skipped"]
+    assert sorted(e.verdict for e in run_extract(open_competition(tmp_path, ed)).events) == ["ok", "skipped"]
     assert "b11" in (tmp_path / "t" / "intermediate" / "A" / "t_A_2.txt").read_text()
     # a deleted output is redone; --force redoes everything
     (tmp_path / "t" / "intermediate" / "A" / "t_A_1.txt").unlink()
-    assert sorted(e.verdict for e in run_extract(tmp_path, ed).events) == ["ok", "skipped"]
-    assert [e.verdict for e in run_extract(tmp_path, ed, force=True).events] == ["ok", "ok"]
+    assert sorted(e.verdict for e in run_extract(open_competition(tmp_path, ed)).events) == ["ok", "skipped"]
+    assert [e.verdict for e in run_extract(open_competition(tmp_path, ed), StageSettings(force=True)).events] == [
+        "ok",
+        "ok",
+    ]
     # another edition is another setting: outputs are redone with the 2023 prefix (and now fail)
-    assert {e.verdict for e in run_extract(tmp_path, edition(2023)).events} == {"code_not_found"}
+    assert {e.verdict for e in run_extract(open_competition(tmp_path, edition(2023))).events} == {"code_not_found"}
 
 
 def test_an_input_that_now_fails_removes_its_stale_output(tmp_path: Path) -> None:
     raw = make_raw(tmp_path, "t", "A", 1, GOOD)
-    run_extract(tmp_path, edition(2024))
+    run_extract(open_competition(tmp_path, edition(2024)))
     output = tmp_path / "t" / "intermediate" / "A" / "t_A_1.txt"
     assert output.exists()
     raw.write_text("I cannot draw that.")
-    assert [e.verdict for e in run_extract(tmp_path, edition(2024)).events] == ["code_not_found"]
+    assert [e.verdict for e in run_extract(open_competition(tmp_path, edition(2024))).events] == ["code_not_found"]
     assert not output.exists()
     # a rerun replays the recorded failure instead of recomputing it, and still reports it
-    again = run_extract(tmp_path, edition(2024))
+    again = run_extract(open_competition(tmp_path, edition(2024)))
     assert [(e.verdict, e.reason) for e in again.events] == [("code_not_found", "Code not found.")]
 
 
@@ -66,7 +71,7 @@ def test_bad_items_are_reported_and_the_rest_still_runs(tmp_path: Path) -> None:
     (tmp_path / "nothing").mkdir()
     os.chmod(locked, 0)
     try:
-        summary = run_extract(tmp_path, edition(2024))
+        summary = run_extract(open_competition(tmp_path, edition(2024)))
     finally:
         os.chmod(locked, 0o644)
     verdicts = {e.team: e.verdict for e in summary.events}
@@ -82,9 +87,9 @@ def test_bad_items_are_reported_and_the_rest_still_runs(tmp_path: Path) -> None:
 
 def test_empty_root_and_missing_root_are_clear_errors(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="no team folders"):
-        run_build(tmp_path, edition(2024))
+        run_build(open_competition(tmp_path, edition(2024)))
     with pytest.raises(InputError, match="does not exist"):
-        run_build(tmp_path / "missing", edition(2024))
+        run_build(open_competition(tmp_path / "missing", edition(2024)))
 
 
 def write_scores(root: Path, team: str, char: str, sta: list[float], sim: list[float]) -> None:
@@ -105,7 +110,7 @@ def test_score_reports_inconsistent_teams_instead_of_aborting(tmp_path: Path) ->
     (tmp_path / "empty").mkdir()
     nan_file = tmp_path / "b" / "stability" / "B.json"
     nan_file.write_text(nan_file.read_text().replace('"score": 1.0}]', '"score": NaN}]'))
-    run = run_score(tmp_path, edition(2023))
+    run = run_score(open_competition(tmp_path, edition(2023)))
     warnings = "\n".join(run.warnings)
     assert "team b: different numbers of files (stability/ 2, similarity/ 1)" in warnings
     assert "not valid JSON" in warnings and "team empty: no score input files" in warnings
@@ -113,7 +118,7 @@ def test_score_reports_inconsistent_teams_instead_of_aborting(tmp_path: Path) ->
     assert [t.team for t in run.leaderboard] == ["b", "a", "empty"]
     assert (tmp_path / "result" / "prompt_scores_ranks.csv").exists()
     with pytest.raises(InputError, match="different numbers of files"):
-        run_score(tmp_path, edition(2023), ScoreOptions(strict=True))
+        run_score(open_competition(tmp_path, edition(2023)), ScoreOptions(strict=True))
 
 
 def test_2025_multi_model_root_sums_models_before_normalising(tmp_path: Path) -> None:
@@ -124,11 +129,11 @@ def test_2025_multi_model_root_sums_models_before_normalising(tmp_path: Path) ->
                 div = tmp_path / model / team / "diversity" / f"{char}.json"
                 div.parent.mkdir(parents=True, exist_ok=True)
                 div.write_text(json.dumps({"diversityRate": 0.5}))
-    run = run_score(tmp_path, edition(2025))
+    run = run_score(open_competition(tmp_path, edition(2025)))
     assert set(run.models) == {"qwen", "gemma", "phi"}
     per_model = {}
     for model in run.models:
-        single = run_score(tmp_path / model, edition(2025))
+        single = run_score(open_competition(tmp_path / model, edition(2025)))
         per_model[model] = {t.team: t.prompt for t in single.leaderboard}
     for team in run.leaderboard:
         assert team.prompt == sum(per_model[m][team.team] for m in run.models)
@@ -142,7 +147,7 @@ def test_2025_multi_model_root_sums_models_before_normalising(tmp_path: Path) ->
 def test_trial_stages_run_in_every_model_folder_of_a_multi_model_root(tmp_path: Path) -> None:
     for model in ("qwen", "phi"):
         make_raw(tmp_path / model, "team", "A", 1, GOOD)
-    summary = run_extract(tmp_path, edition(2025))
+    summary = run_extract(open_competition(tmp_path, edition(2025)))
     assert [e.verdict for e in summary.events] == ["ok", "ok"]
     for model in ("qwen", "phi"):
         assert (tmp_path / model / "team" / "intermediate" / "A" / "team_A_1.txt").exists()
@@ -206,7 +211,7 @@ def test_missing_stage_folders_and_stray_files_are_warnings(tmp_path: Path) -> N
     make_raw(tmp_path, "A", "A", 1, GOOD)
     (tmp_path / "A" / "raw" / "notes.txt").write_text("x")
     (tmp_path / "B").mkdir()
-    summary = run_extract(tmp_path, edition(2024))
+    summary = run_extract(open_competition(tmp_path, edition(2024)))
     assert [e.verdict for e in summary.events] == ["ok"]
     assert any("stray file" in w and "notes.txt" in w for w in summary.warnings)
     assert "team B: nothing to do: it has no raw/ folder (run generate first)" in summary.warnings

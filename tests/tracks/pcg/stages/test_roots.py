@@ -14,13 +14,15 @@ import pytest
 
 from podium.core.errors import InputError, PodiumError
 from podium.core.execution.executor import SerialExecutor
+from podium.tracks.pcg import competition as competition_module
 from podium.tracks.pcg import layout
 from podium.tracks.pcg.classifiers import ClassifierSpec
+from podium.tracks.pcg.competition import open_competition
 from podium.tracks.pcg.editions import edition
 from podium.tracks.pcg.layout import ModelRoot
 from podium.tracks.pcg.pipeline import evaluate
-from podium.tracks.pcg.stages import evaluate as evaluate_module
 from podium.tracks.pcg.stages.classify import run_classify
+from podium.tracks.pcg.stages.driver import StageSettings
 from podium.tracks.pcg.stages.extract import run_extract
 from podium.tracks.pcg.stages.simulate import run_simulate
 from tests.needs import need_module
@@ -56,12 +58,11 @@ def test_a_team_folder_given_as_the_root_is_refused_and_nothing_is_written(tmp_p
     assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before  # no result/, no logs/
 
 
-def test_every_stage_refuses_a_team_folder(tmp_path: Path) -> None:
+def test_a_team_folder_is_refused_before_any_stage(tmp_path: Path) -> None:
     root = one_team(tmp_path)
-    run_extract(root, edition(2023))
-    for stage in (run_extract, run_simulate):
-        with pytest.raises(InputError, match=r"it holds raw/, intermediate/"):
-            stage(root / "v2", edition(2023)) if stage is run_extract else stage(root / "v2")
+    run_extract(open_competition(root, edition(2023)))
+    with pytest.raises(InputError, match=r"it holds raw/, intermediate/"):
+        open_competition(root / "v2", edition(2023))  # every stage, score and evaluate start from this value
     assert not (root / "v2" / "logs").exists()
 
 
@@ -93,17 +94,17 @@ def test_outputs_written_elsewhere_stop_evaluate_instead_of_scoring_zeros(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Undo the absolute-path rule, as the code before it: the workers then write relative to their own folder.
-    monkeypatch.setattr(evaluate_module, "competition_roots", lambda root, platform: [ModelRoot(None, root)])
     root = one_team(tmp_path)
     elsewhere = tmp_path / "worker-folder"
     elsewhere.mkdir()
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(layout, "competition_roots", lambda root, platform=None: [ModelRoot(None, root)])
-    from podium.tracks.pcg.stages import driver
-
-    monkeypatch.setattr(driver, "competition_roots", lambda root, platform=None: [ModelRoot(None, root)])
+    monkeypatch.setattr(competition_module, "competition_roots", lambda root, platform=None: [ModelRoot(None, root)])
     with pytest.raises(PodiumError, match=r"simulate reported 29 outputs, but classify finds no input"):
-        evaluate(Path("competition"), edition(2023), ClassifierSpec("embedded"), executor=ElsewhereExecutor(elsewhere))
+        evaluate(
+            open_competition(Path("competition"), edition(2023)),
+            ClassifierSpec("embedded"),
+            executor=ElsewhereExecutor(elsewhere),
+        )
     assert list(elsewhere.glob("competition/v2/images/*/*.png"))  # where the old code's images went
     assert not (root / "result").exists()
 
@@ -115,12 +116,15 @@ def test_dask_workers_in_another_folder_with_a_relative_root(tmp_path: Path, mon
 
     local, clustered = one_team(tmp_path / "local"), one_team(tmp_path / "dask")
     for root in (local, clustered):
-        run_extract(root, edition(2023))
+        run_extract(open_competition(root, edition(2023)))
         from podium.tracks.pcg.stages.build import run_build
 
-        run_build(root, edition(2023))
-    run_simulate(local, executor=SerialExecutor())
-    run_classify(local, ClassifierSpec("embedded"), edition(2023), executor=SerialExecutor())
+        run_build(open_competition(root, edition(2023)))
+    run_simulate(open_competition(local, edition(2024)), StageSettings(executor=SerialExecutor()))
+    run_classify(
+        open_competition(local, edition(2023)),
+        StageSettings(classifier=ClassifierSpec("embedded"), executor=SerialExecutor()),
+    )
 
     workers_home = tmp_path / "workers"
     workers_home.mkdir()
@@ -131,8 +135,11 @@ def test_dask_workers_in_another_folder_with_a_relative_root(tmp_path: Path, mon
     ):
         monkeypatch.chdir(tmp_path / "dask")  # the parent runs from another folder, with a relative root
         executor = DaskExecutor(client=client, in_flight=4)
-        simulated = run_simulate(Path("competition"), executor=executor)
-        classified = run_classify(Path("competition"), ClassifierSpec("embedded"), edition(2023), executor=executor)
+        simulated = run_simulate(open_competition(Path("competition"), edition(2024)), StageSettings(executor=executor))
+        classified = run_classify(
+            open_competition(Path("competition"), edition(2023)),
+            StageSettings(classifier=ClassifierSpec("embedded"), executor=executor),
+        )
     assert simulated.count("ok") == 29 and classified.count("ok") == 29
     assert not list(workers_home.rglob("*.png"))
     assert results(clustered) == results(local)

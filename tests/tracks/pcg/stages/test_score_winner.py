@@ -8,6 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from podium.tracks.pcg.cli import pcg
+from podium.tracks.pcg.competition import open_competition
 from podium.tracks.pcg.editions import edition
 from podium.tracks.pcg.stages.score import ScoreOptions, run_score
 
@@ -40,14 +41,14 @@ def winner_file(root: Path) -> dict[str, object]:
 def test_winner_file_beside_unchanged_official_files(tmp_path: Path) -> None:
     teams = {"alpha": 0.9, "baseline_zero_shot": 0.6, "baseline_zero_shot_multi_turn": 1.0, "beta": 0.5}
     root = competition(tmp_path / "y2025", teams)
-    run = run_score(root, edition(2025))
+    run = run_score(open_competition(root, edition(2025)))
     assert run.winner is not None and run.winner.winners == ("alpha",)  # the strong baseline does not compete
     document = winner_file(root)
     assert document["outcome"] == "winner" and document["winners"] == ["alpha"]
     assert document["notCompeting"] == ["baseline_zero_shot", "baseline_zero_shot_multi_turn"]
 
     older = competition(tmp_path / "y2024", teams)
-    assert run_score(older, edition(2024)).winner is None
+    assert run_score(open_competition(older, edition(2024))).winner is None
     assert sorted(p.name for p in (older / "result").iterdir()) == OFFICIAL
     assert sorted(p.name for p in (root / "result").iterdir()) == sorted([*OFFICIAL, "winner.json"])
     for name in OFFICIAL:
@@ -56,14 +57,16 @@ def test_winner_file_beside_unchanged_official_files(tmp_path: Path) -> None:
 
 def test_no_team_beats_the_baseline(tmp_path: Path) -> None:
     root = competition(tmp_path, {"alpha": 0.5, "baseline_zero_shot": 0.7})
-    run_score(root, edition(2025))
+    run_score(open_competition(root, edition(2025)))
     document = winner_file(root)
     assert document["outcome"] == "no team beats the baseline" and document["winners"] == []
 
 
 def test_named_baseline_and_not_competing(tmp_path: Path) -> None:
     root = competition(tmp_path, {"alpha": 0.5, "organisers": 0.9, "zs": 0.4})
-    run = run_score(root, edition(2025), ScoreOptions(baseline="zs", not_competing=frozenset({"organisers"})))
+    run = run_score(
+        open_competition(root, edition(2025)), ScoreOptions(baseline="zs", not_competing=frozenset({"organisers"}))
+    )
     assert run.winner is not None and run.winner.winners == ("alpha",)
 
 
@@ -71,7 +74,7 @@ def test_multi_model_root_declares_on_the_summed_totals(tmp_path: Path) -> None:
     # mirrored models: equal weights, so alpha and beta have equal totals (no prompts given: co-winners)
     competition(tmp_path / "qwen", {"alpha": 0.9, "beta": 0.2, "baseline_zero_shot": 0.5})
     competition(tmp_path / "gemma", {"alpha": 0.2, "beta": 0.9, "baseline_zero_shot": 0.5})
-    run = run_score(tmp_path, edition(2025))
+    run = run_score(open_competition(tmp_path, edition(2025)))
     assert run.models and run.winner is not None
     assert run.winner.outcome.value == "co-winners" and run.winner.winners == ("alpha", "beta")
     assert winner_file(tmp_path)["winners"] == ["alpha", "beta"]

@@ -1,8 +1,15 @@
-"""The pcg pipeline as its stage drivers, one module per stage, named by its verb.
+"""The drivers of the pcg pipeline over the official folder layout, one module per stage, named by its verb.
 
-In order: ``qualify`` (2023 prompts), ``extract``, ``build``, ``simulate``, ``classify``, ``diversity`` (2024+),
-``score``; ``evaluate`` runs them all and writes the report. Each driver walks the official folder layout with the
-shared skeleton of ``driver`` (teams, characters, trials, one logged event per item, resumability, stale outputs,
-warnings, summary) and calls the per-item logic of the modules beside this package (``extract``, ``build``,
-``physics``, ``render``, ``classifiers``, ``diversity``, ``score``, ...).
+Each driver walks the layout with the shared skeleton of ``driver`` (teams, characters, trials, one logged event per
+item, resumability, stale outputs, warnings, summary) and calls the rule of the same name under ``rules/``.
+
+``PIPELINE`` is the one list of per-item stages, in order: ``pipeline.evaluate`` runs it, each stage's ledger is
+kept under its name and version, and the report and the layout's warnings read which stage writes which folder
+from it. Outside it: ``qualify`` (before generation, where an edition has a qualification script) and ``score``
+(over the whole competition, after the list).
 """
+
+from podium.tracks.pcg.stages import build, classify, diversity, extract, simulate
+from podium.tracks.pcg.stages.driver import Stage
+
+PIPELINE: tuple[Stage, ...] = (extract.STAGE, build.STAGE, simulate.STAGE, classify.STAGE, diversity.STAGE)

@@ -16,5 +16,5 @@ def _built(text: str, edition: Edition) -> bytes | StageFailure:
 
 BUILD = TextStage("build", "1", source="intermediate", target="levels", extension="xml", convert=_built)
 
-# ``run_build(root, edition, *, force=False, platform=Platform.POSIX, on_item=None)``: ``intermediate`` → ``levels``
-run_build = BUILD.run
+STAGE = BUILD.stage
+run_build = BUILD.run  # ``intermediate`` → ``levels`` of every team: (competition, settings) → summary

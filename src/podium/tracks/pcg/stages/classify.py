@@ -8,16 +8,16 @@ the same run) are not decoded.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
-from podium.core.execution.executor import Executor, SerialExecutor
+from podium.core.execution.executor import SerialExecutor
 from podium.core.records import StageFailure
 from podium.core.storage.files import write_atomic
 from podium.core.storage.state import content_key
 from podium.tracks.pcg.classifiers import ClassifierSpec
-from podium.tracks.pcg.editions import CHARACTERS, DiversityVector, Edition
+from podium.tracks.pcg.competition import Competition
+from podium.tracks.pcg.editions import CHARACTERS, DiversityVector
 from podium.tracks.pcg.handoff import ImageHandoff
-from podium.tracks.pcg.official.rundir import Platform, list_visible_files
+from podium.tracks.pcg.official.rundir import list_visible_files
 from podium.tracks.pcg.official.stagelog import ItemEvent
 from podium.tracks.pcg.rules.classify import (
     ClassifiedImage,
@@ -27,28 +27,27 @@ from podium.tracks.pcg.rules.classify import (
     is_level_image,
     similarity_json,
 )
-from podium.tracks.pcg.stages.driver import ItemCallback, StageRun, StageSummary, character_dirs, over_model_roots
+from podium.tracks.pcg.stages.driver import (
+    DEFAULT_SETTINGS,
+    Stage,
+    StageRun,
+    StageSettings,
+    StageSummary,
+    character_dirs,
+    over_model_roots,
+)
 from podium.tracks.pcg.verdicts import PcgVerdict
 
-STAGE = "classify"
+NAME = "classify"
 VERSION = "1"  # bump when the output for the same input changes; outputs of older versions are redone
 
 
-def run_classify(
-    root: Path,
-    classifier: ClassifierSpec,
-    edition: Edition,
-    *,
-    executor: Executor | None = None,
-    force: bool = False,
-    platform: Platform = Platform.POSIX,
-    on_item: ItemCallback | None = None,
-    handoff: ImageHandoff | None = None,
-) -> StageSummary:
-    """``images/<C>/*.png`` → ``similarity/<C>.json`` for every team of ``root`` (one file per character)."""
-    chosen_executor = executor or SerialExecutor()
-    with_embedding = edition.diversity is DiversityVector.CLS_EMBEDDING
-    version_key = content_key(STAGE, VERSION, classifier.identity(), str(with_embedding))
+def run_classify(competition: Competition, settings: StageSettings = DEFAULT_SETTINGS) -> StageSummary:
+    """``images/<C>/*.png`` → ``similarity/<C>.json`` for every team (one file per character)."""
+    classifier, handoff = settings.classifier or ClassifierSpec("embedded"), settings.handoff
+    chosen_executor = settings.executor or SerialExecutor()
+    with_embedding = competition.edition.diversity is DiversityVector.CLS_EMBEDDING
+    version_key = content_key(NAME, VERSION, classifier.identity(), str(with_embedding))
 
     def body(run: StageRun) -> None:
         # planned lazily: the executor starts on the first folder while later ones are still being read
@@ -56,7 +55,7 @@ def run_classify(
         for job, outcomes in chosen_executor.map_unordered(classify_images, jobs):
             _finish_classify(run, job, outcomes, with_embedding)
 
-    return over_model_roots(root, STAGE, body, platform=platform, force=force, on_item=on_item)
+    return over_model_roots(competition, NAME, body, settings)
 
 
 def _classify_jobs(
@@ -102,3 +101,6 @@ def _finish_classify(run: StageRun, job: ClassifyJob, outcomes: list[ImageOutcom
     output = run.root / job.team / "similarity" / f"{job.char}.json"
     write_atomic(output, similarity_json(job.char, classified, with_embedding).encode("utf-8"))
     run.record(output, job.ledger_key)
+
+
+STAGE = Stage(NAME, "images", ("similarity",), VERSION, run_classify)

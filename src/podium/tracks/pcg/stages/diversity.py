@@ -1,4 +1,4 @@
-"""Diversity (``similarity/<C>.json`` → ``diversity/<C>.json``, 2024+): mean distance between a character's trials."""
+"""Diversity (``similarity/<C>.json`` → ``diversity/<C>.json``): mean distance between a character's trials."""
 
 from __future__ import annotations
 
@@ -8,32 +8,31 @@ from podium.core.errors import InputError
 from podium.core.records import StageFailure
 from podium.core.storage.files import parse_json
 from podium.core.storage.state import content_key
-from podium.tracks.pcg.editions import TRIALS_PER_CHARACTER, Edition
-from podium.tracks.pcg.official.rundir import Platform, base_name, list_visible_files
+from podium.tracks.pcg.competition import Competition
+from podium.tracks.pcg.official.rundir import base_name, list_visible_files
 from podium.tracks.pcg.rules.diversity import SimilarityFormatError, diversity_of
-from podium.tracks.pcg.stages.driver import ItemCallback, StageRun, StageSummary, TransformResult, over_model_roots
+from podium.tracks.pcg.stages.driver import (
+    DEFAULT_SETTINGS,
+    Stage,
+    StageRun,
+    StageSettings,
+    StageSummary,
+    TransformResult,
+    over_model_roots,
+)
 from podium.tracks.pcg.verdicts import PcgVerdict
 
-STAGE = "diversity"
+NAME = "diversity"
 VERSION = "1"  # bump when the output for the same input changes; outputs of older versions are redone
 
 
-def run_diversity(
-    root: Path,
-    edition: Edition,
-    *,
-    trials: int = TRIALS_PER_CHARACTER,
-    force: bool = False,
-    platform: Platform = Platform.POSIX,
-    on_item: ItemCallback | None = None,
-) -> StageSummary:
-    """``similarity/<C>.json`` → ``diversity/<C>.json`` for every team of ``root`` (2024+)."""
+def run_diversity(competition: Competition, settings: StageSettings = DEFAULT_SETTINGS) -> StageSummary:
+    """``similarity/<C>.json`` → ``diversity/<C>.json`` for every team (editions with a diversity factor)."""
+    edition, trials = competition.edition, settings.trials
     if edition.diversity is None:
-        raise InputError(
-            f"the {edition.year} edition has no diversity stage", fix="pass --edition 2024 or --edition 2025"
-        )
+        raise InputError(f"the {edition.year} edition has no diversity stage", fix="pass an --edition that has one")
     kind = edition.diversity
-    version_key = content_key(STAGE, VERSION, kind.value, str(trials))
+    version_key = content_key(NAME, VERSION, kind.value, str(trials))
 
     def transform(data: bytes, path: Path) -> TransformResult:
         try:
@@ -51,4 +50,7 @@ def run_diversity(
                 output = run.root / folder.team / "diversity" / f"{character}.json"
                 run.item(run.judge_item(folder.team, character, "-", input_path, output, version_key, transform))
 
-    return over_model_roots(root, STAGE, body, platform=platform, force=force, on_item=on_item)
+    return over_model_roots(competition, NAME, body, settings)
+
+
+STAGE = Stage(NAME, "similarity", ("diversity",), VERSION, run_diversity, lambda edition: edition.diversity is not None)

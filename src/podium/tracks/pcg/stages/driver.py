@@ -9,8 +9,9 @@ layout itself (stray files, a missing stage folder, replaced bytes) become warni
 and log files make its ``StageSummary``.
 
 The stage modules beside this one (``qualify``, ``extract``, ``build``, ``simulate``, ``classify``,
-``diversity``, ``score``, and ``evaluate`` running them) hold only what differs between stages; the per-item
-logic they call lives in the modules beside ``stages/``.
+``diversity``, ``score``) hold only what differs between stages; the per-item rule each calls has the same name
+under ``rules/``. Each per-item stage describes itself as a ``Stage``; ``stages.PIPELINE`` lists them in order for
+``pipeline.evaluate``, for the resumability ledgers (by stage name and version) and for the report.
 """
 
 from __future__ import annotations
@@ -21,14 +22,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from podium.core.errors import InputError
+from podium.core.execution.executor import Executor
 from podium.core.records import StageFailure
 from podium.core.storage.files import read_bytes, write_atomic
 from podium.core.storage.state import StageLedger, content_key
-from podium.tracks.pcg.editions import Edition
-from podium.tracks.pcg.layout import competition_roots
+from podium.tracks.pcg.classifiers import ClassifierSpec
+from podium.tracks.pcg.competition import Competition
+from podium.tracks.pcg.editions import TRIALS_PER_CHARACTER, Edition
+from podium.tracks.pcg.handoff import ImageHandoff
 from podium.tracks.pcg.official.rundir import Platform, base_name, list_team_dirs, list_visible_files
 from podium.tracks.pcg.official.stagelog import ItemEvent, StageLog
 from podium.tracks.pcg.official.text import decode_utf8
+from podium.tracks.pcg.rules.physics import PhysicsParameters
+from podium.tracks.pcg.thumbnails import ThumbnailCache
 from podium.tracks.pcg.verdicts import PcgVerdict
 
 ItemCallback = Callable[[ItemEvent], None]
@@ -68,21 +74,52 @@ class StageSummary:
         return tuple(event for event in self.events if event.failed)
 
 
-PIPELINE_FOLDERS = ("raw", "intermediate", "levels", "images", "similarity")
-WRITERS = {"raw": "generate", "intermediate": "extract", "levels": "build", "images": "simulate",
-           "similarity": "classify"}  # fmt: skip
+@dataclass(frozen=True, slots=True)
+class StageSettings:
+    """How to run the stages: what every stage takes, and what only some use (the rest ignore it)."""
+
+    force: bool = False  # redo every item, even outputs that are current
+    on_item: ItemCallback | None = None
+    executor: Executor | None = None  # simulate and classify spread their jobs over it (default: in process)
+    classifier: ClassifierSpec | None = None  # classify (default: the embedded classifier)
+    handoff: ImageHandoff | None = None  # simulate keeps each image's classifier input for classify
+    thumbnails: ThumbnailCache | None = None  # simulate makes the report's thumbnails from the pictures in memory
+    physics: PhysicsParameters | None = None  # simulate (default: the calibrated parameters)
+    trials: int = TRIALS_PER_CHARACTER  # diversity's T
+
+
+DEFAULT_SETTINGS = StageSettings()
+
+
+@dataclass(frozen=True, slots=True)
+class Stage:
+    """One per-item stage of the pipeline: ``<TEAM>/<source>/`` → ``<TEAM>/<output>/`` for each output."""
+
+    name: str
+    source: str
+    outputs: tuple[str, ...]
+    version: str  # bump when the output for the same input changes; outputs of older versions are redone
+    run: Callable[[Competition, StageSettings], StageSummary]
+    applies: Callable[[Edition], bool] = lambda edition: True  # diversity: only editions with the factor
+
+
+GENERATED = "raw"  # the folder ``generate`` writes, where the pipeline starts
 
 
 def why_no_folder(team_dir: Path, folder: str) -> str:
     """Why ``team_dir`` has no ``folder``: the first stage upstream that wrote nothing for it, and from what."""
-    upstream = PIPELINE_FOLDERS[: PIPELINE_FOLDERS.index(folder)] if folder in PIPELINE_FOLDERS else ()
-    for index in range(len(upstream) - 1, -1, -1):
-        if (team_dir / upstream[index]).is_dir():
-            produced = PIPELINE_FOLDERS[index + 1]
-            writer, source = WRITERS[produced], upstream[index]
-            failed = f"each item failed, or {writer} has not run: see its log"
-            return f"{writer} wrote no {produced}/ from its {source}/ ({failed})"
-    return f"it has no {folder}/ folder (run {WRITERS.get(folder, 'the stage that writes it')} first)"
+    from podium.tracks.pcg.stages import PIPELINE  # the list holds every stage, and every stage imports this module
+
+    writers = {output: stage for stage in PIPELINE for output in stage.outputs}
+    wanted = folder
+    while wanted in writers:
+        stage = writers[wanted]
+        if (team_dir / stage.source).is_dir():
+            failed = f"each item failed, or {stage.name} has not run: see its log"
+            return f"{stage.name} wrote no {wanted}/ from its {stage.source}/ ({failed})"
+        wanted = stage.source
+    writer = writers[folder].name if folder in writers else "generate" if folder == GENERATED else "its stage"
+    return f"it has no {folder}/ folder (run {writer} first)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,17 +275,12 @@ def stage_run(
 
 
 def over_model_roots(
-    root: Path,
-    stage: str,
-    body: Callable[[StageRun], None],
-    *,
-    platform: Platform = Platform.POSIX,
-    force: bool = False,
-    on_item: ItemCallback | None = None,
+    competition: Competition, stage: str, body: Callable[[StageRun], None], settings: StageSettings
 ) -> StageSummary:
-    """Run ``body`` on every official root under ``root`` (itself, or one per model) and merge their summaries."""
+    """Run ``body`` on every official root of ``competition`` (its root, or one per model); merge the summaries."""
     summaries = []
-    for model_root in competition_roots(root, platform):
+    for model_root in competition.model_roots:
+        platform, force, on_item = competition.platform, settings.force, settings.on_item
         with stage_run(model_root.path, stage, platform=platform, force=force, on_item=on_item) as run:
             body(run)
             summaries.append(run.summary())
@@ -281,16 +313,14 @@ class TextStage:
     extension: str
     convert: Callable[[str, Edition], bytes | StageFailure]
 
-    def run(
-        self,
-        root: Path,
-        edition: Edition,
-        *,
-        force: bool = False,
-        platform: Platform = Platform.POSIX,
-        on_item: ItemCallback | None = None,
-    ) -> StageSummary:
-        """Run the stage for every team of ``root`` (every model's teams in a multi-model root)."""
+    @property
+    def stage(self) -> Stage:
+        """The entry of ``stages.PIPELINE`` for this stage."""
+        return Stage(self.name, self.source, (self.target,), self.version, self.run)
+
+    def run(self, competition: Competition, settings: StageSettings = DEFAULT_SETTINGS) -> StageSummary:
+        """Run the stage for every team of the competition (every model's teams in a multi-model root)."""
+        edition = competition.edition
         version_key = content_key(self.name, self.version, edition.prefix)
 
         def transform(data: bytes, path: Path) -> TransformResult:
@@ -322,4 +352,4 @@ class TextStage:
                         )
                         run.item(event)
 
-        return over_model_roots(root, self.name, body, platform=platform, force=force, on_item=on_item)
+        return over_model_roots(competition, self.name, body, settings)

@@ -15,5 +15,5 @@ def _extracted(text: str, edition: Edition) -> bytes | StageFailure:
 
 EXTRACT = TextStage("extract", "1", source="raw", target="intermediate", extension="txt", convert=_extracted)
 
-# ``run_extract(root, edition, *, force=False, platform=Platform.POSIX, on_item=None)``: ``raw`` → ``intermediate``
-run_extract = EXTRACT.run
+STAGE = EXTRACT.stage
+run_extract = EXTRACT.run  # ``raw`` → ``intermediate`` of every team: (competition, settings) → summary

@@ -28,8 +28,8 @@ from typing import Any
 from podium.core.errors import InputError
 from podium.core.ranking.leaderboard import TieBreak, TieMethod, rank_entries
 from podium.core.storage.files import read_json, write_atomic
+from podium.tracks.pcg.competition import Competition
 from podium.tracks.pcg.editions import CHARACTERS, TRIALS_PER_CHARACTER, Edition, ResultFiles
-from podium.tracks.pcg.layout import competition_roots
 from podium.tracks.pcg.official import jsnum
 from podium.tracks.pcg.official.json2csv import json2csv_text
 from podium.tracks.pcg.official.rundir import Platform, base_name, list_visible_files
@@ -45,33 +45,9 @@ from podium.tracks.pcg.rules.score import (
 )
 from podium.tracks.pcg.rules.winner import DEFAULT_BASELINE, Standing, WinnerVerdict, declare_winner
 from podium.tracks.pcg.stages.driver import StageRun, stage_run
+from podium.tracks.pcg.standings import RankedTeam, ScoreRun
 
 INPUT_STAGES = ("stability", "similarity", "diversity")
-
-
-@dataclass(frozen=True, slots=True)
-class RankedTeam:
-    """A row of the final leaderboard."""
-
-    rank: int
-    team: str
-    normalized: Decimal
-    prompt: Decimal
-    decided_by: str | None = None  # the tie-break that placed this team, if one did
-    per_model: Mapping[str, Decimal] | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ScoreRun:
-    """The outcome of ``run_score``: the leaderboard, what was written and what looked wrong."""
-
-    leaderboard: tuple[RankedTeam, ...]
-    competition: Decimal
-    result_dir: Path
-    warnings: tuple[str, ...]
-    models: tuple[str, ...] = ()
-    scores: Mapping[str, CompetitionScores] | None = None  # per model ("" for a single-model root)
-    winner: WinnerVerdict | None = None  # 2025 on: the rules' winner, also in result/winner.json
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +58,6 @@ class ScoreOptions:
     use_weights: bool = True
     official_ranks: bool = False
     strict: bool = False
-    platform: Platform = Platform.POSIX
     prompt_lengths: Mapping[str, int] | None = None  # team → prompt length in words, for the tie-break
     baseline: str = DEFAULT_BASELINE  # the team the 2025 winner must beat
     not_competing: frozenset[str] | None = None  # entries never declared winner; None: names starting "baseline"
@@ -265,9 +240,10 @@ def rank_teams(rows: Sequence[TeamRow], options: ScoreOptions) -> list[RankedTea
     ]
 
 
-def _score_one_root(root: Path, edition: Edition, options: ScoreOptions) -> RootScores:
+def _score_one_root(root: Path, competition: Competition, options: ScoreOptions) -> RootScores:
     """Read and score one official root, returning its scores and warnings (without writing results)."""
-    with stage_run(root, "score", platform=options.platform, ledger=False) as run:
+    edition = competition.edition
+    with stage_run(root, "score", platform=competition.platform, ledger=False) as run:
         teams = run.teams(fix="a competition root holds one folder per team")
         inputs = []
         for team in teams:
@@ -292,15 +268,15 @@ def _score_one_root(root: Path, edition: Edition, options: ScoreOptions) -> Root
         return RootScores(scores, list(run.summary().warnings))
 
 
-def run_score(root: Path, edition: Edition, options: ScoreOptions | None = None) -> ScoreRun:
-    """Score ``root`` (one model, or every model of a multi-model root) and write ``result/``."""
+def run_score(competition: Competition, options: ScoreOptions | None = None) -> ScoreRun:
+    """Score the competition (one model, or every model of a multi-model root) and write ``result/``."""
     options = options or ScoreOptions()
-    model_roots = competition_roots(root, options.platform)
-    if model_roots[0].model is None:
-        one = _score_one_root(root, edition, options)
+    root, edition, platform = competition.root, competition.edition, competition.platform
+    if not competition.multi_model:
+        one = _score_one_root(root, competition, options)
         scores = one.scores
         ranked = rank_teams([TeamRow(p.team, p.normalized, p.prompt) for p in scores.prompts], options)
-        write_official_results(root / "result", scores, edition, ranked, options.platform)
+        write_official_results(root / "result", scores, edition, ranked, platform)
         winner = _declare_winner(root / "result", ranked, edition, options)
         return ScoreRun(
             tuple(ranked), scores.competition, root / "result", tuple(one.warnings), scores={"": scores}, winner=winner
@@ -310,12 +286,12 @@ def run_score(root: Path, edition: Edition, options: ScoreOptions | None = None)
     all_scores: dict[str, CompetitionScores] = {}
     warnings = []
     team_order: list[str] = []
-    for model_root in model_roots:
+    for model_root in competition.model_roots:
         assert model_root.model is not None
-        scored = _score_one_root(model_root.path, edition, options)
+        scored = _score_one_root(model_root.path, competition, options)
         scores, model_warnings = scored.scores, scored.warnings
         ranked = rank_teams([TeamRow(p.team, p.normalized, p.prompt) for p in scores.prompts], options)
-        write_official_results(model_root.path / "result", scores, edition, ranked, options.platform)
+        write_official_results(model_root.path / "result", scores, edition, ranked, platform)
         per_model[model_root.model] = scores.prompts
         all_scores[model_root.model] = scores
         warnings += [f"model {model_root.model}: {w}" for w in model_warnings]
@@ -325,12 +301,13 @@ def run_score(root: Path, edition: Edition, options: ScoreOptions | None = None)
         if missing:
             warnings.append(f"model {model}: no folder for {', '.join(missing)}; they score 0 for this model")
     sums = sum_over_models(per_model, team_order)
-    competition, totals = sums.competition, sums.totals
+    totals = sums.totals
     ranked = rank_teams([TeamRow(t.team, t.normalized, t.total, t.per_model) for t in totals], options)
-    _write_model_results(root / "result", competition, list(per_model), totals, options.platform)
-    _write_ranks(root / "result", ranked, options.platform)
+    total = sums.competition
+    _write_model_results(root / "result", total, list(per_model), totals, platform)
+    _write_ranks(root / "result", ranked, platform)
     winner = _declare_winner(root / "result", ranked, edition, options)
-    return ScoreRun(tuple(ranked), competition, root / "result", tuple(warnings), tuple(per_model), all_scores, winner)
+    return ScoreRun(tuple(ranked), total, root / "result", tuple(warnings), tuple(per_model), all_scores, winner)
 
 
 def _declare_winner(

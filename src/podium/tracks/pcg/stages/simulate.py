@@ -10,20 +10,27 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from podium.core.execution.executor import Executor, SerialExecutor
+from podium.core.execution.executor import SerialExecutor
 from podium.core.records import StageFailure
 from podium.core.storage.files import write_atomic
 from podium.core.storage.state import content_key
-from podium.tracks.pcg.handoff import ImageHandoff
-from podium.tracks.pcg.official.rundir import Platform, base_name, list_visible_files
+from podium.tracks.pcg.competition import Competition
+from podium.tracks.pcg.official.rundir import base_name, list_visible_files
 from podium.tracks.pcg.official.stagelog import ItemEvent
 from podium.tracks.pcg.rules.physics import PhysicsParameters
 from podium.tracks.pcg.rules.simulate import SimulationJob, StabilityRecord, simulate_level, stability_json
-from podium.tracks.pcg.stages.driver import ItemCallback, StageRun, StageSummary, character_dirs, over_model_roots
-from podium.tracks.pcg.thumbnails import ThumbnailCache
+from podium.tracks.pcg.stages.driver import (
+    DEFAULT_SETTINGS,
+    Stage,
+    StageRun,
+    StageSettings,
+    StageSummary,
+    character_dirs,
+    over_model_roots,
+)
 from podium.tracks.pcg.verdicts import PcgVerdict
 
-STAGE = "simulate"
+NAME = "simulate"
 VERSION = "1"  # bump when the output for the same input changes; outputs of older versions are redone
 
 
@@ -59,25 +66,16 @@ class LevelOutcome:
     outcome: StabilityRecord | StageFailure
 
 
-def run_simulate(
-    root: Path,
-    params: PhysicsParameters | None = None,
-    *,
-    executor: Executor | None = None,
-    force: bool = False,
-    platform: Platform = Platform.POSIX,
-    on_item: ItemCallback | None = None,
-    handoff: ImageHandoff | None = None,
-    thumbnails: ThumbnailCache | None = None,
-) -> StageSummary:
-    """``levels/<C>/*.xml`` → ``stability/<C>.json`` and ``images/<C>/*.png`` for every team of ``root``.
+def run_simulate(competition: Competition, settings: StageSettings = DEFAULT_SETTINGS) -> StageSummary:
+    """``levels/<C>/*.xml`` → ``stability/<C>.json`` and ``images/<C>/*.png`` for every team.
 
-    With ``thumbnails`` (``evaluate`` passes the report's cache), each image's thumbnail is made from the picture
-    in memory and remembered, so the report decodes no PNG this run rendered.
+    With ``settings.thumbnails`` (``evaluate`` passes the report's cache), each image's thumbnail is made from the
+    picture in memory and remembered, so the report decodes no PNG this run rendered.
     """
-    params = params or PhysicsParameters()
-    chosen_executor = executor or SerialExecutor()
-    version_key = content_key(STAGE, VERSION, repr(params))
+    params = settings.physics or PhysicsParameters()
+    chosen_executor = settings.executor or SerialExecutor()
+    handoff, thumbnails = settings.handoff, settings.thumbnails
+    version_key = content_key(NAME, VERSION, repr(params))
     make_input = None if handoff is None else handoff.make_input
 
     def body(run: StageRun) -> None:
@@ -123,7 +121,7 @@ def run_simulate(
         if thumbnails is not None:
             thumbnails.add(made)  # once: a killed run loses only thumbnails, which the report makes again
 
-    return over_model_roots(root, STAGE, body, platform=platform, force=force, on_item=on_item)
+    return over_model_roots(competition, NAME, body, settings)
 
 
 def _finish_character(run: StageRun, group: CharacterFolder, key: str, outcomes: list[LevelOutcome]) -> None:
@@ -146,3 +144,6 @@ def _finish_character(run: StageRun, group: CharacterFolder, key: str, outcomes:
     stability_path = run.root / team / "stability" / f"{char}.json"
     write_atomic(stability_path, stability_json(records).encode("utf-8"))
     run.record(stability_path, key)
+
+
+STAGE = Stage(NAME, "levels", ("stability", "images"), VERSION, run_simulate)
