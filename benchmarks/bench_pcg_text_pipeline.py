@@ -1,7 +1,7 @@
 """Benchmark of podium's PCG text pipeline (extract + build + score) on a synthetic competition.
 
 By default the synthetic competition has 30 team folders x 26 characters x 10 trials = 7,800 raw responses in the
-official layout (``<TEAM>/raw/<C>/<TEAM>_<C>_<n>.txt``, spec pcg.md section 0): three times the real 2024 edition
+official layout (``<TEAM>/raw/<C>/<TEAM>_<C>_<n>.txt``, docs/rules/pcg.md §0): three times the real 2024 edition
 (10 folders, 2,600 trials), as large as 2025's 10 teams x 3 models. ``--teams 10`` gives the 2024 size.
 The responses look like LLM answers: prose around a fenced ```python block of 5-30 ``drop_block`` calls, with
 comments, loops, variables and double quotes here and there, sometimes a draft block before the final one, and
@@ -10,7 +10,7 @@ the grid or stacked above row 15: a boundary error at build).
 
 podium has no physics evaluator or classifier yet, so the set-up (not timed) writes the inputs of the scoring stage
 itself: ``stability/<C>.json``, ``similarity/<C>.json`` and ``diversity/<C>.json`` for the trials whose level
-was built, with deterministic pseudo-random values (``random.Random(seed)``) in the formats of spec sections 5-7
+was built, with deterministic pseudo-random values (``random.Random(seed)``) in the formats of docs/rules/pcg.md §5-§7
 (float32-looking stability scores, 26 softmax probabilities per image, diversity = mean cosine distance over 45
 pairs).
 

@@ -15,8 +15,8 @@ on all of them alike), ``--runs`` rounds (default 200), wall time per run with `
 Then throughput: ``--pool-runs`` (default 400) runs through ``BubblewrapSandbox().run`` from a thread pool of 4,
 with the machine's CPU per run (``/proc/stat``, kernel work included), and the same for bare runs (the ceiling).
 The whole is repeated ``--repeats`` times (default 3); the table gives the median of the per-repeat medians, with
-the range of those medians, and p90 of the last repeat. Target: overhead over bare at most 20 ms median (spec
-6/11), 10 ms (issue 17).
+the range of those medians, and p90 of the last repeat. Target: overhead over bare at most 20 ms median
+(docs/rules/dojo-platform.md §6, §11), 10 ms (issue 17).
 
 Run: ``.venv/bin/python benchmarks/bench_sandbox.py [--runs N] [--repeats N]`` (as root, bubblewrap installed).
 """

@@ -60,7 +60,7 @@ def sandbox() -> BubblewrapSandbox:
 
 
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [  # spec wmeval.md 4: Debian's Chromium, headless, nothing fetched from outside
+CHROMIUM_ARGS = [  # docs/rules/wmeval.md §4: Debian's Chromium, headless, nothing fetched from outside
     "--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
     "--disable-sync", "--no-first-run",
 ]  # fmt: skip

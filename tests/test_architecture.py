@@ -14,15 +14,15 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[1] / "src" / "podium"
 NEXT_TRACK = "wmeval (issue 13) is built on it; until it lands only the dojo uses it"
 ONE_TRACK: dict[str, str] = {
-    # the services of a web/SQL track (CONVENTIONS.md: accounts, the audit chain, a write-locked transaction, a DB
-    # job queue), lifted out of the dojo for the next track
+    # the services of a web/SQL track (docs/design/conventions.md: accounts, the audit chain, a write-locked
+    # transaction, a DB job queue), lifted out of the dojo for the next track
     "podium.core.queue": NEXT_TRACK,
     # execution: every judged program and batch stage goes through these interfaces
-    "podium.core.execution.dask": "the Executor's distributed backend (CONVENTIONS.md 9)",
-    "podium.core.storage.state": "resumable runs for every batch track (CONVENTIONS.md 10)",
-    # model clients are one of the core's named services (CONVENTIONS.md, "what goes in the core"); pcg's generate
+    "podium.core.execution.dask": "the Executor's distributed backend (docs/design/conventions.md §9)",
+    "podium.core.storage.state": "resumable runs for every batch track (docs/design/conventions.md §10)",
+    # model clients are one of the core's named services (docs/design/conventions.md, "The layout"); pcg's generate
     # is their first user, the dojo's and wmeval's model-backed features the next
-    "podium.core.llm": "chat clients behind one protocol, a core service by CONVENTIONS.md",
+    "podium.core.llm": "chat clients behind one protocol, a core service by docs/design/conventions.md",
     # what RunRequest.readable binds into a run: the sandbox's own read-only folders and the packages installed
     # into them for its interpreter; pcg's stand-ins and requirements are the first users, any judged program the next
     "podium.core.execution.sandbox.readable": "folders a sandboxed program reads, part of the sandbox service",

@@ -1,4 +1,4 @@
-"""Canonicalisation and the static policy, from the spec's rules and hostile inputs."""
+"""Canonicalisation and the static policy, from the rules (docs/rules/dojo-platform.md §7–§8) and hostile inputs."""
 
 from __future__ import annotations
 

@@ -55,7 +55,7 @@ CORPUS = Path(__file__).parent / "corpus"
 SEASON = "spring"
 OTHER_SEASON, OPEN_PROBLEM = "summer", "fib-open"
 # Reward Correct, 35 bytes: 1000 (reward_base) + floor(200·e^(−35/800)) = 191 (brevity) + 30 (first of its method
-# tag, the only tag, so no shared bonus) = 1221 (SCORING.md 4–6 with the default rules).
+# tag, the only tag, so no shared bonus) = 1221 (docs/rules/dojo-scoring.md §4–§6 with the default rules).
 ANN_SOLVER = "a,b=0,1\nwhile 1:print(a);a,b=b,a+b\n"
 ANN_LENGTH, ANN_SCORE = 35, 1221
 # Stage Pass only (the first 150 terms): stage_base = 200.
@@ -222,8 +222,8 @@ def test_a_solver_submits_through_the_pages_and_finds_their_score(tab: Tab, site
     page.wait_for_url(f"{site.base}/me")
     [judged] = tab.table()
     assert judged["id"] == queued["id"]
-    # the browser sends the textarea with CRLF line ends; the judge measures the canonical (LF) text; while the
-    # problem is open a solver learns the run verdict only: reason and score come at reveal (spec dojo.md 2)
+    # the browser sends the textarea with CRLF line ends; the judge measures the canonical (LF) text; while the problem
+    # is open a solver learns the run verdict only: reason and score come at reveal (docs/rules/dojo-platform.md §2)
     assert judged == {
         "id": queued["id"], "problem": "fib", "submitted": judged["submitted"], "status": "judged", "verdict": "OK",
         "reason": "at reveal", "L": str(ANN_LENGTH), "score": "at reveal", "practice": "no", "method tag": "iterative",

@@ -1,8 +1,9 @@
 """The anti-hardcode rule's gaps, and the payload budget a season can choose to close them.
 
-The smallest table that passes SCORING.md v0.1 (a red team's): 200 random 6-digit terms in one base-91 string, 613
-string characters of the 2,000 allowed, 1,083 points. A hex literal is one numeric token of any size, one astral
-character holds 20 bits. v0.1 stays the default, word for word; ``payload-budget-v1`` caps the literal payload.
+The smallest table that passes the scoring rules v0.1 (docs/rules/dojo-scoring.md §3; a red team's): 200 random 6-digit
+terms in one base-91 string, 613 string characters of the 2,000 allowed, 1,083 points. A hex literal is one numeric
+token of any size, one astral character holds 20 bits. v0.1 stays the default, word for word; ``payload-budget-v1`` caps
+the literal payload.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ def test_a_table_passes_v01_and_is_published_with_its_payload(
 ) -> None:
     source = (HERE / "payload" / table).read_bytes()
     judged = judge_submission(source, truth, bubblewrap, V01)
-    assert judged.reward_correct and judged.policy is not None, judged  # SCORING.md v0.1, word for word
+    assert judged.reward_correct and judged.policy is not None, judged  # the scoring rules v0.1, word for word
     assert judged.policy.literal_payload_bytes == literal_payload(source.decode())
     assert judged.policy.literal_payload_bytes > 0.8 * len(source)  # mostly payload: what the audit table shows
 

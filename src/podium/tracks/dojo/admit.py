@@ -1,9 +1,9 @@
 r"""Stage ``admit``: check a submitted source's size and encoding, canonicalise it, measure and hash it.
 
-Canonical form (spec dojo.md 8, SCORING.md 1.3): strict UTF-8 (a leading BOM is removed), ``\r\n`` and lone
-``\r`` become ``\n``, trailing lines that are empty or whitespace-only are removed, and the text ends with exactly
-one ``\n``; an empty source stays empty. Whitespace at the end of a line is kept and nothing is Unicode-normalised,
-so the bytes a golfer counts are the bytes we count. ``L_chars`` is the canonical byte count and
+Canonical form (docs/rules/dojo-platform.md §8, docs/rules/dojo-scoring.md §1.3): strict UTF-8 (a leading BOM is
+removed), ``\r\n`` and lone ``\r`` become ``\n``, trailing lines that are empty or whitespace-only are removed, and the
+text ends with exactly one ``\n``; an empty source stays empty. Whitespace at the end of a line is kept and nothing is
+Unicode-normalised, so the bytes a golfer counts are the bytes we count. ``L_chars`` is the canonical byte count and
 ``solver_hash`` its SHA-256.
 """
 

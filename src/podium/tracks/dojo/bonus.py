@@ -1,4 +1,4 @@
-"""Stage ``bonus``: the score of one submission (SCORING.md 4–6).
+"""Stage ``bonus``: the score of one submission (docs/rules/dojo-scoring.md §4–§6).
 
 ``problem_score``: 0 without Stage Pass, ``stage_base`` with Stage Pass only, and ``reward_base`` + brevity +
 diversity for Reward Correct. Brevity is ``floor(B_max · exp(−L/800))``. Diversity is a property of a problem's
@@ -14,7 +14,7 @@ whole window of submissions, so ``diversity_bonuses`` takes them all at once:
 5. the total is capped at 50.
 
 A missing tag, or one that is not a string, empty (or only whitespace) or longer than 64 characters, is the tag
-``unspecified`` — which counts as a tag of its own, as SCORING.md 6.1 says.
+``unspecified`` — which counts as a tag of its own, as docs/rules/dojo-scoring.md §6.1 says.
 """
 
 from __future__ import annotations
@@ -94,5 +94,5 @@ def diversity_bonuses(
 
 
 def tag_distribution(tags: Iterable[str]) -> dict[str, int]:
-    """How many times each tag occurs, by tag name (published after reveal for auditing, SCORING.md 6.3)."""
+    """How often each tag occurs, by tag name (published after reveal, to audit: docs/rules/dojo-scoring.md §6.3)."""
     return dict(sorted(Counter(tags).items()))

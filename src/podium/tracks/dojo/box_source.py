@@ -1,14 +1,14 @@
 """The copy of a solver the sandbox receives: its tokens, without the bytes the anti-hardcode rule does not count.
 
-SCORING.md v0.1 limits literals but never counts comments, nor the spaces between tokens, and a solver can read
-its own file back without a banned name (``tokenize.open(__file__)``, ``__loader__.get_data``): a table in a
-comment, or in the number of spaces between tokens, would pass the rule and reach the program. So the box holds a
-copy rebuilt from the tokens: comments (the encoding cookie and ``#!`` line too) are gone, each logical line is
-indented one space per level, and tokens on a line are separated by one space. Every token keeps its line, so the
-line numbers of a traceback are the submitted file's, and strings, numbers and names are copied as written. What a
-solver can read back is then what the rule counts (its literals) and the program itself (its names and its
-shape, which it can read from its own code objects anyway). One token keeps its spacing: an f-string is copied as
-written, spaces inside its fields included (``ast.unparse`` could write it back as text only the judge's Python
+The scoring rules v0.1 (docs/rules/dojo-scoring.md §3) limit literals but never count comments, nor the spaces between
+tokens, and a solver can read its own file back without a banned name (``tokenize.open(__file__)``,
+``__loader__.get_data``): a table in a comment, or in the number of spaces between tokens, would pass the rule and reach
+the program. So the box holds a copy rebuilt from the tokens: comments (the encoding cookie and ``#!`` line too) are
+gone, each logical line is indented one space per level, and tokens on a line are separated by one space. Every token
+keeps its line, so the line numbers of a traceback are the submitted file's, and strings, numbers and names are copied
+as written. What a solver can read back is then what the rule counts (its literals) and the program itself (its names
+and its shape, which it can read from its own code objects anyway). One token keeps its spacing: an f-string is copied
+as written, spaces inside its fields included (``ast.unparse`` could write it back as text only the judge's Python
 reads: 3.12 allows quotes inside fields that 3.11, in the sandbox, refuses).
 
 L and the hash stay those of the submitted canonical source (the copy is never stored or measured). The copy must

@@ -1,9 +1,9 @@
-r"""Commit–reveal (spec dojo.md 3): what a problem publishes when it opens, and how anyone checks it at reveal.
+r"""Commit–reveal: what a problem publishes when it opens, and how anyone checks it at reveal.
 
-``setter_commit = sha256("dojo-setter-v1\0" + salt + canonical setter.py)`` and
-``seq_commit = sha256("dojo-seq-v1\0" + salt + terms)``, where terms are the ``n_check`` decimal terms joined by
-``\n`` with a final ``\n`` and ``salt`` is 32 random bytes kept secret until reveal. Without the salt a solver
-could hash a guessed sequence offline and learn whether it is right.
+As docs/rules/dojo-platform.md §3 decides: ``setter_commit = sha256("dojo-setter-v1\0" + salt + canonical setter.py)``
+and ``seq_commit = sha256("dojo-seq-v1\0" + salt + terms)``, where terms are the ``n_check`` decimal terms joined by
+``\n`` with a final ``\n`` and ``salt`` is 32 random bytes kept secret until reveal. Without the salt a solver could
+hash a guessed sequence offline and learn whether it is right.
 """
 
 from __future__ import annotations

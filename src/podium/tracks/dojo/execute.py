@@ -1,4 +1,4 @@
-"""Stage ``execute``: run a program in the sandbox and read the terms it printed (spec dojo.md 5–6).
+"""Stage ``execute``: run a program in the sandbox and read the terms it printed (docs/rules/dojo-platform.md §5–§6).
 
 The program runs as ``python3 -s -S -P -B solver.py`` (not ``-I``, which would ignore the two settings below)
 with no arguments, empty stdin, a cleared environment, a fixed hash seed and Python's 4,300-digit limit on
@@ -19,7 +19,7 @@ from podium.tracks.dojo.terms import complete_lines, parse_terms
 from podium.tracks.dojo.verdicts import RunVerdict
 
 PYTHON_ARGV = ("python3", "-s", "-S", "-P", "-B")
-SOLVER_LIMITS = ScoringRules().solver_limits()  # spec dojo.md 6 (a season's own are in its rules)
+SOLVER_LIMITS = ScoringRules().solver_limits()  # docs/rules/dojo-platform.md §6 (a season's own are in its rules)
 SETTER_LIMITS = Limits(cpu_time_s=10.0, wall_time_s=20.0)
 
 _STATUS_VERDICTS = {

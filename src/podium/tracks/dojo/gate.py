@@ -1,4 +1,4 @@
-"""Stage ``gate``: the correctness gates of SCORING.md 2 on the printed terms.
+"""Stage ``gate``: the correctness gates of docs/rules/dojo-scoring.md §2 on the printed terms.
 
 Stage Pass: the first ``n_stage`` (100) terms equal the setter's; Reward Correct: the first ``n_check`` (200) do.
 Fewer printed terms than a gate needs fail that gate.

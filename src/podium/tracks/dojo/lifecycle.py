@@ -1,4 +1,4 @@
-"""The problem lifecycle (spec dojo.md 2): ``DRAFT → VALIDATING → OPEN → FROZEN → REVEALED → ARCHIVED``.
+"""The problem lifecycle (docs/rules/dojo-platform.md §2): ``DRAFT → VALIDATING → OPEN → FROZEN → REVEALED → ARCHIVED``.
 
 Side exits: ``REJECTED`` (validation failed; a fixed setter goes back to ``DRAFT``), ``WITHDRAWN`` (by the setter
 before opening) and ``VOID`` (annulled by the operator, from any live state). Any other move is an error.

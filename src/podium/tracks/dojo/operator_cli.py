@@ -158,7 +158,8 @@ def register(dojo: click.Group) -> None:
     @season.command("create")
     @click.argument("name")
     @click.option("--rules", "rules_file", type=click.Path(path_type=Path, dir_okay=False),
-                  help="JSON object overriding SCORING.md v0.1 defaults")  # fmt: skip
+                  help="JSON object overriding the scoring rules v0.1 defaults "
+                       "(docs/rules/dojo-scoring.md)")  # fmt: skip
     @DB
     def season_create(name: str, rules_file: Path | None, db: str) -> None:
         """Create a season."""

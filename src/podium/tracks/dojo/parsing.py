@@ -1,10 +1,10 @@
 """Parse a solver as the sandbox runs it: with Python's limit on integer literals of over 4,300 digits lifted.
 
-The sandbox lifts the limit (``PYTHONINTMAXSTRDIGITS=0``, spec dojo.md 5), so a solver may hold a literal of
-4,400 digits and run. If the judge parsed it under the default limit, the static policy would reject it with
-Python's advice to call ``sys.set_int_max_str_digits()``, which the contestant cannot act on. The limit is one
-setting of the whole interpreter; it is lifted only while a source is parsed here (sources are at most 64 KiB, and
-converting 65,000 digits takes 20 ms), under a lock shared by every thread that parses.
+The sandbox lifts the limit (``PYTHONINTMAXSTRDIGITS=0``, docs/rules/dojo-platform.md §5), so a solver may hold a
+literal of 4,400 digits and run. If the judge parsed it under the default limit, the static policy would reject it with
+Python's advice to call ``sys.set_int_max_str_digits()``, which the contestant cannot act on. The limit is one setting
+of the whole interpreter; it is lifted only while a source is parsed here (sources are at most 64 KiB, and converting
+65,000 digits takes 20 ms), under a lock shared by every thread that parses.
 """
 
 from __future__ import annotations

@@ -81,7 +81,7 @@ class Dojo(SubmissionDesk):
         return self.users.names()
 
     def create_season(self, name: str, rules: ScoringRules | None = None) -> Season:
-        """A new season under ``rules`` (SCORING.md v0.1 defaults)."""
+        """A new season under ``rules`` (the scoring rules v0.1 defaults, docs/rules/dojo-scoring.md)."""
         rules = rules or ScoringRules()
         with transaction(self.engine) as db:
             if db.execute(select(seasons.c.id).where(seasons.c.name == check_name("season", name))).first():

@@ -4,8 +4,8 @@
 
     {"title": "Squares", "statement": "a(n) = n^2", "offset": 0, "n_visible": 10}
 
-Running the setter is the ``execute`` stage with the setter's larger limits (spec dojo.md 4: CPU 10 s) and the
-static policy with the numeric-literal limit relaxed. A setter that cannot produce ``n_check`` valid terms is an
+Running the setter is the ``execute`` stage with the setter's larger limits (docs/rules/dojo-platform.md §4: CPU 10 s)
+and the static policy with the numeric-literal limit relaxed. A setter that cannot produce ``n_check`` valid terms is an
 operator's problem, not a verdict: it raises ``InputError`` naming the file.
 """
 

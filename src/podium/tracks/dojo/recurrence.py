@@ -9,8 +9,8 @@ odds of about 2^-61 per term):
   ``Pi`` of small degree — factorials, Catalan and Motzkin numbers, central binomials, derangements.
 
 A recurrence found in a prefix counts only when the prefix *determines* it (more equations than unknowns, with a
-margin), and it is trusted only when it then predicts every later term. Used by setter validation (the "too
-easy" warning, spec dojo.md 4) and by the method-tag review (a ``linear_recurrence`` claim must show one).
+margin), and it is trusted only when it then predicts every later term. Used by setter validation (the "too easy"
+warning, docs/rules/dojo-platform.md §4) and by the method-tag review (a ``linear_recurrence`` claim must show one).
 """
 
 from __future__ import annotations

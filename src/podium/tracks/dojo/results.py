@@ -122,7 +122,7 @@ def problem_scores(dojo: ScoringSource, problem: Problem) -> list[ScoredSubmissi
 def problem_tags(dojo: ScoringSource, problem: Problem) -> dict[str, Any]:
     """The tags of a problem's counted Reward Correct submissions: claimed, counted, and each override.
 
-    Published after reveal for auditing (SCORING.md 6.3).
+    Published after reveal for auditing (docs/rules/dojo-scoring.md §6.3).
     """
     solved = [s for s in dojo.submissions(problem.id) if counted(s) and s.reward_correct]
     return {
@@ -137,8 +137,9 @@ def problem_tags(dojo: ScoringSource, problem: Problem) -> dict[str, Any]:
 def problem_payloads(dojo: ScoringSource, problem: Problem) -> list[dict[str, Any]]:
     """The literal payload of each counted Reward Correct submission, beside its L, in submission order.
 
-    Published at reveal for audit, whatever the season's literal policy (SCORING.md 6.3's spirit): a solution that
-    is mostly a table shows a payload close to its L. Measured again from the stored source (``screen.py``).
+    Published at reveal for audit, whatever the season's literal policy (the spirit of docs/rules/dojo-scoring.md §6.3):
+    a solution that is mostly a table shows a payload close to its L. Measured again from the stored source
+    (``screen.py``).
     """
     names = dojo.user_names()
     return [

@@ -1,6 +1,7 @@
-"""Every number a Sequence Dojo season fixes, in one record (SCORING.md v0.1 appendix and spec dojo.md).
+"""Every number a Sequence Dojo season fixes, in one record (the scoring rules v0.1 and the platform rules).
 
-A season stores its ``ScoringRules`` so that a finished season can be rescored and replayed with the numbers it
+The defaults are the appendix of docs/rules/dojo-scoring.md and the limits of docs/rules/dojo-platform.md. A season
+stores its ``ScoringRules`` so that a finished season can be rescored and replayed with the numbers it
 was judged under, even after the defaults change.
 """
 
@@ -13,18 +14,19 @@ from typing import Any
 from podium.core.errors import ConfigError
 from podium.core.execution.sandbox.records import Limits
 
+# The name seasons store for the scoring rules v0.1 (docs/rules/dojo-scoring.md): a stored value, never reworded.
 SCORING_VERSION = "SCORING.md v0.1"
 LITERAL_POLICIES = ("v0.1", "payload-budget-v1")
-"""How literals are limited: ``v0.1`` counts tokens and string lengths exactly as SCORING.md 3 says;
+"""How literals are limited: ``v0.1`` counts tokens and string lengths exactly as docs/rules/dojo-scoring.md §3 says;
 ``payload-budget-v1`` adds a cap on the literal payload in bytes (``docs/design/dojo.md``, "The payload budget")."""
 
 
 @dataclass(frozen=True, slots=True)
 class ScoringRules:
-    """Gates, policy thresholds, brevity and diversity parameters; defaults are SCORING.md v0.1's."""
+    """Gates, policy thresholds, brevity and diversity parameters; defaults from docs/rules/dojo-scoring.md (v0.1)."""
 
     n_check: int = 200
-    n_stage: int = 100  # Stage Pass compares the first n_stage terms (SCORING.md 2.1)
+    n_stage: int = 100  # Stage Pass compares the first n_stage terms (docs/rules/dojo-scoring.md §2.1)
     stage_base: int = 200
     reward_base: int = 1000
     brevity_max: int = 200  # B_max
@@ -46,8 +48,8 @@ class ScoringRules:
     # stored before these existed gets these defaults; 0 submissions means no limit)
     max_submissions_per_window: int = 20
     submission_window_s: int = 600
-    # the sandbox limits a solver runs under (spec dojo.md 6), stored with the season like every number above, so a
-    # replay runs under the season's numbers even after the core's sandbox defaults change
+    # the sandbox limits a solver runs under (docs/rules/dojo-platform.md §6), stored with the season like every number
+    # above, so a replay runs under the season's numbers even after the core's sandbox defaults change
     solver_cpu_time_s: float = 2.0
     solver_wall_time_s: float = 5.0
     solver_memory_mib: int = 256

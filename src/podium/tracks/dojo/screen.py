@@ -1,4 +1,4 @@
-"""Stage ``screen``: the static anti-hardcode policy (SCORING.md 3, spec dojo.md 7).
+"""Stage ``screen``: the static anti-hardcode policy (docs/rules/dojo-scoring.md §3, docs/rules/dojo-platform.md §7).
 
 Computed from the canonical source with ``tokenize`` and ``ast``. A submission is rejected when it imports or
 calls file I/O, networking or processes, or when it embeds a payload over the season's thresholds (numeric
@@ -6,11 +6,12 @@ literal tokens, total string-literal characters, elements of one list/tuple lite
 rule, not a security boundary: the sandbox is the boundary, so a clever evasion (``exec`` of a built string) is
 contained there even when the screen misses it.
 
-v0.1's thresholds count tokens and characters, which SCORING.md itself calls coarse: one hex literal holds any
-number, one astral character 20 bits. The *literal payload* measures the information instead, in bytes: the digits
-of every numeric literal in its own base (``0x1F`` is 2, ``1_000`` is 4, ``1.5e10`` is 4) plus the UTF-8 bytes of
-every ``str`` constant (f-string pieces and docstrings included) and the length of every ``bytes`` one. It is
-always measured (and published after reveal); a season under ``payload-budget-v1`` also caps it.
+v0.1's thresholds count tokens and characters, which the scoring rules themselves call coarse
+(docs/rules/dojo-scoring.md §3.3): one hex literal holds any number, one astral character 20 bits. The *literal payload*
+measures the information instead, in bytes: the digits of every numeric literal in its own base (``0x1F`` is 2,
+``1_000`` is 4, ``1.5e10`` is 4) plus the UTF-8 bytes of every ``str`` constant (f-string pieces and docstrings
+included) and the length of every ``bytes`` one. It is always measured (and published after reveal); a season under
+``payload-budget-v1`` also caps it.
 
 Hostile text can make the parser itself fail (``MemoryError``, ``RecursionError`` on 100,000 nested unary minus
 signs): the size is capped by ``admit`` first and every parser exception becomes a rejection with its reason.
@@ -70,7 +71,10 @@ class ScreenPassed:
 
 
 def screen(source: str, rules: ScoringRules, *, numeric_literal_limit: bool = True) -> ScreenPassed | StageFailure:
-    """Apply the static policy to canonical ``source``; setters pass ``numeric_literal_limit=False`` (spec 4.1)."""
+    """Apply the static policy to canonical ``source``; setters pass ``numeric_literal_limit=False``.
+
+    The relaxed limit for setters is item 1 of docs/rules/dojo-platform.md §4.
+    """
     try:
         tree = parse_source(source)
         figures = _payload_figures(tree, source)
@@ -115,7 +119,7 @@ def literal_payload(source: str) -> int:
 
 
 def _payload_figures(tree: ast.AST, source: str) -> PolicyFigures:
-    # SCORING.md 3.2 counts NUMBER tokens (those inside an f-string's fields too, from Python 3.12 on)
+    # docs/rules/dojo-scoring.md §3.2 counts NUMBER tokens (those inside an f-string's fields too, from Python 3.12 on)
     numeric = sum(
         1 for token in tokenize.generate_tokens(io.StringIO(source).readline) if token.type == tokenize.NUMBER
     )

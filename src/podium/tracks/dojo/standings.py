@@ -1,9 +1,9 @@
-"""Leaderboards: per problem (one row per user) and per season (SCORING.md 5.3 and 7).
+"""Leaderboards: per problem (one row per user) and per season (docs/rules/dojo-scoring.md §5.3 and §7).
 
 Per problem, a user's row is their best submission by (score desc, L asc, created_at asc, solver_hash asc); users
 are ranked by the same order, and users equal on all of it share a rank. Per season, a user's score is the sum of
 their per-problem scores; the table also reports their Stage Pass and Reward Correct counts and the median L of
-their Reward Correct solutions. SCORING.md gives no tie-break across a season, so equal totals share a rank.
+their Reward Correct solutions. The scoring rules give no tie-break across a season, so equal totals share a rank.
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def problem_rows(standings: Sequence[Ranked[ScoredSubmission]]) -> list[list[Cel
 
 @dataclass(frozen=True, slots=True)
 class SeasonRow:
-    """One user's season: total score and the extra figures of SCORING.md 7."""
+    """One user's season: total score and the extra figures of docs/rules/dojo-scoring.md §7."""
 
     user: str
     score: int

@@ -255,7 +255,7 @@ def solution_claims(solution_json: bytes | None, rules: ScoringRules) -> tuple[s
 
     A file that is not UTF-8 JSON holding an object is refused: silently counting it as ``unspecified`` would cost
     the solver a bonus they meant to claim. Inside a well-formed object, a missing or invalid ``method_tag`` is
-    ``unspecified`` (SCORING.md 6.1).
+    ``unspecified`` (docs/rules/dojo-scoring.md §6.1).
     """
     if not solution_json:
         return method_tag(None, rules), ""

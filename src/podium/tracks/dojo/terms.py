@@ -1,4 +1,4 @@
-r"""Read the terms a program printed (spec dojo.md 5).
+r"""Read the terms a program printed (docs/rules/dojo-platform.md §5).
 
 One term per line. A line must match ``^-?(0|[1-9][0-9]*)$`` once trailing spaces, tabs and ``\r`` are removed;
 empty lines at the end of the output are ignored. ``int()`` alone is not a parser here: it accepts ``1_000``,

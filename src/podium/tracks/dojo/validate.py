@@ -1,4 +1,4 @@
-"""Validating a setter before its problem opens (spec dojo.md 4).
+"""Validating a setter before its problem opens (docs/rules/dojo-platform.md §4).
 
 A setter is accepted when it passes the static policy (numeric-literal limit relaxed), runs in the sandbox with
 the setter's limits and prints at least ``n_check`` valid terms of at most 10,000 digits, prints the same under two
@@ -49,7 +49,7 @@ def validate_setter(
     other_visible: Sequence[Sequence[str]] = (),
     where: Path | str = "setter.py",
 ) -> SetterValidation:
-    """Run every check of spec 4 on a setter; sandbox failures are problems, not exceptions."""
+    """Run every check of docs/rules/dojo-platform.md §4 on a setter; sandbox failures are problems, not exceptions."""
     try:
         terms = setter_terms(source, sandbox, rules, where=where, hash_seed=0)
         again = setter_terms(source, sandbox, rules, where=where, hash_seed=12345)

@@ -1,7 +1,7 @@
 """The closed sets a Sequence Dojo judgment is made of.
 
-``RunVerdict`` is what a submitter learns while a problem is open (spec dojo.md 6). ``Outcome`` folds the run
-verdict and the gates into the one word a fixture corpus is filed by: ``accepted`` (Reward Correct),
+``RunVerdict`` is what a submitter learns while a problem is open (docs/rules/dojo-platform.md §6). ``Outcome`` folds
+the run verdict and the gates into the one word a fixture corpus is filed by: ``accepted`` (Reward Correct),
 ``stage_only`` (Stage Pass only), ``wrong_answer`` (ran cleanly, not Stage Pass), or the failed run's verdict.
 """
 

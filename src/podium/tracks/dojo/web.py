@@ -11,7 +11,8 @@ API (JSON; ``Authorization: Bearer TOKEN`` where a user is needed):
   ``max_body_bytes`` (twice the largest source a season accepts, plus 64 KiB for JSON escapes and the solution)
   is 413, refused from its ``Content-Length`` before it is read, or as soon as a streamed body passes the limit.
 - ``GET  /api/submissions/{id}`` and ``/api/me/submissions``: your own submissions. While a problem is not revealed
-  you learn the run verdict and Stage Pass only, never Reward Correct or which term differs (spec dojo.md 2).
+  you learn the run verdict and Stage Pass only, never Reward Correct or which term differs
+  (docs/rules/dojo-platform.md §2).
 - ``GET  /api/problems/{slug}/leaderboard``, ``/api/problems/{slug}/tags`` (after reveal: the method tags of the
   Reward Correct submissions as claimed and as counted, with every override), ``/api/problems/{slug}/payloads``
   (after reveal: each Reward Correct submission's literal payload beside its L) and ``/api/seasons/{name}/leaderboard``.

@@ -1,9 +1,9 @@
 """Annotate: an annotator's queue, one item's view and media, scores from the pages, the API and CSV imports.
 
-Everything an annotator reaches goes through ``item_for``, which finds the item by its key *and* its annotator:
-another annotator's item is "no item" exactly as a made-up key is (spec: 404, not 403), and what an annotator is
-shown of an item holds no team, no video id and no path. Media files are named by item key and side, resolved
-from the database and checked to lie inside the media store, so no URL can name a file.
+Everything an annotator reaches goes through ``item_for``, which finds the item by its key *and* its annotator: another
+annotator's item is "no item" exactly as a made-up key is (404, not 403: docs/design/wmeval.md), and what an annotator
+is shown of an item holds no team, no video id and no path. Media files are named by item key and side, resolved from
+the database and checked to lie inside the media store, so no URL can name a file.
 
 An answer is a score 0-3, or **can't judge** (the reference is broken, the generated video is broken, or another
 reason, with a note): an item answered so stays pending (it counts 0 against the GT count, like any unscored one,

@@ -1,11 +1,11 @@
 """Assign: which annotator scores which video, fixed per episode and identical for every team.
 
-The rule gives each team's task to three annotators with at most ten videos each (spec wmeval.md 1.1). We read
-that as a partition (spec A1): each GT episode of a task belongs to exactly one annotator, and that annotator
-scores the episode's video for *every* team (A3), so an annotator's severity weighs on all teams alike. Per task
-``annotators_per_task`` annotators are taken in turn from the roster and the task's episodes are dealt to them
-round-robin in a seeded random order; where a task has more episodes than they may score (``cap`` each), a
-seeded sample of episodes is drawn once for all teams (A2) and the sample is the task's denominator.
+The rule gives each team's task to three annotators with at most ten videos each (docs/rules/wmeval.md §1.1). We read
+that as a partition (docs/rules/wmeval.md §1.5, A1): each GT episode of a task belongs to exactly one annotator, and
+that annotator scores the episode's video for *every* team (A3), so an annotator's severity weighs on all teams alike.
+Per task ``annotators_per_task`` annotators are taken in turn from the roster and the task's episodes are dealt to them
+round-robin in a seeded random order; where a task has more episodes than they may score (``cap`` each), a seeded sample
+of episodes is drawn once for all teams (A2) and the sample is the task's denominator.
 
 Beside the scored (``primary``) items there are two kinds that never count towards a team's score:
 

@@ -1,11 +1,11 @@
 """Ingest: the ground truth's camera views and each team's generated videos, made playable in the media store.
 
-``ingest_gt`` reads ``GT_DIR/task<N>/videos/<cam>/episode_<i>.mp4`` for the three cameras and composes each
-episode's views into one reference strip laid out like the generated videos (views side by side at one height).
-``ingest_team`` reads the official submission layout ``DIR/evaluator_test/task<N>/episode_<i>.mp4`` (spec
-wmeval.md 1.3) and matches each file to a GT episode by task folder and episode number. ``layout.py`` reads both
-layouts strictly: a GT set is all or nothing, a submission that fits no place of the layout is refused, and what a
-team did not send or sent besides its videos is reported, never guessed at (spec A4/A5).
+``ingest_gt`` reads ``GT_DIR/task<N>/videos/<cam>/episode_<i>.mp4`` for the three cameras and composes each episode's
+views into one reference strip laid out like the generated videos (views side by side at one height). ``ingest_team``
+reads the official submission layout ``DIR/evaluator_test/task<N>/episode_<i>.mp4`` (docs/rules/wmeval.md §1.3) and
+matches each file to a GT episode by task folder and episode number. ``layout.py`` reads both layouts strictly: a GT set
+is all or nothing, a submission that fits no place of the layout is refused, and what a team did not send or sent
+besides its videos is reported, never guessed at (docs/rules/wmeval.md §1.5, A4/A5).
 
 Every video is made browser-playable on the core's executor, in parallel, in the ingest's staging folder
 (``staging.py``): remuxed (its H.264 stream copied, ``moov`` first) when it already plays in a browser, else

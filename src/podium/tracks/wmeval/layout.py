@@ -1,4 +1,4 @@
-"""The two official folder layouts, read strictly: a GT set and a team's submission (spec wmeval.md 1.3).
+"""The two official folder layouts, read strictly: a GT set and a team's submission (docs/rules/wmeval.md §1.3).
 
 ``GT_DIR/task<N>/videos/<cam>/episode_<i>.mp4`` for the three cameras, and
 ``DIR/evaluator_test/task<N>/episode_<i>.mp4`` for a team. A GT set is all or nothing: a task folder without one
@@ -23,7 +23,7 @@ from podium.core.errors import InputError
 CAMERAS = ("cam_high", "cam_left_wrist", "cam_right_wrist")  # left to right in the strip, as the baseline lays them
 TASK = re.compile(r"task(\d+)")
 EPISODE = re.compile(r"episode_(\d+)\.mp4", re.IGNORECASE)
-SUBMISSION_FOLDER = "evaluator_test"  # the human-evaluated half of a submission (spec wmeval.md 1.3)
+SUBMISSION_FOLDER = "evaluator_test"  # the human-evaluated half of a submission (docs/rules/wmeval.md §1.3)
 GT_FIX = "lay it out as task<N>/videos/<cam>/episode_<i>.mp4 for cam_high, cam_left_wrist and cam_right_wrist"
 TEAM_FIX = "submit outputs/evaluator_test/task<N>/episode_<i>.mp4, one level of task folders, nothing deeper"
 

@@ -1,8 +1,9 @@
 """Report: the leaderboard as text, Markdown, CSV or JSON, and one HTML page with the statistics.
 
-JSON and CSV carry exact values as fraction strings (``"17/4"``); the table and Markdown round to 3 decimals for
-reading (spec A9) and add each team's 95% bootstrap interval. The HTML report adds which neighbours cannot be told
-apart, agreement on the overlap set, each annotator's severity and gold accuracy, and what was not scored and why.
+JSON and CSV carry exact values as fraction strings (``"17/4"``); the table and Markdown round to 3 decimals for reading
+(docs/rules/wmeval.md §1.5, A9) and add each team's 95% bootstrap interval. The HTML report adds which neighbours cannot
+be told apart, agreement on the overlap set, each annotator's severity and gold accuracy, and what was not scored and
+why.
 """
 
 from __future__ import annotations

@@ -1,12 +1,12 @@
 """Score: each team's exact per-task and final scores under the rubric's rule, and the leaderboard.
 
-Per task, (3·N3 + 2·N2 + 1·N1) / N_total with N_total the GT's count of videos in the task (its sample, where the
-cap forced one: spec A2). A video that is missing, that FFmpeg could not decode at ingest (unplayable), that its
-annotator could not judge (waiting for the operator) or that the operator found broken, or that is not scored yet
-adds nothing to the numerator and still counts in the denominator; the report says how many of each, so a 0 is
-never silent. Only ``primary`` items count: overlap and gold items are for quality control. The final score is
-the mean over every GT task (a task a team did not submit scores 0). Values are ``Fraction``: exact, and two
-teams with equal means tie exactly (ties share a rank, spec A9).
+Per task, (3·N3 + 2·N2 + 1·N1) / N_total with N_total the GT's count of videos in the task (its sample, where the cap
+forced one: docs/rules/wmeval.md §1.5, A2). A video that is missing, that FFmpeg could not decode at ingest
+(unplayable), that its annotator could not judge (waiting for the operator) or that the operator found broken, or that
+is not scored yet adds nothing to the numerator and still counts in the denominator; the report says how many of each,
+so a 0 is never silent. Only ``primary`` items count: overlap and gold items are for quality control. The final score is
+the mean over every GT task (a task a team did not submit scores 0). Values are ``Fraction``: exact, and two teams with
+equal means tie exactly (ties share a rank, docs/rules/wmeval.md §1.5, A9).
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """Statistics beside the official scores: how sure the ranking is and how well the annotators agree.
 
 - ``bootstrap``: per-team percentile intervals of the final score, resampling episodes within each task with the
-  GT denominator kept (spec 2.5), through the core's paired bootstrap (``podium.core.ranking.bootstrap``). The
-  same resampled episodes are used for every team in a replicate, because every team is scored on the same
-  episodes by the same annotators (A3): that pairing is what lets us say which *neighbours* cannot be told apart
-  — the interval of their difference contains 0.
+  GT denominator kept (docs/rules/wmeval.md §2.5), through the core's paired bootstrap
+  (``podium.core.ranking.bootstrap``). The same resampled episodes are used for every team in a replicate, because every
+  team is scored on the same episodes by the same annotators (A3): that pairing is what lets us say which *neighbours*
+  cannot be told apart — the interval of their difference contains 0.
 - ``krippendorff_alpha``: ordinal Krippendorff's alpha from the coincidence matrix (Krippendorff 2011, "Computing
   Krippendorff's Alpha-Reliability"), any number of raters, missing ratings allowed; written with NumPy here
   rather than adding a dependency for forty lines.

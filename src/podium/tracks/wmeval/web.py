@@ -17,8 +17,8 @@ API (``Authorization: Bearer TOKEN``, or the pages' session): ``GET /api/queue``
 which ``<video>`` needs to seek; no ``Last-Modified`` or ``ETag``, whose file times would group videos by ingest
 run, so by team).
 
-An annotator reaches only their own items: anyone else's item, and the operator pages, are 404 worded like a
-missing one (spec: learn nothing of what exists). Nothing an annotator receives names a team.
+An annotator reaches only their own items: anyone else's item, and the operator pages, are 404 worded like a missing one
+(so as to give away nothing of what exists: docs/design/wmeval.md). Nothing an annotator receives names a team.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """Run untrusted programs behind one ``Sandbox`` interface, with every limit enforced from outside the program.
 
-``open_sandbox("bubblewrap")`` is the isolated backend (namespaces, a slot's own unprivileged uid, rlimits, a
-per-run cgroup where the host allows one); ``open_sandbox("rlimits", allow_weaker=True)`` is a plain child process
-under rlimits that says ``isolated=False`` on every result. See ``docs/design`` and spec 6 for the recipe.
+``open_sandbox("bubblewrap")`` is the isolated backend (namespaces, a slot's own unprivileged uid, rlimits, a per-run
+cgroup where the host allows one); ``open_sandbox("rlimits", allow_weaker=True)`` is a plain child process under rlimits
+that says ``isolated=False`` on every result. See ``docs/design/core.md`` and docs/rules/dojo-platform.md §6 for the
+recipe.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """Per-run cgroups (v1 ``memory`` + ``pids``, or v2), created once per slot and reused from run to run.
 
-Creating and removing a cgroup per run costs about 33 ms (spec 11), more than bubblewrap itself, so each sandbox
-slot owns one cgroup for the life of the process: a run only rewrites the limits when they change, reads the OOM
-counter before and after, and moves the sandbox's first process in before the program starts. The cgroups live
-under the judge's own cgroup (``podium-sandbox-<pid>/slot-<n>``), so the container's limits still hold over them;
-they are removed at exit, and those left by a judge that died are removed by the next one.
+Creating and removing a cgroup per run costs about 33 ms (docs/rules/dojo-platform.md §11), more than bubblewrap itself,
+so each sandbox slot owns one cgroup for the life of the process: a run only rewrites the limits when they change, reads
+the OOM counter before and after, and moves the sandbox's first process in before the program starts. The cgroups live
+under the judge's own cgroup (``podium-sandbox-<pid>/slot-<n>``), so the container's limits still hold over them; they
+are removed at exit, and those left by a judge that died are removed by the next one.
 
 Where no cgroup can be written (no root, a read-only cgroupfs, a v2 tree whose controllers are not delegated),
 ``detect`` says why and the sandbox falls back to rlimits alone.

@@ -9,7 +9,7 @@ range can be used (a user namespace without it), pids that agree modulo 156 do.
 
 The judge makes itself a child subreaper: a sandbox's first process can outlive the bubblewrap that started it
 (bubblewrap exits as soon as it learns the exit status), and a subreaper judge can reap it instead of leaving a
-zombie that keeps counting against the process limit (spec 11: "Can't fork for pid 1").
+zombie that keeps counting against the process limit (docs/rules/dojo-platform.md §11: "Can't fork for pid 1").
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Submissions record why their claimed method tag was ignored (the method-tag review, spec dojo.md 9)."""
+"""Submissions record why their claimed method tag was ignored (method-tag review, docs/rules/dojo-platform.md §9)."""
 
 import sqlalchemy as sa
 from alembic import op
