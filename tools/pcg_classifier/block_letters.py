@@ -14,7 +14,7 @@ from collections.abc import Mapping
 import numpy as np
 import numpy.typing as npt
 
-from podium.tracks.pcg.build import GRID_HEIGHT, GRID_WIDTH, drop_blocks
+from podium.tracks.pcg.rules.build import GRID_HEIGHT, GRID_WIDTH, drop_blocks
 from tools.pcg_classifier.letter_sets import load_letter_set
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from podium.tracks.pcg.build import GRID_HEIGHT, GRID_WIDTH
+from podium.tracks.pcg.rules.build import GRID_HEIGHT, GRID_WIDTH
 
 # the most changes one variant gets (a variant with none is the picture's own grid), and the fewest rows it keeps
 MAX_CHANGES = 3

@@ -45,7 +45,7 @@ SHOWN_MISMATCHES = 8
 # Character material
 # ---------------------------------------------------------------------------------------------------------------
 
-# words-count 2.0.2 deletes these (spec 1.1); the generator uses them so that deletion is exercised.
+# words-count 2.0.2 deletes these (docs/rules/pcg.md §1.1); the generator uses them so that deletion is exercised.
 WORDS_COUNT_DELETED = ",，.。:：;；[]【】{｛}｝(（)）<《>》$￥!！?？~～'’\"“”*/\\&%@#^、"
 ALLOWED_SYMBOLS = "~/\\+-*`'\".!@#$%^&()_=[]{}|<>:;?,—“”‘’"
 WHITESPACE = [

@@ -10,7 +10,7 @@ from podium.tracks.pcg.rules.qualify import MAX_WORDS, qualify_prompt
 from podium.tracks.pcg.rules.wordcount import count_words
 from podium.tracks.pcg.verdicts import PcgVerdict
 
-# spec pcg.md 1.3: words-count 2.0.2 on the 18 final prompts of 2023
+# docs/rules/pcg.md §1.3: words-count 2.0.2 on the 18 final prompts of 2023
 PUBLISHED_WORD_COUNTS = {
     "AdrienTeam": 778, "Back to the future": 722, "BirdBirdBird": 915, "BirdsTeam": 905, "For500": 871,
     "Harry Single Group": 518, "Hope": 61, "JUSTIN": 522, "Prompt_Wranglers": 835, "Saltyfish1884": 624,

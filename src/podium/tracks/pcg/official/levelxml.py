@@ -1,6 +1,6 @@
 """Science Birds level XML: the converter's exact text, and a reader for any level file.
 
-Writing reproduces the official converter byte for byte (spec ``pcg.md`` 4.5): an XML declaration that says
+Writing reproduces the official converter byte for byte (``docs/rules/pcg.md`` §4.5): an XML declaration that says
 utf-16 over UTF-8 bytes, LF line ends, 2-space indentation, no line end after ``</Level>``, numbers as
 bignumber.js ``toFixed()``. Reading accepts what the converter writes and any other level a Science Birds tool
 writes (real UTF-16, a BOM, other attributes): the declaration is dropped and the text parsed.

@@ -1,6 +1,6 @@
 """Text → level (``intermediate`` → ``levels``): drop blocks on the 20×16 grid, then place them in the world.
 
-The official converter's rules (spec ``pcg.md`` 4), including its quirks:
+The official converter's rules (``docs/rules/pcg.md`` §4), including its quirks:
 - only lines starting with ``<prefix>(`` count; the block type is the text from one character after ``(`` to
   one character before the first ``,`` (positions in UTF-16 code units); the slot is ``parseInt`` of the text
   after the first ``,`` up to the next ``)`` or the line end;
@@ -133,7 +133,7 @@ def drop_blocks(calls: list[tuple[str, int | None]]) -> GridLevel | StageFailure
     return GridLevel(blocks, shifted_grid)
 
 
-# World placement (spec 4.4): exact decimals, as bignumber.js computes them.
+# World placement (docs/rules/pcg.md §4.4): exact decimals, as bignumber.js computes them.
 CELL_SIZE = Decimal("0.2401")
 ORIGIN_X = Decimal(2)
 ORIGIN_Y = Decimal("-3.5")

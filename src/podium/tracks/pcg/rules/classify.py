@@ -1,6 +1,6 @@
 """Similarity (``images`` → ``similarity``): how much each level image looks like its target letter.
 
-The official similarity script's format (spec ``pcg.md`` 6), written with ``json.dumps(indent=2)``: ``count``,
+The official similarity script's format (``docs/rules/pcg.md`` §6), written with ``json.dumps(indent=2)``: ``count``,
 ``similarityRate`` (mean, unused downstream), ``trials`` [{id, label, similarity}], ``similarities`` [{id, raws:
 26 × {id, label, softmax_prob}, and for 2025 ``cls_embedding``}]. Every file of ``images/<C>/`` except
 ``*_raw.png`` is classified; similarity is the probability of the folder's letter.

@@ -1,6 +1,6 @@
 """Diversity (``similarity`` → ``diversity``, 2024+): mean cosine distance between a character's trials.
 
-As the official script does it (spec ``pcg.md`` 7): vectors are the 26 softmax probabilities sorted by label
+As the official script does it (``docs/rules/pcg.md`` §7): vectors are the 26 softmax probabilities sorted by label
 (2024) or the CLS embedding (2025); every pair i < j by position counts, identical vectors included; distances
 are SciPy 1.12's ``cosine`` (``1 - u·v/sqrt(u·u · v·v)`` with NumPy dot products, absolute value); their running sum is
 divided by the fixed ``0.5*T*(T+1) - T`` pairs of T trials, so missing trials lower the score.

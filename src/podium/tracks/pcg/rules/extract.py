@@ -1,6 +1,6 @@
 """Code extraction (``raw`` → ``intermediate``): the drop calls of the last fenced code block.
 
-Semantics of the official extractor (spec ``pcg.md`` 3): take the LAST non-overlapping match of three backticks,
+Semantics of the official extractor (``docs/rules/pcg.md`` §3): take the LAST non-overlapping match of three backticks,
 one or more non-backtick characters, three backticks; inside it, every case-sensitive match of
 ``<prefix>(['|"]b[1|3][1|3]['|"], *[0-9]*)``; output each match with ``"`` turned into ``'`` and a line end,
 lower-cased. Nothing found is the trial's failure "Code not found.".

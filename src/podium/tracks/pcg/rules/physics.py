@@ -1,6 +1,6 @@
 """Science Birds physics without Unity: Box2D 2.3 (the engine Unity 2019.4 wraps) set up like the evaluator.
 
-Every number comes from the evaluator's scenes and prefabs (spec ``pcg.md`` 5) and lives in ``PhysicsParameters``.
+Every number comes from the evaluator's scenes and prefabs (``docs/rules/pcg.md`` §5), kept in ``PhysicsParameters``.
 Choices that are ours, measured against the 150 Unity levels (``docs/design/physics.md``):
 - damage from the contact point: at BeginContact each block loses ``|v_B(p) - v_A(p)|`` (p = mean manifold
   point), the ground takes none; a block whose life reaches 0 stops, loses its collider, falls, and leaves the

@@ -1,4 +1,4 @@
-"""The evaluator's black-and-white level image (spec ``pcg.md`` 5.4), from final block poses.
+"""The evaluator's black-and-white level image (``docs/rules/pcg.md`` §5.4), from final block poses.
 
 Framing as Unity's similarity export: the union of the blocks' collider AABBs is fitted, longer side first, into
 an 824×824 render (s = 824 / longer side pixels per unit, box centre at the render's centre), pasted at (100, 100)

@@ -1,4 +1,4 @@
-"""Scoring (spec ``pcg.md`` 8): character weights, trial, character and prompt scores, normalisation.
+"""Scoring (``docs/rules/pcg.md`` §8): character weights, trial, character and prompt scores, normalisation.
 
 Arithmetic follows bignumber.js as the official script uses it: inputs are ``Decimal(repr(float))``, sums and
 products are exact, every division is rounded half-up to 20 decimal places. With T trials, C = 26 characters

@@ -1,6 +1,6 @@
 """The 2025 winner rule, as a pure function of the final standings.
 
-The rules' ranking policy (``seeds/pcg-evaluation-2025.txt``): "The team that has the highest
+The rules' ranking policy (``docs/rules/pcg.md`` §8.3): "The team that has the highest
 norm_total_prompt and overcomes our zero-shot baseline will be declared the winner. If there are multiple teams
 with the same highest score, the one with the shortest prompt will be chosen as the winner. However, if multiple
 teams still have the same score and the shortest prompt, they will be considered co-winners."

@@ -3,7 +3,7 @@
 The 2023 rules limit prompts to 900 words "counted by our tool", which is this algorithm. It is not a split on
 whitespace: punctuation is deleted (not replaced by a space), only the FIRST whitespace run becomes a space,
 pieces split on U+0020 alone, and each piece counts its runs of digits, runs of Latin/Cyrillic/Malayalam
-letters and single CJK characters (at least 1 per piece). See spec ``pcg.md`` 1.1 for the worked examples.
+letters and single CJK characters (at least 1 per piece). See ``docs/rules/pcg.md`` §1.1 for the worked examples.
 """
 
 from __future__ import annotations
