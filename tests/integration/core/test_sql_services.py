@@ -34,9 +34,8 @@ jobs = Table(
     *queue_columns(),
     Column("output", String(64)),
 )
-STORE = TrackStore(
-    Path(__file__).parent / "sqltrack", "demo_alembic_version", lock_key=0x64656D6F, audit=AuditLog(audit_log)
-)
+SQLTRACK = Path(__file__).parents[2] / "core" / "sqltrack"  # tests/core/sqltrack: the demo track's migrations
+STORE = TrackStore(SQLTRACK, "demo_alembic_version", lock_key=0x64656D6F, audit=AuditLog(audit_log))
 ACCOUNTS = Accounts(users, ("annotator", "operator"), add_fix="add them first")
 
 
@@ -291,7 +290,7 @@ def test_the_head_read_without_alembic_is_alembics_head(track: str) -> None:
 
     from podium.core.storage.store import head_revision
 
-    migrations = Path(__file__).parents[2] / "src" / "podium" / "tracks" / track / "migrations"
+    migrations = Path(__file__).parents[3] / "src" / "podium" / "tracks" / track / "migrations"
     config = Config()
     config.set_main_option("script_location", str(migrations))
     assert head_revision(migrations) == ScriptDirectory.from_config(config).get_current_head() is not None

@@ -388,7 +388,7 @@ print(sorted(os.listdir('/proc/self/fd')))
 def test_every_run_has_a_network_namespace_of_its_own_and_nothing_outlives_it(sandbox: BubblewrapSandbox) -> None:
     """A listener, and a daemon holding it, die with their run; the next run of the slot starts in a new namespace.
 
-    ``test_sandbox_isolation.py`` tries the subtler channel: connections left in TIME_WAIT, which no process holds.
+    ``test_isolation.py`` tries the subtler channel: connections left in TIME_WAIT, which no process holds.
     """
     listen = """
 import os, socket, time

@@ -25,7 +25,7 @@ from podium.core.execution.sandbox import RunRequest, RunResult, RunStatus, secc
 from podium.core.execution.sandbox.bubblewrap import BubblewrapSandbox
 from podium.core.execution.sandbox.spawn import Spawner
 
-ATTACKS = Path(__file__).parent / "sandbox_attacks"
+ATTACKS = Path(__file__).parents[4] / "core" / "sandbox_attacks"  # tests/core/sandbox_attacks
 CHANNELS = sorted(folder.name for folder in ATTACKS.iterdir() if (folder / "writer.py").is_file())
 # not -P: the attacks import their sibling helper modules from the working directory
 PYTHON = ("python3", "-s", "-S", "-B")
