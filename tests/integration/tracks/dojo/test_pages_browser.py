@@ -42,8 +42,7 @@ from podium.tracks.dojo.records import Role
 from podium.tracks.dojo.store import open_store
 from podium.tracks.dojo.worker import work
 from tests.needs import need_module
-
-from .serving import podium_serve
+from tests.tracks.dojo.serving import podium_serve
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, ConsoleMessage, Locator, Page
@@ -51,7 +50,7 @@ if TYPE_CHECKING:
 # every test here needs the server and the browser started (about 5 s on a loaded 2-core machine)
 pytestmark = pytest.mark.slow
 
-CORPUS = Path(__file__).parent / "corpus"
+CORPUS = Path(__file__).parents[3] / "tracks" / "dojo" / "corpus"  # tests/tracks/dojo/corpus
 SEASON = "spring"
 OTHER_SEASON, OPEN_PROBLEM = "summer", "fib-open"
 # Reward Correct, 35 bytes: 1000 (reward_base) + floor(200·e^(−35/800)) = 191 (brevity) + 30 (first of its method

@@ -20,9 +20,8 @@ from podium.tracks.dojo.cli import dojo as dojo_cli
 from podium.tracks.dojo.records import Role
 from podium.tracks.dojo.worker import work
 from tests.needs import need_module
-
-from .test_platform import GOLF, LOOP, STAGE_ONLY
-from .test_users import T0, open_season
+from tests.tracks.dojo.test_platform import GOLF, LOOP, STAGE_ONLY
+from tests.tracks.dojo.test_users import T0, open_season
 
 LOOKS_NUMERIC = re.compile(r"-?\d+(\.\d+)?")
 TERMS = ("visible_terms", "terms")  # sequence terms are decimal strings on purpose: integers of any size

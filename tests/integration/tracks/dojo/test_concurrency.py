@@ -27,8 +27,7 @@ from podium.tracks.dojo.records import Role
 from podium.tracks.dojo.schema import audit_log, submissions
 from podium.tracks.dojo.store import audit_entries, open_store
 from tests.needs import need_module
-
-from .serving import free_port, wait_until_up
+from tests.tracks.dojo.serving import free_port, wait_until_up
 
 USERS, PER_USER = 50, 10
 PODIUM = [sys.executable, "-m", "podium"]

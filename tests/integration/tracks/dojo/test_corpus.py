@@ -13,7 +13,7 @@ from podium.tracks.dojo.problem import load_problem, setter_terms
 from podium.tracks.dojo.rules import ScoringRules
 from podium.tracks.dojo.verdicts import Outcome
 
-CORPUS = Path(__file__).parent / "corpus"
+CORPUS = Path(__file__).parents[3] / "tracks" / "dojo" / "corpus"  # tests/tracks/dojo/corpus
 CASES = sorted(p for p in CORPUS.glob("*/*") if p.parent.name in set(Outcome) and p.suffix in {".py", ".bin"})
 RULES = ScoringRules()
 

@@ -17,7 +17,7 @@ from podium.tracks.dojo.problem import setter_terms
 from podium.tracks.dojo.rules import ScoringRules
 from podium.tracks.dojo.screen import literal_payload
 
-HERE = Path(__file__).parent
+DOJO_TESTS = Path(__file__).parents[3] / "tracks" / "dojo"  # tests/tracks/dojo: payload/ and corpus/
 TABLES = ("base91_table.py", "hex_table.py", "astral_table.py")
 V01 = ScoringRules()
 BUDGET = ScoringRules(literal_policy="payload-budget-v1")
@@ -25,7 +25,7 @@ BUDGET = ScoringRules(literal_policy="payload-budget-v1")
 
 @pytest.fixture(scope="module")
 def truth(bubblewrap: Sandbox) -> tuple[str, ...]:
-    setter = HERE / "payload" / "setter.py"
+    setter = DOJO_TESTS / "payload" / "setter.py"
     return setter_terms(setter.read_bytes(), bubblewrap, V01, where=setter)
 
 
@@ -33,7 +33,7 @@ def truth(bubblewrap: Sandbox) -> tuple[str, ...]:
 def test_a_table_passes_v01_and_is_published_with_its_payload(
     table: str, truth: tuple[str, ...], bubblewrap: Sandbox
 ) -> None:
-    source = (HERE / "payload" / table).read_bytes()
+    source = (DOJO_TESTS / "payload" / table).read_bytes()
     judged = judge_submission(source, truth, bubblewrap, V01)
     assert judged.reward_correct and judged.policy is not None, judged  # SCORING.md v0.1, word for word
     assert judged.policy.literal_payload_bytes == literal_payload(source.decode())
@@ -41,21 +41,21 @@ def test_a_table_passes_v01_and_is_published_with_its_payload(
 
 
 def test_the_base91_table_scores_as_the_red_team_found(truth: tuple[str, ...], bubblewrap: Sandbox) -> None:
-    judged = judge_submission((HERE / "payload" / "base91_table.py").read_bytes(), truth, bubblewrap, V01)
+    judged = judge_submission((DOJO_TESTS / "payload" / "base91_table.py").read_bytes(), truth, bubblewrap, V01)
     assert judged.policy is not None and judged.policy.string_literal_chars == 613
     assert (judged.length, judged.score) == (701, 1083)
 
 
 @pytest.mark.parametrize("table", TABLES)
 def test_the_payload_budget_rejects_every_table(table: str, truth: tuple[str, ...], bubblewrap: Sandbox) -> None:
-    judged = judge_submission((HERE / "payload" / table).read_bytes(), truth, bubblewrap, BUDGET)
+    judged = judge_submission((DOJO_TESTS / "payload" / table).read_bytes(), truth, bubblewrap, BUDGET)
     assert judged.verdict.value == "POLICY_REJECT" and "bytes of literal payload (at most 256" in judged.reason
 
 
 def test_the_payload_budget_accepts_every_honest_solver_of_the_corpus() -> None:
     from podium.tracks.dojo.screen import screen
 
-    accepted = sorted((HERE / "corpus" / "accepted").glob("*.py"))
+    accepted = sorted((DOJO_TESTS / "corpus" / "accepted").glob("*.py"))
     assert accepted
     for path in accepted:
         assert not hasattr(screen(path.read_text(), BUDGET), "verdict"), path
@@ -106,11 +106,11 @@ def test_reveal_publishes_each_accepted_solvers_payload_beside_its_l(bubblewrap:
     dojo.add_user("sam", Role.SETTER)
     ann, _ = dojo.add_user("ann", Role.SOLVER)
     dojo.create_season("s1")
-    setter = (HERE / "payload" / "setter.py").read_bytes()
+    setter = (DOJO_TESTS / "payload" / "setter.py").read_bytes()
     dojo.add_problem("s1", "random", "sam", ProblemFiles(Path("random"), setter, "Random", "", 0, 10))
     assert dojo.validate("random").accepted
     dojo.open("random")
-    table = (HERE / "payload" / "base91_table.py").read_bytes()
+    table = (DOJO_TESTS / "payload" / "base91_table.py").read_bytes()
     dojo.submit(ann, "random", table)
     assert work(dojo, bubblewrap) == 1
     dojo.freeze("random")

@@ -21,15 +21,14 @@ from podium.tracks.dojo.records import Role
 from podium.tracks.dojo.store import open_store
 from podium.tracks.dojo.worker import work
 from tests.needs import need_module
-
-from .serving import podium_serve
-from .test_platform import GOLF, STAGE_ONLY
+from tests.tracks.dojo.serving import podium_serve
+from tests.tracks.dojo.test_platform import GOLF, STAGE_ONLY
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
 pytestmark = pytest.mark.slow
-CORPUS = Path(__file__).parent / "corpus"
+CORPUS = Path(__file__).parents[3] / "tracks" / "dojo" / "corpus"  # tests/tracks/dojo/corpus
 SCREENSHOTS = os.environ.get("PODIUM_DOJO_SCREENSHOTS")
 
 
