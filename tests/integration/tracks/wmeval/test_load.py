@@ -21,9 +21,8 @@ from podium.tracks.wmeval.schema import items, scores
 from podium.tracks.wmeval.store import audit_entries, open_store
 from tests.databases import new_postgres_database
 from tests.tracks.dojo.conftest import postgres_url  # noqa: F401  the dojo's real PostgreSQL server, reused
-
-from .load import score_concurrently, seed_load
-from .serving import serve
+from tests.tracks.wmeval.load import score_concurrently, seed_load
+from tests.tracks.wmeval.serving import serve
 
 pytestmark = pytest.mark.slow
 ANNOTATORS = 50

@@ -18,8 +18,7 @@ from podium.tracks.wmeval.schema import teams
 from podium.tracks.wmeval.score import collect
 from podium.tracks.wmeval.stats import annotator_quality, collect_ratings
 from podium.tracks.wmeval.store import add_account
-
-from .conftest import Env, make_gt, make_team
+from tests.tracks.wmeval.conftest import Env, make_gt, make_team
 
 ANSWERS = "task,episode,expected\ntask1,episode_0,3\ntask1,episode_1,1\n"
 

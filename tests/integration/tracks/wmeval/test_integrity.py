@@ -24,8 +24,7 @@ from podium.tracks.wmeval.score import collect, leaderboard
 from podium.tracks.wmeval.store import ACCOUNTS, add_account, open_store
 from tests.databases import new_postgres_database
 from tests.tracks.dojo.conftest import postgres_url  # noqa: F401  the dojo's real PostgreSQL server, reused
-
-from .test_assign import seed_rows
+from tests.tracks.wmeval.test_assign import seed_rows
 
 TASKS = {f"task{t}": 4 for t in range(1, 9)}
 TEAMS = ["amber", "blue", "coral", "dune"]

@@ -27,8 +27,7 @@ from podium.tracks.wmeval.schema import scores, teams
 from podium.tracks.wmeval.store import add_account, audit_entries
 from podium.tracks.wmeval.track import TRACK
 from podium.web.app import create_app
-
-from .conftest import Env, make_gt, make_team
+from tests.tracks.wmeval.conftest import Env, make_gt, make_team
 
 TEAMS = ("crimson", "azure")
 SAME_ORIGIN = {"origin": "http://testserver"}

@@ -32,9 +32,8 @@ import pytest
 
 from podium.tracks.wmeval.assign import assignments
 from podium.tracks.wmeval.store import open_store
-
-from .conftest import make_gt, make_team
-from .serving import SCREENSHOTS, cli, serve
+from tests.tracks.wmeval.conftest import make_gt, make_team
+from tests.tracks.wmeval.serving import SCREENSHOTS, cli, serve
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page

@@ -24,8 +24,7 @@ from podium.tracks.wmeval.ingest import ingest_gt, ingest_team, media_root
 from podium.tracks.wmeval.store import add_account
 from podium.tracks.wmeval.track import TRACK
 from podium.web.app import create_app
-
-from .conftest import Env, make_gt, make_team, write_clip
+from tests.tracks.wmeval.conftest import Env, make_gt, make_team, write_clip
 
 MARK = "Crimson-Robotics-Lab"
 SEI_UUID = "086f3693-b7b3-4f2c-9653-21492feee5b8"
