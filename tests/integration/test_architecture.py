@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-SRC = Path(__file__).resolve().parents[1] / "src" / "podium"
+SRC = Path(__file__).resolve().parents[2] / "src" / "podium"
 NEXT_TRACK = "wmeval (issue 13) is built on it; until it lands only the dojo uses it"
 ONE_TRACK: dict[str, str] = {
     # the services of a web/SQL track (CONVENTIONS.md: accounts, the audit chain, a write-locked transaction, a DB

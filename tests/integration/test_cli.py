@@ -34,7 +34,7 @@ def test_unknown_edition_is_a_usage_error(tmp_path: Path) -> None:
 
 
 def test_the_demo_example_scores_the_five_2023_prompts(tmp_path: Path) -> None:
-    example = Path(__file__).resolve().parents[1] / "examples" / "pcg-2023-unity"
+    example = Path(__file__).resolve().parents[2] / "examples" / "pcg-2023-unity"
     root = tmp_path / "demo"
     subprocess.run(["cp", "-r", str(example), str(root)], check=True)
     assert podium("pcg", "extract", str(root), "--edition", "2023").returncode == 0

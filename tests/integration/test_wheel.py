@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 # the installed wheel must be what runs: no source tree put first on the path by the caller
 CLEAN_ENV = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
 EXAMPLE = REPO / "examples" / "pcg-2023-unity"
