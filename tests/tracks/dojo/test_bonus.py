@@ -18,8 +18,6 @@ from podium.tracks.dojo.bonus import (
 from podium.tracks.dojo.rules import ScoringRules
 
 RULES = ScoringRules()
-
-
 T0 = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 
 
