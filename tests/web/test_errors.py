@@ -37,8 +37,3 @@ class StaleState(ConflictError):
 )
 def test_http_status(error: PodiumError, status: int) -> None:
     assert http_status(error) == status
-
-
-def test_exit_codes_tell_the_branches_apart() -> None:
-    codes = [kind.exit_code for kind in (AuthError, PermissionDenied, ConflictError, DependencyError)]
-    assert len(set(codes)) == len(codes) and NotFoundError.exit_code == InputError.exit_code == 2

@@ -20,7 +20,6 @@ from podium.cli.main import main
 from podium.core.clock import SystemClock
 from podium.core.execution.sandbox import Sandbox
 from podium.core.storage.sql import sqlite_url
-from podium.tracks.dojo.operator_cli import ROLES
 from podium.tracks.dojo.platform import Dojo
 from podium.tracks.dojo.problem import load_problem
 from podium.tracks.dojo.records import Role
@@ -133,7 +132,3 @@ def test_submitting_through_a_server_imports_no_database_code(tmp_path: Path) ->
     done = subprocess.run([sys.executable, "-c", probe, str(solver), "http://127.0.0.1:9"], capture_output=True,
                           text=True, timeout=60)  # fmt: skip
     assert done.stdout.strip().splitlines()[-1] == "False", done.stdout + done.stderr
-
-
-def test_the_cli_role_choices_are_the_platforms_roles() -> None:
-    assert sorted(ROLES) == sorted(role.value for role in Role)

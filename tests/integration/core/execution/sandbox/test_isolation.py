@@ -1,0 +1,180 @@
+"""No run of untrusted code can pass data to the next: every channel in ``sandbox_attacks/`` is a real attack that
+works between plain processes on the host, and finds nothing between two sandboxed runs of one slot.
+
+The keyring attack also looks for a secret the judge holds: the test first plants it in the session keyring of the
+thread that runs the sandbox and reads it back itself, so the test cannot pass on a host whose judge has no
+session keyring (a judge started by ``su -``, ``runuser`` or a systemd service has one).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import importlib.util
+import platform
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from podium.core.execution.sandbox import RunRequest, RunResult, RunStatus, seccomp
+from podium.core.execution.sandbox.bubblewrap import BubblewrapSandbox
+from podium.core.execution.sandbox.spawn import Spawner
+
+ATTACKS = Path(__file__).parents[4] / "core" / "sandbox_attacks"  # tests/core/sandbox_attacks
+CHANNELS = sorted(folder.name for folder in ATTACKS.iterdir() if (folder / "writer.py").is_file())
+# not -P: the attacks import their sibling helper modules from the working directory
+PYTHON = ("python3", "-s", "-S", "-B")
+
+
+def _files(channel: str) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in (ATTACKS / channel).glob("*.py")}
+
+
+def _on_host(channel: str, program: str, *args: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-s", "-S", "-B", program, *args],
+        cwd=ATTACKS / channel,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def _in_sandbox(
+    sandbox: BubblewrapSandbox, channel: str, program: str, token: str, readable: Path | None = None
+) -> RunResult:
+    """One run of ``program``: the dojo's shape, or with ``readable`` PCG's (a writable box and a read-only folder)."""
+    if readable is None:
+        return sandbox.run(RunRequest((*PYTHON, program, token), _files(channel)))
+    return sandbox.run(RunRequest((*PYTHON, program, token), _files(channel), writable=True, readable=(readable,)))
+
+
+def _keys() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("podium_attack_keys", ATTACKS / "keyring" / "keys.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def judge_secret() -> Iterator[str]:
+    """A token whose secret sits in this thread's own session keyring, read back before the test relies on it."""
+    keys, token = _keys(), uuid.uuid4().hex
+    joined = keys.libc.syscall(keys.KEYCTL, 1, f"podium-test-{token}".encode(), 0, 0, 0)  # JOIN_SESSION_KEYRING
+    if joined < 0:
+        pytest.skip(f"this host gives no session keyring (errno {ctypes.get_errno()})")
+    planted = keys.add(f"podium-judge-secret-{token}", f"operator secret {token}", keys.KEYRINGS["session"])
+    assert isinstance(planted, int), planted
+    hit, _ = keys.find(f"podium-judge-secret-{token}", keys.KEYRINGS["session"])
+    assert hit is not None and hit[1] == f"operator secret {token}"  # the judge itself holds the secret
+    yield token
+    with contextlib.suppress(Exception):
+        keys.unlink(planted, keys.KEYRINGS["session"])
+
+
+@pytest.mark.parametrize("channel", CHANNELS)
+def test_the_channel_works_between_plain_processes(channel: str, judge_secret: str) -> None:
+    token = judge_secret
+    parked = _on_host(channel, "writer.py", token)
+    assert parked.startswith("parked"), parked
+    found = _on_host(channel, "reader.py", token, "--unlink")
+    assert found.startswith("found"), found  # a real channel: what one process parks, the next reads
+
+
+@pytest.mark.parametrize("shape", ["read-only box", "writable box and a readable folder"])
+@pytest.mark.parametrize("channel", CHANNELS)
+def test_nothing_passes_from_one_sandboxed_run_to_the_next(
+    channel: str, shape: str, judge_secret: str, sandbox: BubblewrapSandbox, world_readable: Path
+) -> None:
+    token, readable = judge_secret, (None if shape == "read-only box" else world_readable)
+    # one thread, one run at a time: the pool hands the slot the writer used straight back to the reader
+    writer = _in_sandbox(sandbox, channel, "writer.py", token, readable)
+    reader = _in_sandbox(sandbox, channel, "reader.py", token, readable)
+    assert writer.status is RunStatus.OK and reader.status is RunStatus.OK, (writer, reader)
+    found = reader.stdout.decode().strip()
+    assert found.startswith("nothing"), (writer.stdout, found)
+
+
+def test_the_judges_secret_is_out_of_reach_of_a_run(judge_secret: str, sandbox: BubblewrapSandbox) -> None:
+    result = _in_sandbox(sandbox, "keyring", "reader.py", judge_secret)
+    assert result.status is RunStatus.OK, result
+    assert judge_secret.encode() not in result.stdout and result.stdout.startswith(b"nothing"), result.stdout
+
+
+# Each call made with all-zero arguments: the filter answers before the kernel looks at them, where the kernel
+# itself would mostly say EFAULT or EINVAL (or succeed: unshare(0), ptrace(PTRACE_TRACEME), kcmp, personality(0)).
+SYSCALLS = """
+import ctypes, errno, os, socket, subprocess, sys, threading
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+def call(number, *args):
+    ctypes.set_errno(0)
+    result = libc.syscall(number, *(ctypes.c_long(a) for a in args))
+    return errno.errorcode.get(ctypes.get_errno(), 'OK') if result < 0 else 'OK'
+for name, number in NUMBERS.items():
+    print(name, call(number, 0, 0, 0, 0, 0, 0))
+print('personality-query', call(NUMBERS['personality'], 0xFFFFFFFF))
+for flag in FLAGS:
+    print('clone', hex(flag), call(CLONE, flag | 17, 0, 0, 0, 0))
+for family in (socket.AF_NETLINK, socket.AF_PACKET, 40, 38, 1 << 32 | socket.AF_NETLINK):
+    print('socket', family, call(SOCKET, family, socket.SOCK_DGRAM, 0))
+for request in (0x5412, 0x541C, 1 << 32 | 0x5412):
+    print('ioctl', hex(request), call(IOCTL, 1, request, 0))
+print('seccomp', open('/proc/self/status').read().split('Seccomp:')[1].split()[0])
+socket.socket(socket.AF_UNIX).close(); socket.socket(socket.AF_INET6).close()
+thread = threading.Thread(target=print, args=('thread', 'OK')); thread.start(); thread.join()
+print('child', subprocess.run(['true']).returncode + os.waitpid(os.fork() or os._exit(3), 0)[1] >> 8)
+"""
+
+
+def test_the_system_call_filter_refuses_what_no_judged_program_needs(sandbox: BubblewrapSandbox) -> None:
+    numbers = {name: number for name in [*seccomp.denied_calls(), "clone3"] if (number := seccomp.syscall_number(name))}
+    program = (
+        f"NUMBERS = {numbers!r}\nFLAGS = {sorted(seccomp.CLONE_NAMESPACE_FLAGS.values())!r}\n"
+        f"CLONE, SOCKET, IOCTL = {seccomp.syscall_number('clone')}, {seccomp.syscall_number('socket')}, "
+        f"{seccomp.syscall_number('ioctl')}\n{SYSCALLS}"
+    )
+    result = sandbox.run(RunRequest(("python3", "-S", "solver.py"), {"solver.py": program.encode()}))
+    assert result.status is RunStatus.OK, result
+    answers = dict(line.rsplit(" ", 1) for line in result.stdout.decode().splitlines())
+    for name in numbers:
+        assert answers[name] == ("ENOSYS" if name == "clone3" else "EPERM"), (name, answers[name])
+    assert answers["personality-query"] == "OK"  # asking for the persona is harmless, and some programs do
+    assert {v for k, v in answers.items() if k.startswith("clone ")} == {"EPERM"}, answers
+    assert {v for k, v in answers.items() if k.startswith("socket ")} == {"EAFNOSUPPORT"}, answers
+    assert {v for k, v in answers.items() if k.startswith("ioctl ")} == {"EPERM"}, answers  # not ENOTTY
+    assert answers["seccomp"] == "2"  # /proc/self/status: a filter is loaded
+    assert answers["thread"] == "OK" and answers["child"] == "3", answers  # threads, subprocess and fork work
+
+
+@pytest.mark.skipif(platform.machine() != "x86_64", reason="the x32 ABI exists on x86_64 only")
+def test_a_call_through_another_abi_kills_the_program(sandbox: BubblewrapSandbox) -> None:
+    # keyctl under its x32 number (the x32 bit set) would dodge a filter that compared numbers only
+    program = f"import ctypes\nctypes.CDLL(None).syscall({0x40000000 | 250}, 0, -3, 0)\nprint('survived')\n"
+    result = sandbox.run(RunRequest(("python3", "-S", "solver.py"), {"solver.py": program.encode()}))
+    assert result.status is RunStatus.RUNTIME_ERROR and b"survived" not in result.stdout, result
+
+
+def test_a_spawner_starts_each_run_in_a_fresh_keyring_and_leaves_the_callers_alone(judge_secret: str) -> None:
+    keys, reader = _keys(), ATTACKS / "keyring" / "reader.py"
+    spawner = Spawner("podium-test-spawner")
+    command = [sys.executable, "-s", "-S", "-B", str(reader), judge_secret]
+    for _ in range(2):  # and the second run does not get the first run's keyring either
+        started = spawner.start(lambda: subprocess.run(command, capture_output=True, text=True, check=True))
+        assert started.stdout.startswith("nothing"), started.stdout  # no filter here: the keyring itself is new
+    hit, _ = keys.find(f"podium-judge-secret-{judge_secret}", keys.KEYRINGS["session"])
+    assert hit is not None  # the calling thread still holds the judge's keyring
+
+
+def test_a_spawner_hands_back_what_the_launch_raised() -> None:
+    with pytest.raises(OSError, match="no such program"):
+        Spawner("podium-test-spawner").start(lambda: (_ for _ in ()).throw(OSError("no such program")))
