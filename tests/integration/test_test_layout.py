@@ -11,16 +11,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 REPO = Path(__file__).resolve().parents[2]
 TESTS = REPO / "tests"
 INTEGRATION = Path("integration")
 # a folder of tests and the source folder it mirrors (both relative: to tests/ and to the repository); first match
 MIRRORS = ((Path("tools"), Path("tools")), (Path(), Path("src/podium")))
-# TEMPORARY: the pcg tests move to their mirrored places with the restructuring of src/podium/tracks/pcg, which is
-# under way; remove the entry once they do (test_each_temporary_exemption_is_still_needed says when).
-NOT_YET_MIRRORED = (Path("tracks/pcg"),)
 
 
 def homes(root: Path, name: str) -> list[Path]:
@@ -30,9 +25,9 @@ def homes(root: Path, name: str) -> list[Path]:
     return sorted({folder.relative_to(root) for folder in modules + packages})
 
 
-def offence(test: Path, repo: Path = REPO, exempt: tuple[Path, ...] = NOT_YET_MIRRORED) -> str | None:
+def offence(test: Path, repo: Path = REPO) -> str | None:
     """What is wrong with the place of the test module ``test`` (relative to ``tests/``), with the fix; or None."""
-    if test.is_relative_to(INTEGRATION) or any(test.is_relative_to(folder) for folder in exempt):
+    if test.is_relative_to(INTEGRATION):
         return None
     tests_root, source_root = next((t, s) for t, s in MIRRORS if test.is_relative_to(t))
     folder, name = test.parent.relative_to(tests_root), test.stem.removeprefix("test_")
@@ -66,14 +61,6 @@ def test_every_folder_of_test_modules_is_a_package() -> None:
     assert [init.relative_to(REPO).as_posix() for init in inits if not init.is_file()] == []
 
 
-@pytest.mark.parametrize("folder", NOT_YET_MIRRORED, ids=str)
-def test_each_temporary_exemption_is_still_needed(folder: Path) -> None:
-    under = [test for test in modules_of_tests() if test.is_relative_to(folder)]
-    assert any(offence(test, exempt=()) for test in under), (
-        f"tests/{folder}/ mirrors now: drop it from NOT_YET_MIRRORED"
-    )
-
-
 def test_the_rule_passes_mirrored_tests_and_names_the_fix_for_the_others(tmp_path: Path) -> None:
     for module in ("src/podium/__init__.py", "src/podium/core/__init__.py", "src/podium/core/clock.py",
                    "src/podium/core/llm/__init__.py", "src/podium/core/storage/__init__.py",
@@ -82,9 +69,9 @@ def test_the_rule_passes_mirrored_tests_and_names_the_fix_for_the_others(tmp_pat
         (tmp_path / module).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / module).touch()
     for fine in ("core/test_clock.py", "core/test_llm.py", "core/storage/test_backup.py", "tools/kit/test_letters.py",
-                 "integration/core/test_sql_services.py", "tracks/pcg/test_anything.py"):  # fmt: skip
+                 "integration/core/test_sql_services.py"):  # fmt: skip
         assert offence(Path(fine), tmp_path) is None, fine
-    assert offence(Path("tracks/pcg/test_anything.py"), tmp_path, exempt=()) is not None  # only exempt, not mirrored
+    assert offence(Path("tracks/pcg/test_anything.py"), tmp_path) is not None  # no such package
     assert offence(Path("core/test_backup.py"), tmp_path) == (
         "tests/core/test_backup.py: no src/podium/core/backup.py or backup/: move it beside its module "
         "(tests/core/storage/test_backup.py); split it if it tests several modules, or move it to "

@@ -16,7 +16,8 @@ from podium.tracks.pcg.editions import trial_seed
 from tests.conftest import required
 from tests.tracks.pcg.chat_server import reply_text, serve_chat
 
-REPO = Path(__file__).resolve().parents[3]
+REPO = Path(__file__).resolve().parents[4]
+PCG_TESTS = REPO / "tests" / "tracks" / "pcg"  # the pcg tests' programs, submissions and bridge
 ENV = {**os.environ, "PYTHONPATH": str(REPO / "src")}
 PODIUM = [sys.executable, "-m", "podium", "pcg", "generate"]
 
@@ -41,7 +42,7 @@ def test_the_master_seed_gives_every_trial_its_documented_seed(tmp_path: Path) -
         pytest.skip("bubblewrap is not installed (apt-get install bubblewrap; `make test` does it)")
     assert trial_seed(6280, "A", 1) == trial_seed(6280, "A", 1) != trial_seed(6280, "A", 2)
     assert trial_seed(6280, "A", 1) == int.from_bytes(hashlib.sha256(b"6280/A/1").digest()[:4]) & (2**31 - 1)
-    program = Path(__file__).parent / "programs" / "llms4pcg_multi_turn.py"
+    program = PCG_TESTS / "programs" / "llms4pcg_multi_turn.py"
     with serve_chat() as server:
         argv = [*PODIUM, str(tmp_path), "--team", "t", "--program", str(program), "--model", "openai:m"]
         argv += ["--base-url", server.base_url, "--trials", "2", "--characters", "A", "--master-seed", "6280"]

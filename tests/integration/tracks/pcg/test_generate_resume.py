@@ -16,8 +16,9 @@ import pytest
 from tests.conftest import required
 from tests.tracks.pcg.chat_server import ChatServer, serve_chat
 
-REPO = Path(__file__).resolve().parents[3]
-PROGRAM = Path(__file__).parent / "programs" / "llms4pcg_multi_turn.py"
+REPO = Path(__file__).resolve().parents[4]
+PCG_TESTS = REPO / "tests" / "tracks" / "pcg"  # the pcg tests' programs, submissions and bridge
+PROGRAM = PCG_TESTS / "programs" / "llms4pcg_multi_turn.py"
 CHARACTERS = "A,B,D,E,F,G"
 TRIALS = 3
 

@@ -26,11 +26,20 @@ from pathlib import Path
 
 import pytest
 
+from tests.integration.tracks.pcg.test_generate_oracle import (
+    CHARACTERS,
+    MODEL_2025,
+    PACKAGES,
+    PCG_TESTS,
+    REPO,
+    _oracle,
+    log_lines,
+    raw_files,
+)
 from tests.tracks.pcg.chat_server import ChatServer, serve_chat
-from tests.tracks.pcg.test_generate_oracle import CHARACTERS, MODEL_2025, PACKAGES, REPO, _oracle, log_lines, raw_files
 from tests.tracks.pcg.wheelhouse import REQUIREMENT, make_wheelhouse, unpacked
 
-SUBMISSIONS = Path(__file__).parent / "submissions"
+SUBMISSIONS = PCG_TESTS / "submissions"
 TRIALS = 2
 
 

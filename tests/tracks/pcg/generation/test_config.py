@@ -16,8 +16,9 @@ from podium.tracks.pcg.generation.config import load_config
 from tests.conftest import required
 from tests.tracks.pcg.chat_server import serve_chat
 
-REPO = Path(__file__).resolve().parents[3]
-PROGRAM = Path(__file__).parent / "programs" / "llms4pcg_multi_turn.py"
+REPO = Path(__file__).resolve().parents[4]
+PCG_TESTS = REPO / "tests" / "tracks" / "pcg"  # the pcg tests' programs, submissions and bridge
+PROGRAM = PCG_TESTS / "programs" / "llms4pcg_multi_turn.py"
 MODELS = ("qwen2.5:32b-instruct-fp16", "gemma2:27b-instruct-fp16", "phi3:14b-medium-128k-instruct-fp16")
 
 

@@ -8,8 +8,7 @@ import math
 import pytest
 
 from podium.tracks.pcg.provenance import AGREEMENT_PATH
-
-from .agreement import measure, pearson, spearman
+from tests.tracks.pcg.agreement import measure, pearson, spearman
 
 
 def test_spearman_uses_average_ranks_for_ties() -> None:

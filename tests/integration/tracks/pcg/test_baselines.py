@@ -19,7 +19,7 @@ import pytest
 
 from podium.tracks.pcg.inspect import inspect_program
 
-BASELINES = Path(__file__).parents[3] / "examples" / "pcg-baselines"
+BASELINES = Path(__file__).parents[4] / "examples" / "pcg-baselines"
 
 
 class FakeTrialLoop(abc.ABC):

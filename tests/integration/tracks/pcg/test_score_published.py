@@ -10,8 +10,7 @@ import pytest
 
 from podium.cli.main import main
 from podium.tracks.pcg.official.rundir import Platform
-
-from .published import read_csv, rebuild_inputs
+from tests.tracks.pcg.published import read_csv, rebuild_inputs
 
 # result.json names the baselines differently from their folders
 RESULT_NAMES_2024 = {

@@ -18,8 +18,8 @@ from podium.core.execution.sandbox.packages import InstallOptions
 from podium.tracks.pcg.generation.records import GenerateVerdict
 from podium.tracks.pcg.generation.submission import Program
 from podium.tracks.pcg.generation.team import Submission, generate_team
+from tests.integration.tracks.pcg.test_generate_hostile import settings
 from tests.tracks.pcg.chat_server import serve_chat
-from tests.tracks.pcg.test_generate_hostile import settings
 from tests.tracks.pcg.wheelhouse import REQUIREMENT, make_wheelhouse
 
 POISON = """

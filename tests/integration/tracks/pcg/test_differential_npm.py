@@ -31,10 +31,11 @@ from podium.tracks.pcg.rules.wordcount import count_words
 
 pytestmark = pytest.mark.oracle
 
-REPO = Path(__file__).resolve().parents[3]
+REPO = Path(__file__).resolve().parents[4]
+PCG_TESTS = REPO / "tests" / "tracks" / "pcg"  # the pcg tests' programs, submissions and bridge
 ORACLE_ROOT = REPO / ".oracle"
 ORACLE_PACKAGE = ORACLE_ROOT / "node_modules" / "chatgpt4pcg" / "package.json"
-BRIDGE = Path(__file__).with_name("oracle_bridge.js")
+BRIDGE = PCG_TESTS / "oracle_bridge.js"
 CASES_PER_FAMILY = 2400
 LONG_TEXT = 200_000
 FENCE = "```"

@@ -23,7 +23,7 @@ from tests.tracks.pcg.model_server import MODEL, ModelServer, model_server, reco
 
 pytestmark = pytest.mark.slow
 
-REPO = Path(__file__).resolve().parents[3]
+REPO = Path(__file__).resolve().parents[4]
 ZERO_SHOT = REPO / "examples" / "pcg-baselines" / "zero_shot.py"
 TWO_TURNS = REPO / "examples" / "pcg-programs" / "my_program.py"
 LONG_PROMPT = """

@@ -22,8 +22,9 @@ import pytest
 
 from tests.tracks.pcg.chat_server import ChatServer, serve_chat
 
-REPO = Path(__file__).resolve().parents[3]
-PROGRAMS = Path(__file__).parent / "programs"
+REPO = Path(__file__).resolve().parents[4]
+PCG_TESTS = REPO / "tests" / "tracks" / "pcg"  # the pcg tests' programs, submissions and bridge
+PROGRAMS = PCG_TESTS / "programs"
 ORACLES = {2024: REPO / ".oracle" / "chatgpt4pcg-1.2.2", 2025: REPO / ".oracle" / "llms4pcg-2.0.1"}
 PACKAGES = {2024: "chatgpt4pcg", 2025: "llms4pcg"}
 CHARACTERS = ["A", "B", "C", "D"]

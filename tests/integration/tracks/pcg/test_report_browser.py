@@ -20,15 +20,14 @@ from podium.tracks.pcg.classifiers import ClassifierSpec
 from podium.tracks.pcg.competition import open_competition
 from podium.tracks.pcg.editions import edition
 from podium.tracks.pcg.pipeline import evaluate
-
-from .large_report import LARGE_LETTERS, build_report, fabricate_run, gallery_tiles
+from tests.tracks.pcg.large_report import LARGE_LETTERS, build_report, fabricate_run, gallery_tiles
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
 pytestmark = pytest.mark.slow
 
-EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "pcg-2023-unity"
+EXAMPLE = Path(__file__).resolve().parents[4] / "examples" / "pcg-2023-unity"
 LETTERS = LARGE_LETTERS
 SCREENSHOTS = os.environ.get("PODIUM_PCG_SCREENSHOTS")
 
