@@ -1,6 +1,9 @@
 """Arrows point down only (tracks -> cli/web -> core), and what is in the core is there because tracks share it.
 
 - ``core/``, ``cli/`` and ``web/`` import no track; a track imports no other track.
+- Inside the pcg track, the layers of ``PCG_LAYERS`` (interface, pipeline, drivers, rules and shared parts): a
+  module imports only from its own layer or those below, never from a sibling group of its layer (the report never
+  imports a stage driver), and every pcg module is in exactly one layer.
 - A core module that only one track uses (directly, or through other core modules) is named in ``ONE_TRACK``
   with the reason it is in the core anyway; otherwise it belongs in that track. An entry for a module that is
   gone, or that two tracks share, is stale.
@@ -115,3 +118,79 @@ def test_subprocess_is_used_only_in_core_execution() -> None:
         if "execution" in path.parts:
             continue
         assert "subprocess" not in imported_modules(path), path
+
+
+PCG = "podium.tracks.pcg"
+# Top first. Each layer is a list of groups of module prefixes (relative to PCG); the longest prefix places a module.
+PCG_LAYERS: list[tuple[str, list[tuple[str, ...]]]] = [
+    ("interface", [("cli", "track", "console", "edition_option", "generation.cli")]),
+    ("pipeline", [("pipeline", "calibrate")]),
+    ("drivers", [("stages",), ("report",), ("generation", "inspect", "inspect_rules", "inspect_submission")]),
+    ("rules and shared parts", [(
+        "rules", "official", "editions", "competition", "layout", "standings", "verdicts", "classifiers", "handoff",
+        "thumbnails", "provenance", "run_plan", "trial_status", "bootstrap", "promptlength", "source",
+    )]),
+]  # fmt: skip
+
+
+def pcg_place(module: str) -> tuple[int, int] | None:
+    """(layer, group) of a pcg module by its longest listed prefix; None when no layer lists it."""
+    relative = module.removeprefix(f"{PCG}.")
+    best: tuple[int, int, int] | None = None
+    for layer, (_, groups) in enumerate(PCG_LAYERS):
+        for group, prefixes in enumerate(groups):
+            for prefix in prefixes:
+                matches = relative == prefix or relative.startswith(f"{prefix}.")
+                if matches and (best is None or len(prefix) > best[2]):
+                    best = (layer, group, len(prefix))
+    return None if best is None else (best[0], best[1])
+
+
+def pcg_imports(path: Path) -> set[str]:
+    """The pcg modules ``path`` imports (``from pkg import name`` counted as the module it names, if one)."""
+    found = set()
+    for name in imported_modules(path):
+        if name.startswith(f"{PCG}."):
+            module = SRC.parent / Path(*name.split("."))
+            if module.with_suffix(".py").is_file() or (module / "__init__.py").is_file():
+                found.add(name)
+    return found
+
+
+def pcg_violations(modules: dict[str, set[str]]) -> list[str]:
+    """Every import that runs back up a layer or across groups, and every module no layer lists."""
+    problems = []
+    for module, imports in sorted(modules.items()):
+        here = pcg_place(module)
+        if here is None:
+            problems.append(f"{module}: in no layer of PCG_LAYERS; add it where it belongs")
+            continue
+        for imported in sorted(imports):
+            there = pcg_place(imported)
+            if there is None:
+                continue  # reported as a module of its own
+            if there[0] < here[0]:
+                problems.append(f"{module} imports {imported}, a layer above it ({PCG_LAYERS[there[0]][0]})")
+            elif there[0] == here[0] and there[1] != here[1]:
+                problems.append(f"{module} imports {imported}, a sibling group of its layer")
+    return problems
+
+
+def test_pcg_imports_never_run_back_up_its_layers() -> None:
+    modules = {module_name(path): pcg_imports(path) for path in (SRC / "tracks" / "pcg").rglob("*.py")}
+    modules = {name: {i for i in imports if i != name and not name.startswith(f"{i}.")} for name, imports in
+               modules.items() if name != PCG}  # fmt: skip
+    assert not pcg_violations(modules), "\n".join(pcg_violations(modules))
+
+
+def test_the_pcg_layer_rule_catches_an_arrow_back_up_and_across() -> None:
+    assert pcg_violations({f"{PCG}.rules.score": {f"{PCG}.stages.score"}}) == [
+        f"{PCG}.rules.score imports {PCG}.stages.score, a layer above it (drivers)"
+    ]
+    assert pcg_violations({f"{PCG}.report": {f"{PCG}.stages.score"}}) == [
+        f"{PCG}.report imports {PCG}.stages.score, a sibling group of its layer"
+    ]
+    assert pcg_violations({f"{PCG}.somewhere_new": set()}) == [
+        f"{PCG}.somewhere_new: in no layer of PCG_LAYERS; add it where it belongs"
+    ]
+    assert pcg_violations({f"{PCG}.pipeline": {f"{PCG}.stages.score", f"{PCG}.rules.score"}}) == []
