@@ -1,7 +1,7 @@
 """Print how far podium's physics and the embedded classifier move the 2023 prompt ranking (the report's caveat).
 
 The measurement is ``tests/tracks/pcg/agreement.py`` (also checked against ``src/podium/tracks/pcg/agreement.json``
-by ``tests/tracks/pcg/test_agreement.py``); the figures go in ``docs/benchmarks.md``.
+by ``tests/integration/tracks/pcg/test_agreement.py``); the figures go in ``docs/benchmarks.md``.
 
     PYTHONPATH=src:. python benchmarks/bench_pcg_agreement.py
 """

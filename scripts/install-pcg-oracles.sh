@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install the official Python packages of PCG response generation, each in its own virtual environment under
-# .oracle/, as black-box oracles for tests/tracks/pcg/test_generate_oracle.py:
+# .oracle/, as black-box oracles for tests/integration/tracks/pcg/test_generate_oracle.py:
 #   .oracle/chatgpt4pcg-1.2.2/   (2024)      .oracle/llms4pcg-2.0.1/   (2025)
 # They are only ever run as subprocesses against a loopback chat server; podium never imports them.
 set -euo pipefail

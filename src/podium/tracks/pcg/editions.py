@@ -79,7 +79,7 @@ class Edition:
     diversity: DiversityVector | None  # None: the edition has no diversity factor
     result_files: ResultFiles
     models_summed: bool  # one scoring run per model, prompt scores summed before normalising
-    winner_rule: bool  # the rules declare a winner, who must beat the zero-shot baseline (``winner.py``)
+    winner_rule: bool  # the rules declare a winner, who must beat the zero-shot baseline (``rules/winner.py``)
 
     @property
     def call_prefix(self) -> str:

@@ -12,7 +12,7 @@ Writes the four official files exactly as the scoring script does (``constants.j
 A multi-model root (2025) is scored per model (each model folder gets its own official ``result/``), then the
 per-model prompt scores are summed, normalised and ranked into ``<root>/result/``.
 
-From 2025 the rules also declare a winner (``winner.py``: the highest total that beats the zero-shot baseline);
+From 2025 the rules also declare a winner (``rules/winner.py``: the highest total that beats the zero-shot baseline);
 the verdict goes to ``<root>/result/winner.json``, a file of podium's beside the official ones, which are unchanged.
 """
 

@@ -1,7 +1,7 @@
 """Simulate (``levels/<C>/*.xml`` → ``stability/<C>.json`` and ``images/<C>/*.png``): physics and the image.
 
 The unit of resumability is a character folder (its stability file covers all its levels); the unit of work is
-one level (``simulate.simulate_level``), spread over an executor. With an image handoff, each rendered image's
+one level (``rules.simulate.simulate_level``), spread over an executor. With an image handoff, each rendered image's
 classifier input is kept for classify in the same run (``handoff.py``).
 """
 
