@@ -1,4 +1,4 @@
-"""Diversity (``similarity`` → ``diversity``, editions with the factor): mean cosine distance between a character's trials.
+"""Diversity (``similarity`` → ``diversity``, where the edition has it): mean cosine distance between trials.
 
 As the official script does it (``docs/rules/pcg.md`` §7): vectors are the 26 softmax probabilities sorted by label
 (2024) or the CLS embedding (2025); every pair i < j by position counts, identical vectors included; distances
