@@ -26,12 +26,6 @@ from PIL import Image
 from podium.core.errors import DependencyError, InputError
 from podium.tracks.pcg.classifiers import HF_FIX, LetterPrediction
 
-OFFICIAL_MODELS = {
-    2023: "pittawat/vit-base-letter",
-    2024: "pittawat/vit-base-uppercase-english-characters",
-    2025: "pittawat/vit-base-uppercase-english-characters",
-}
-
 HUB_PROBE_TIMEOUT_S = 5.0
 
 
