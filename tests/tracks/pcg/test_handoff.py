@@ -62,14 +62,14 @@ def test_simulate_hands_over_the_input_of_the_file_it_wrote(tmp_path: Path) -> N
     root = built(tmp_path)
     xml = sorted(root.glob("v2/levels/L/*.xml"))[0]
     image_path = tmp_path / "out.png"
-    simulated = simulate_level(SimulationJob("tag", xml.read_bytes(), image_path, PhysicsParameters(), preprocess))
+    simulated = simulate_level(SimulationJob("tag", xml.read_bytes(), (image_path,), PhysicsParameters(), preprocess))
     assert simulated.rendered is not None
     written = image_path.read_bytes()
     assert simulated.rendered.png_sha256 == png_digest(written)
     decoded = EmbeddedClassifier.image_input(Image.open(io.BytesIO(written)))
     assert simulated.rendered.array.dtype == decoded.dtype and np.array_equal(simulated.rendered.array, decoded)
     assert simulated.rendered.array.sum() > 10  # a letter, not a blank page
-    assert simulate_level(SimulationJob("tag", xml.read_bytes(), image_path, PhysicsParameters())).rendered is None
+    assert simulate_level(SimulationJob("tag", xml.read_bytes(), (image_path,), PhysicsParameters())).rendered is None
 
 
 def test_evaluate_with_the_handoff_writes_what_the_separate_stages_write(tmp_path: Path) -> None:

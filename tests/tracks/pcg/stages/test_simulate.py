@@ -169,3 +169,36 @@ def test_thumbnails_from_the_picture_in_memory_equal_those_from_the_files(pcg_da
         assert cache.get(source_digest(source)) == thumbnail_png(source), image.name
     reread = ThumbnailCache(tmp_path / "thumbs.jsonl")  # and they were written down for the report to read
     assert all(reread.get(source_digest(image.read_bytes())) is not None for image in images)
+
+
+class CountingExecutor(SerialExecutor):
+    """Runs jobs in process and remembers how many it ran."""
+
+    def __init__(self) -> None:
+        self.jobs = 0
+
+    def map_unordered(self, function, jobs):  # type: ignore[no-untyped-def]
+        for job, result in super().map_unordered(function, jobs):
+            self.jobs += 1
+            yield job, result
+
+
+def test_identical_levels_are_simulated_once_and_written_for_each(pcg_data: Path, tmp_path: Path) -> None:
+    once, twice = tmp_path / "once" / "root", tmp_path / "twice" / "root"  # the same root name: tags embed it
+    copy_levels(pcg_data, once, ("v2",))
+    copy_levels(pcg_data, twice, ("v2",))
+    shutil.copytree(twice / "v2", twice / "v2_copy")  # another team with the very same level files
+    levels = len(list((once / "v2" / "levels").glob("*/*.xml")))
+    distinct = len({p.read_bytes() for p in (once / "v2" / "levels").glob("*/*.xml")})
+    counted = CountingExecutor()
+    run_simulate(open_competition(once, edition(2024)))
+    summary = run_simulate(open_competition(twice, edition(2024)), StageSettings(executor=counted))
+    assert counted.jobs == distinct < levels * 2 and len(summary.events) == levels * 2
+    alone, both = snapshot(once), snapshot(twice)
+    for name, data in alone.items():
+        assert both[name] == data  # the first team's files are the ones it gets alone
+        copy = both[name.replace("v2/", "v2_copy/", 1)]
+        if name.endswith(".png"):
+            assert copy == data
+        else:  # the same records under the copy's own tags
+            assert json.loads(copy) == json.loads(data.replace(b"\\\\v2\\\\", b"\\\\v2_copy\\\\"))

@@ -76,6 +76,15 @@ class ClassifierSpec:
         """The classifier, loaded once per process and kept."""
         return _loaded_classifier(self.spec, self.batch_size)
 
+    @property
+    def per_image(self) -> bool:
+        """Whether an image's prediction is independent of the images batched with it.
+
+        The embedded classifier runs each image alone; ``hf:`` and ``onnx:`` do at batch size 1, and a larger
+        batch can change the last bits of a prediction with its neighbours.
+        """
+        return _parse(self.spec)[0] == "embedded" or self.batch_size == 1
+
     def input_maker(self) -> Callable[[npt.NDArray[np.uint8]], npt.NDArray[np.float32]] | None:
         """The function that makes this classifier's inputs from gray images, or None if it takes none.
 

@@ -35,7 +35,7 @@ class SimulationJob:
 
     tag: str  # the level's path as the stability file names it
     level: bytes
-    image_path: Path
+    image_paths: tuple[Path, ...]  # the image of every level file with these bytes (identical levels, one job)
     params: PhysicsParameters
     make_input: InputMaker | None = None  # when set, the classifier's input from the rendered image comes back too
     thumbnail: bool = False  # when set, the report's thumbnail of the image comes back too (keyed by its digest)
@@ -62,7 +62,7 @@ class SimulatedLevel:
 
 
 def simulate_level(job: SimulationJob) -> SimulatedLevel:
-    """Evaluate one level: write its image, return its stability (or why it could not be evaluated)."""
+    """Evaluate one level: write its image (to each of its paths), return its stability (or why it has none)."""
     try:
         level = parse_level(job.level)
         result = evaluate_stability(level, job.params)
@@ -70,7 +70,8 @@ def simulate_level(job: SimulationJob) -> SimulatedLevel:
         return SimulatedLevel(StageFailure(PcgVerdict.MALFORMED_INPUT, str(error)))
     gray = render_level(result.image_poses)
     png = encode_gray_as_rgba_png(gray)
-    write_atomic(job.image_path, png)
+    for image_path in job.image_paths:
+        write_atomic(image_path, png)
     rendered = None if job.make_input is None else RenderedInput(png_digest(png), job.make_input(gray))
     # The PNG is opaque grey (R = G = B), so the picture Pillow would decode from it, in grey, is ``gray`` itself.
     thumbnail = (source_digest(png), thumbnail_of_grey(Image.fromarray(gray, "L"))) if job.thumbnail else None

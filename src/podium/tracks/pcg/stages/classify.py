@@ -1,19 +1,23 @@
 """Classify (``images/<C>/*.png`` → ``similarity/<C>.json``): how much each level image looks like its letter.
 
-The unit of resumability and of work is a character folder (``classify.classify_images``), spread over an
+The unit of resumability and of work is a character folder (``rules.classify.classify_images``), spread over an
 executor; each worker process loads the classifier once. Images whose input an image handoff kept (simulate in
-the same run) are not decoded.
+the same run) are not decoded. With a classifier whose prediction for an image does not depend on the images
+batched with it (``ClassifierSpec.per_image``), an image whose bytes were classified before in this run is not
+classified again: competitions repeat levels, so they repeat images.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 
 from podium.core.execution.executor import SerialExecutor
 from podium.core.records import StageFailure
 from podium.core.storage.files import write_atomic
 from podium.core.storage.state import content_key
-from podium.tracks.pcg.classifiers import ClassifierSpec
+from podium.tracks.pcg.classifiers import ClassifierSpec, LetterPrediction
 from podium.tracks.pcg.competition import Competition
 from podium.tracks.pcg.editions import CHARACTERS, DiversityVector
 from podium.tracks.pcg.handoff import ImageHandoff
@@ -42,6 +46,42 @@ NAME = "classify"
 VERSION = "1"  # bump when the output for the same input changes; outputs of older versions are redone
 
 
+@dataclass
+class KnownImages:
+    """What this run classified, by the SHA-256 of the image's bytes, and each job's whole folder.
+
+    A job carries only the images not known yet, each once; ``complete`` gives back the outcome of every image of
+    its folder, in order. With ``reuse`` off (a classifier whose batches change its numbers) every image is sent.
+    """
+
+    reuse: bool
+    outcomes: dict[bytes, LetterPrediction | StageFailure] = field(default_factory=dict)
+    folders: dict[tuple[str, str], list[tuple[str, bytes]]] = field(default_factory=dict)  # (team, char) → images
+
+    def plan(self, team: str, char: str, images: list[tuple[str, bytes]]) -> list[int]:
+        """Remember a folder's (name, digest) pairs; the positions of the images its job must classify."""
+        self.folders[(team, char)] = images
+        if not self.reuse:
+            return list(range(len(images)))
+        sent: set[bytes] = set()
+        positions = []
+        for position, (_, digest) in enumerate(images):
+            if digest not in self.outcomes and digest not in sent:
+                sent.add(digest)
+                positions.append(position)
+        return positions
+
+    def complete(self, job: ClassifyJob, outcomes: list[ImageOutcome]) -> list[ImageOutcome]:
+        """Every image of the job's folder with its outcome: classified by this job, or known from before."""
+        images = self.folders.pop((job.team, job.char))
+        if not self.reuse:
+            return outcomes
+        digests = dict(images)
+        for outcome in outcomes:
+            self.outcomes[digests[outcome.name]] = outcome.outcome
+        return [ImageOutcome(name, self.outcomes[digest]) for name, digest in images]
+
+
 def run_classify(competition: Competition, settings: StageSettings = DEFAULT_SETTINGS) -> StageSummary:
     """``images/<C>/*.png`` → ``similarity/<C>.json`` for every team (one file per character)."""
     classifier, handoff = settings.classifier or ClassifierSpec("embedded"), settings.handoff
@@ -50,16 +90,17 @@ def run_classify(competition: Competition, settings: StageSettings = DEFAULT_SET
     version_key = content_key(NAME, VERSION, classifier.identity(), str(with_embedding))
 
     def body(run: StageRun) -> None:
+        known = KnownImages(classifier.per_image)
         # planned lazily: the executor starts on the first folder while later ones are still being read
-        jobs = _classify_jobs(run, classifier, version_key, handoff)
+        jobs = _classify_jobs(run, classifier, version_key, handoff, known)
         for job, outcomes in chosen_executor.map_unordered(classify_images, jobs):
-            _finish_classify(run, job, outcomes, with_embedding)
+            _finish_classify(run, job, known.complete(job, outcomes), with_embedding)
 
     return over_model_roots(competition, NAME, body, settings)
 
 
 def _classify_jobs(
-    run: StageRun, classifier: ClassifierSpec, version_key: str, handoff: ImageHandoff | None
+    run: StageRun, classifier: ClassifierSpec, version_key: str, handoff: ImageHandoff | None, known: KnownImages
 ) -> Iterator[ClassifyJob]:
     """One job per character folder whose similarity file is not current.
 
@@ -80,7 +121,9 @@ def _classify_jobs(
             if run.is_current(output, key):
                 run.log_skipped(team, char, [c.path.name for c in contents])
                 continue
-            images = [(c.path.name, c.data if handoff is None else handoff.input_or_bytes(c.data)) for c in contents]
+            digests = [(c.path.name, hashlib.sha256(c.data).digest()) for c in contents]
+            sent = [contents[position] for position in known.plan(team, char, digests)]
+            images = [(c.path.name, c.data if handoff is None else handoff.input_or_bytes(c.data)) for c in sent]
             yield ClassifyJob(team, char, tuple(images), classifier, key)
 
 
