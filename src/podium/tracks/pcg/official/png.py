@@ -39,19 +39,35 @@ def _adler_after_repeated_rows(adler: int, rows: int, row_bytes: int) -> int:
     return (b << 16) | a
 
 
-def _rgba_row(gray_row: npt.NDArray[np.uint8], alpha: int) -> bytes:
-    row = np.empty((gray_row.shape[0], 4), dtype=np.uint8)
-    row[:, :3] = gray_row[:, None]
-    row[:, 3] = alpha
-    return row.tobytes()
+def _changed_rows(gray: npt.NDArray[np.uint8]) -> npt.NDArray[np.bool_]:
+    """For each row, whether it differs from the row above (the first row always does)."""
+    height, width = gray.shape
+    rows = gray.view(np.uint64) if width % 8 == 0 and gray.flags.c_contiguous else gray  # 8 pixels per compare
+    changed = np.ones(height, dtype=bool)
+    changed[1:] = np.any(rows[1:] != rows[:-1], axis=1)
+    return changed
+
+
+def _filtered_rows(gray: npt.NDArray[np.uint8], starts: npt.NDArray[np.intp]) -> npt.NDArray[np.uint8]:
+    """The filtered scanlines of the rows ``starts`` (row 0 first): a filter byte, then R, G, B, A per pixel.
+
+    Row 0 is unfiltered and opaque; every other row is "Up": its difference to the row above, modulo 256 (uint8
+    wraps), with an alpha difference of 0.
+    """
+    width = gray.shape[1]
+    rows = np.zeros((len(starts), 1 + 4 * width), dtype=np.uint8)
+    pixels = rows[:, 1:].reshape(len(starts), width, 4)
+    pixels[0, :, :3] = gray[0][:, None]
+    pixels[0, :, 3] = 255
+    rows[1:, 0] = _FILTER_UP
+    later = starts[1:]
+    pixels[1:, :, :3] = (gray[later] - gray[later - 1])[:, :, None]
+    return rows
 
 
 def encode_gray_as_rgba_png(gray: npt.NDArray[np.uint8]) -> bytes:
     """Encode a 2-D array of gray levels as an opaque 8-bit RGBA PNG (R = G = B = gray, A = 255)."""
     height, width = gray.shape
-    repeats = np.zeros(height, dtype=bool)
-    repeats[1:] = ~np.any(gray[1:] != gray[:-1], axis=1)
-
     compressed: dict[bytes, bytes] = {}
 
     def deflate(raw: bytes) -> bytes:
@@ -65,13 +81,11 @@ def encode_gray_as_rgba_png(gray: npt.NDArray[np.uint8]) -> bytes:
     repeated_row = deflate(bytes([_FILTER_UP]) + bytes(width * 4))
     parts = [b"\x78\x01"]  # zlib header: deflate, 32 KiB window, fastest
     adler = 1
-    starts = [int(i) for i in np.flatnonzero(~repeats)] + [height]
-    for start, next_start in zip(starts, starts[1:], strict=False):
-        if start == 0:
-            raw = bytes([_FILTER_NONE]) + _rgba_row(gray[0], 255)
-        else:
-            # "Up" bytes are the difference to the row above, modulo 256 (uint8 wraps); alpha never changes
-            raw = bytes([_FILTER_UP]) + _rgba_row(gray[start] - gray[start - 1], 0)
+    starts = np.flatnonzero(_changed_rows(gray))
+    filtered = _filtered_rows(gray, starts)
+    ends = [*starts[1:].tolist(), height]
+    for raw_row, start, next_start in zip(filtered, starts.tolist(), ends, strict=True):
+        raw = raw_row.tobytes()
         parts.append(deflate(raw))
         adler = zlib.adler32(raw, adler)
         if run := next_start - start - 1:

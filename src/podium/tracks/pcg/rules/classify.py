@@ -9,7 +9,6 @@ The official similarity script's format (``docs/rules/pcg.md`` §6), written wit
 from __future__ import annotations
 
 import io
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import cast
@@ -20,6 +19,7 @@ from PIL import Image
 from podium.core.records import StageFailure
 from podium.tracks.pcg.classifiers import LETTERS, ClassifierSpec, InputClassifier, LetterPrediction
 from podium.tracks.pcg.handoff import ModelInput
+from podium.tracks.pcg.official.jsontext import json_text
 from podium.tracks.pcg.verdicts import PcgVerdict
 
 
@@ -106,4 +106,4 @@ def similarity_json(letter: str, images: Sequence[ClassifiedImage], with_embeddi
         similarities.append(entry)
     rate = sum(t["similarity"] for t in trials) / len(trials) if trials else 0.0  # type: ignore[misc]
     document = {"count": len(images), "similarityRate": rate, "trials": trials, "similarities": similarities}
-    return json.dumps(document, indent=2)
+    return json_text(document, 2)

@@ -8,7 +8,6 @@ divided by the fixed ``0.5*T*(T+1) - T`` pairs of T trials, so missing trials lo
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from podium.tracks.pcg.editions import TRIALS_PER_CHARACTER, DiversityVector
+from podium.tracks.pcg.official.jsontext import json_text
 
 
 class SimilarityFormatError(ValueError):
@@ -63,7 +63,7 @@ class DiversityResult:
 
     def json_text(self) -> str:
         """The file text, as Python's ``json.dumps(..., indent=2)`` writes it in the official script."""
-        return json.dumps(self.document, indent=2)
+        return json_text(self.document, 2)
 
 
 def diversity_of(

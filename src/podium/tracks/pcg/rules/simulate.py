@@ -9,7 +9,6 @@ input made from the rendered image (``handoff.py``) and the report's thumbnail o
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from PIL import Image
 from podium.core.records import StageFailure
 from podium.core.storage.files import write_atomic
 from podium.tracks.pcg.handoff import InputMaker, RenderedInput, png_digest
+from podium.tracks.pcg.official.jsontext import json_text
 from podium.tracks.pcg.official.levelxml import LevelParseError, parse_level
 from podium.tracks.pcg.official.png import encode_gray_as_rgba_png
 from podium.tracks.pcg.rules.physics import PhysicsParameters, UnsupportedLevel, evaluate_stability
@@ -96,4 +96,4 @@ def stability_json(records: Sequence[StabilityRecord]) -> str:
             {"tag": r.tag, "score": r.score, "startingObjects": r.starting, "movingObjects": r.moving} for r in records
         ],
     }
-    return json.dumps(document, indent=4)
+    return json_text(document, 4)
