@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from Box2D import b2ContactListener, b2PolygonShape, b2Vec2, b2World
@@ -115,11 +116,16 @@ def level_blocks(level: LevelFile) -> list[tuple[float, float, float, BlockGeome
 
 
 class _DamageListener(b2ContactListener):  # type: ignore[misc]
-    """Collects impact speeds at BeginContact; bodies are changed only after the step (Box2D forbids it inside)."""
+    """Collects impact speeds at BeginContact; bodies are changed only after the step (Box2D forbids it inside).
+
+    ``dying`` collects, in the order they reached it, the blocks whose life fell to 0 or below during the step, so
+    that the loop after the step looks at those alone instead of at every block.
+    """
 
     def __init__(self) -> None:
         super().__init__()
         self.life: dict[int, float] = {}
+        self.dying: list[int] = []
 
     def BeginContact(self, contact: object) -> None:  # noqa: N802 - Box2D's callback name
         body_a = contact.fixtureA.body  # type: ignore[attr-defined]
@@ -135,8 +141,11 @@ class _DamageListener(b2ContactListener):  # type: ignore[misc]
         speed = math.hypot(vb[0] - va[0], vb[1] - va[1])
         for body in (body_a, body_b):
             key = id(body)
-            if key in self.life:  # blocks only: the ground takes no damage
-                self.life[key] -= speed
+            life = self.life.get(key)
+            if life is not None:  # blocks only: the ground takes no damage
+                self.life[key] = life - speed
+                if life > 0 >= life - speed:
+                    self.dying.append(key)
 
 
 def simulate_run(
@@ -152,7 +161,8 @@ def simulate_run(
         shape = b2PolygonShape(box=(half_width, 0.5))
         ground.CreateFixture(shape=shape, friction=params.ground_friction, restitution=0.0)
 
-    bodies = []
+    bodies: list[tuple[int, Any, BlockGeometry]] = []  # (index in the level, Box2D body, collider)
+    position_of: dict[int, int] = {}  # a body's key → its place in ``bodies`` (creation order)
     for index in order:
         x, y, angle, geometry = blocks[index]
         body = world.CreateDynamicBody(
@@ -171,28 +181,37 @@ def simulate_run(
             restitution=params.wood_restitution,
         )
         listener.life[id(body)] = params.block_life
+        if params.block_life <= 0:
+            listener.dying.append(id(body))  # dead from the start: it dies after the first step
+        position_of[id(body)] = len(bodies)
         bodies.append((index, body, geometry))
 
     removal_steps = round(params.dead_block_removal_s / params.time_step_s)
     died_at: dict[int, int] = {}
     last_position: dict[int, tuple[float, float]] = {}
     removed: set[int] = set()
+    dead: dict[int, Any] = {}  # died, not yet removed: index → body
     for step in range(1, params.steps + 1):
         world.Step(params.time_step_s, params.velocity_iterations, params.position_iterations)
-        for index, body, _ in bodies:
-            if index in removed:
-                continue
-            if index not in died_at and listener.life[id(body)] <= 0:
+        for index, body in list(dead.items()):
+            if step - died_at[index] >= removal_steps:
+                position = body.position
+                last_position[index] = (position[0], position[1])
+                removed.add(index)
+                del dead[index]
+        if listener.dying:
+            # in creation order, as a walk over every block would meet them: the order of changes to the world
+            # decides the order of its contacts, and so the next steps
+            for position in sorted(position_of[key] for key in listener.dying):
+                index, body, _ = bodies[position]
                 died_at[index] = step
+                dead[index] = body
                 body.linearVelocity = b2Vec2(0, 0)
                 body.angularVelocity = 0.0
                 for fixture in list(body.fixtures):
                     body.DestroyFixture(fixture)
                 body.awake = True
-            elif index in died_at and step - died_at[index] >= removal_steps:
-                position = body.position
-                last_position[index] = (position[0], position[1])
-                removed.add(index)
+            listener.dying.clear()
         # Sleeping bodies only wake through contacts, so once every body sleeps nothing can change any more.
         if (
             step % 10 == 0
