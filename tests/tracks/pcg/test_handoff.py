@@ -110,3 +110,16 @@ def test_classify_decodes_files_whose_bytes_changed_after_simulate(tmp_path: Pat
     shutil.copytree(root / "v2" / "images", alone / "images")
     run_classify(open_competition(alone.parent, edition(2023)), StageSettings(classifier=EMBEDDED))
     assert probabilities(alone.parent, "L")[images[0].name] == rows[images[0].name]
+
+
+def test_images_simulate_classified_need_no_classify_job(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    plain, handed = built(tmp_path / "plain"), built(tmp_path / "handed")
+    run_simulate(open_competition(plain, edition(2024)))
+    run_classify(open_competition(plain, edition(2023)), StageSettings(classifier=EMBEDDED))
+
+    def no_job(job: object) -> object:
+        raise AssertionError("classify sent a job for an image simulate's workers classified")
+
+    monkeypatch.setattr("podium.tracks.pcg.stages.classify.classify_images", no_job)
+    evaluate(open_competition(handed, edition(2023)), EMBEDDED)
+    assert similarities(handed) == similarities(plain)

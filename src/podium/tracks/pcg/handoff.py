@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from podium.tracks.pcg.classifiers import ClassifierSpec, LetterPrediction
+
 GrayImage = npt.NDArray[np.uint8]
 ModelInput = npt.NDArray[np.float32]
 # turns a rendered gray image into a classifier's input; a module-level function, so it can go to worker processes
@@ -31,22 +33,36 @@ def png_digest(png: bytes) -> bytes:
 
 @dataclass(frozen=True, slots=True)
 class RenderedInput:
-    """A classifier's input made from a rendered image, and the digest of the PNG bytes written for it."""
+    """A classifier's input made from a rendered image, its PNG's digest, and maybe the classifier's prediction."""
 
     png_sha256: bytes
     array: ModelInput
+    prediction: LetterPrediction | None = None
 
 
 @dataclass
 class ImageHandoff:
-    """The inputs simulate made in this run, found again by classify from the PNG bytes it reads."""
+    """The inputs simulate made in this run, found again by classify from the PNG bytes it reads.
+
+    With ``classifier`` set, simulate's workers also classify each image they render, while they hold it: classify
+    then needs no job for it, only the prediction kept here (the classifier must predict each image alone:
+    ``ClassifierSpec.per_image``).
+    """
 
     make_input: InputMaker
+    classifier: ClassifierSpec | None = None
     _inputs: dict[bytes, ModelInput] = field(default_factory=dict)
+    _predictions: dict[bytes, LetterPrediction] = field(default_factory=dict)
 
     def keep(self, rendered: RenderedInput) -> None:
-        """Remember one rendered image's input (identical images share one entry)."""
+        """Remember one rendered image's input and prediction (identical images share one entry)."""
         self._inputs[rendered.png_sha256] = rendered.array
+        if rendered.prediction is not None:
+            self._predictions[rendered.png_sha256] = rendered.prediction
+
+    def prediction(self, png_sha256: bytes) -> LetterPrediction | None:
+        """The prediction simulate made for the image whose PNG bytes have this SHA-256, if it made one."""
+        return self._predictions.get(png_sha256)
 
     def input_or_bytes(self, png: bytes) -> ModelInput | bytes:
         """The input kept for exactly these PNG bytes, if simulate made one in this run; else the bytes, to decode."""

@@ -80,7 +80,8 @@ def evaluate(
     for model_root in competition.model_roots:
         path, model = model_root.path, model_root.model or ""
         one_root = replace(competition, model_roots=(model_root,))
-        handoff = None if make_input is None else ImageHandoff(make_input)  # one model root's images at a time
+        # one model root's images at a time; the workers that render an image also classify it, while they hold it
+        handoff = None if make_input is None else ImageHandoff(make_input, classifier)
         previous: StageSummary | None = None
         for stage in stages:
             if not _has_input(path, stage, competition):

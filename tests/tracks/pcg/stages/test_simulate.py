@@ -172,14 +172,14 @@ def test_thumbnails_from_the_picture_in_memory_equal_those_from_the_files(pcg_da
 
 
 class CountingExecutor(SerialExecutor):
-    """Runs jobs in process and remembers how many it ran."""
+    """Runs simulate's jobs in process and counts them (one per level simulated)."""
 
     def __init__(self) -> None:
-        self.jobs = 0
+        self.levels = 0
 
     def map_unordered(self, function, jobs):  # type: ignore[no-untyped-def]
         for job, result in super().map_unordered(function, jobs):
-            self.jobs += 1
+            self.levels += 1
             yield job, result
 
 
@@ -193,7 +193,7 @@ def test_identical_levels_are_simulated_once_and_written_for_each(pcg_data: Path
     counted = CountingExecutor()
     run_simulate(open_competition(once, edition(2024)))
     summary = run_simulate(open_competition(twice, edition(2024)), StageSettings(executor=counted))
-    assert counted.jobs == distinct < levels * 2 and len(summary.events) == levels * 2
+    assert counted.levels == distinct < levels * 2 and len(summary.events) == levels * 2
     alone, both = snapshot(once), snapshot(twice)
     for name, data in alone.items():
         assert both[name] == data  # the first team's files are the ones it gets alone

@@ -13,12 +13,15 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import numpy as np
+import numpy.typing as npt
 from PIL import Image
 
 from podium.core.records import StageFailure
 from podium.core.storage.files import write_atomic
+from podium.tracks.pcg.classifiers import ClassifierSpec, InputClassifier
 from podium.tracks.pcg.handoff import InputMaker, RenderedInput, png_digest
 from podium.tracks.pcg.official.jsontext import json_text
 from podium.tracks.pcg.official.levelxml import LevelParseError, parse_level
@@ -39,6 +42,7 @@ class SimulationJob:
     params: PhysicsParameters
     make_input: InputMaker | None = None  # when set, the classifier's input from the rendered image comes back too
     thumbnail: bool = False  # when set, the report's thumbnail of the image comes back too (keyed by its digest)
+    classifier: ClassifierSpec | None = None  # with make_input: that classifier's prediction for the input too
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +76,7 @@ def simulate_level(job: SimulationJob) -> SimulatedLevel:
     png = encode_gray_as_rgba_png(gray)
     for image_path in job.image_paths:
         write_atomic(image_path, png)
-    rendered = None if job.make_input is None else RenderedInput(png_digest(png), job.make_input(gray))
+    rendered = None if job.make_input is None else _rendered_input(job, png, gray)
     # The PNG is opaque grey (R = G = B), so the picture Pillow would decode from it, in grey, is ``gray`` itself.
     thumbnail = (source_digest(png), thumbnail_of_grey(Image.fromarray(gray, "L"))) if job.thumbnail else None
     if math.isnan(result.score):
@@ -81,6 +85,17 @@ def simulate_level(job: SimulationJob) -> SimulatedLevel:
         return SimulatedLevel(failure, rendered, thumbnail)
     record = StabilityRecord(job.tag, result.score, result.starting, result.moving, result.runs)
     return SimulatedLevel(record, rendered, thumbnail)
+
+
+def _rendered_input(job: SimulationJob, png: bytes, gray: npt.NDArray[np.uint8]) -> RenderedInput:
+    """The classifier's input made from the rendered image and, when the job asks, its prediction."""
+    assert job.make_input is not None
+    model_input = job.make_input(gray)
+    prediction = None
+    if job.classifier is not None:
+        classifier = cast(InputClassifier, job.classifier.load())
+        (prediction,) = classifier.predict_arrays(model_input[None])
+    return RenderedInput(png_digest(png), model_input, prediction)
 
 
 def stability_json(records: Sequence[StabilityRecord]) -> str:

@@ -18,7 +18,13 @@ from podium.tracks.pcg.competition import Competition
 from podium.tracks.pcg.official.rundir import base_name, list_visible_files
 from podium.tracks.pcg.official.stagelog import ItemEvent
 from podium.tracks.pcg.rules.physics import PhysicsParameters
-from podium.tracks.pcg.rules.simulate import SimulationJob, StabilityRecord, simulate_level, stability_json
+from podium.tracks.pcg.rules.simulate import (
+    SimulatedLevel,
+    SimulationJob,
+    StabilityRecord,
+    simulate_level,
+    stability_json,
+)
 from podium.tracks.pcg.stages.driver import (
     DEFAULT_SETTINGS,
     Stage,
@@ -77,6 +83,7 @@ def run_simulate(competition: Competition, settings: StageSettings = DEFAULT_SET
     handoff, thumbnails = settings.handoff, settings.thumbnails
     version_key = content_key(NAME, VERSION, repr(params))
     make_input = None if handoff is None else handoff.make_input
+    classifier = None if handoff is None else handoff.classifier
 
     def body(run: StageRun) -> None:
         path = run.root
@@ -108,7 +115,7 @@ def run_simulate(competition: Competition, settings: StageSettings = DEFAULT_SET
                 same = jobs.get(content.data)
                 if same is None:
                     jobs[content.data] = SimulationJob(
-                        tag, content.data, (image,), params, make_input, thumbnails is not None
+                        tag, content.data, (image,), params, make_input, thumbnails is not None, classifier
                     )
                     copies[tag] = [tag]
                 else:
@@ -116,7 +123,9 @@ def run_simulate(competition: Competition, settings: StageSettings = DEFAULT_SET
                     copies[same.tag].append(tag)
         results: dict[CharacterFolder, list[LevelOutcome]] = {}
         made: dict[str, bytes] = {}
-        for job, simulated in chosen_executor.map_unordered(simulate_level, list(jobs.values())):
+
+        def collect(job: SimulationJob, simulated: SimulatedLevel) -> None:
+            """Take one distinct level's outcome for every level file it stands for; finish complete characters."""
             if handoff is not None and simulated.rendered is not None:
                 handoff.keep(simulated.rendered)
             if simulated.thumbnail is not None:
@@ -133,6 +142,9 @@ def run_simulate(competition: Competition, settings: StageSettings = DEFAULT_SET
                     continue
                 del pending[group]
                 _finish_character(run, group, waiting.key, results.pop(group))
+
+        for job, simulated in chosen_executor.map_unordered(simulate_level, list(jobs.values())):
+            collect(job, simulated)
         if thumbnails is not None:
             thumbnails.add(made)  # once: a killed run loses only thumbnails, which the report makes again
 
