@@ -2,8 +2,10 @@
 
 A speed-up is only a number against a baseline measured beside it: this VM's speed varies by a third from one hour
 to the next. Each repeat runs the BEFORE tree, then the AFTER tree (``PYTHONPATH=<tree>/src``), on a fresh copy of
-the workload at the same root path, with 2 worker processes, and records the wall time of the whole command and the
-stage table it prints. ``--load N`` keeps N busy processes running through every run ("under load").
+the workload, with 2 worker processes, and records the wall time of the whole command and the stage table it prints.
+Each run gets a root of its own, synced to disk before it starts, and all are deleted at the end: deleting tens of
+thousands of files just before a run slowed that run's file writes by several seconds on this VM's disk.
+``--load N`` keeps N busy processes running through every run ("under load").
 ``benchmarks/pcg_output_digest.py`` checks that both versions write the same results.
 
 Run (the workloads are made once by ``pcg_output_digest.py make-letters|make-towers RAW``)::
@@ -33,8 +35,8 @@ def busy() -> None:
 
 def run_once(tree: Path, raw: Path, root: Path) -> tuple[float, dict[str, float]]:
     """Evaluate a fresh copy of ``raw`` at ``root`` with the code of ``tree``; total seconds and each stage's."""
-    shutil.rmtree(root, ignore_errors=True)
     shutil.copytree(raw, root)
+    os.sync()
     env = {**os.environ, "PYTHONPATH": str(tree.resolve() / "src")}
     command = [sys.executable, "-m", "podium", "pcg", "evaluate", str(root), "--edition", "2024", "--workers", "2"]
     started = time.perf_counter()
@@ -45,7 +47,6 @@ def run_once(tree: Path, raw: Path, root: Path) -> tuple[float, dict[str, float]
         fields = line.split()
         if fields and fields[0] in STAGES:
             stages[fields[0]] = float(fields[-1])
-    shutil.rmtree(root)
     return total, stages
 
 
@@ -54,7 +55,7 @@ def main() -> None:
     parser.add_argument("--before", type=Path, required=True, help="the baseline's source tree")
     parser.add_argument("--after", type=Path, required=True, help="the changed source tree")
     parser.add_argument("--raw", type=Path, required=True, help="the workload's raw responses (ROOT/<TEAM>/raw/...)")
-    parser.add_argument("--root", type=Path, default=Path("/tmp/podium-ab-root"), help="where each run evaluates")
+    parser.add_argument("--work", type=Path, default=Path("/tmp/podium-ab"), help="a folder for the runs' roots")
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--load", type=int, default=0, help="busy processes kept running through every run")
     args = parser.parse_args()
@@ -62,15 +63,17 @@ def main() -> None:
     for burner in burners:
         burner.start()
     results: dict[str, list[tuple[float, dict[str, float]]]] = {"before": [], "after": []}
+    shutil.rmtree(args.work, ignore_errors=True)
     try:
         for repeat in range(args.repeats):
             for label, tree in (("before", args.before), ("after", args.after)):
-                results[label].append(run_once(tree, args.raw, args.root))
+                results[label].append(run_once(tree, args.raw, args.work / f"{label}-{repeat}" / "root"))
                 total, stages = results[label][-1]
                 print(f"{label} run {repeat + 1}: {total:.1f} s " + " ".join(f"{k} {v}" for k, v in stages.items()))
     finally:
         for burner in burners:
             burner.kill()
+        shutil.rmtree(args.work, ignore_errors=True)
     print(f"\n| version | total s, median (runs) | {' | '.join(STAGES)} |")
     print("|---|---:|" + "---:|" * len(STAGES))
     for label, runs in results.items():
