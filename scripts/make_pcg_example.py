@@ -17,8 +17,8 @@ import shutil
 import sys
 from pathlib import Path
 
-from podium.tracks.pcg.rules.build import GridLevel, drop_blocks
 from podium.tracks.pcg.official.levelxml import drops_from_level, level_xml_text, parse_level
+from podium.tracks.pcg.rules.build import GridLevel, drop_blocks
 
 RESPONSE = """Here is a structure that looks like the letter "{letter}". Blocks are dropped from the bottom up:
 

@@ -60,7 +60,6 @@ import numpy as np
 import numpy.typing as npt
 from PIL import Image, ImageDraw, ImageFont
 
-from podium.tracks.pcg.rules.build import CELL_SIZE, GridLevel, drop_blocks
 from podium.tracks.pcg.classifiers import LETTERS
 from podium.tracks.pcg.classifiers.embedded import (
     FORMAT_VERSION,
@@ -71,6 +70,7 @@ from podium.tracks.pcg.classifiers.embedded import (
     weights_identity,
 )
 from podium.tracks.pcg.official.levelxml import level_xml_text, parse_level
+from podium.tracks.pcg.rules.build import CELL_SIZE, GridLevel, drop_blocks
 from podium.tracks.pcg.rules.physics import BLOCK_GEOMETRY, BlockPose, PhysicsParameters, evaluate_stability
 from podium.tracks.pcg.rules.render import render_level
 from tools.pcg_classifier.block_letters import block_letter_levels, picture_grid
