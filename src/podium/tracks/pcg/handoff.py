@@ -64,9 +64,9 @@ class ImageHandoff:
         """The prediction simulate made for the image whose PNG bytes have this SHA-256, if it made one."""
         return self._predictions.get(png_sha256)
 
-    def input_or_bytes(self, png: bytes) -> ModelInput | bytes:
-        """The input kept for exactly these PNG bytes, if simulate made one in this run; else the bytes, to decode."""
-        found = self._inputs.get(png_digest(png))
+    def input_or_bytes(self, png: bytes, png_sha256: bytes) -> ModelInput | bytes:
+        """The input kept for the PNG bytes with this SHA-256, if simulate made one in this run; else the bytes."""
+        found = self._inputs.get(png_sha256)
         return png if found is None else found
 
     def __len__(self) -> int:

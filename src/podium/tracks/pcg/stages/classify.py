@@ -9,7 +9,6 @@ classified again: competitions repeat levels, so they repeat images.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -20,7 +19,7 @@ from podium.core.storage.state import content_key
 from podium.tracks.pcg.classifiers import ClassifierSpec, LetterPrediction
 from podium.tracks.pcg.competition import Competition
 from podium.tracks.pcg.editions import CHARACTERS, DiversityVector
-from podium.tracks.pcg.handoff import ImageHandoff
+from podium.tracks.pcg.handoff import ImageHandoff, ModelInput, png_digest
 from podium.tracks.pcg.official.rundir import list_visible_files
 from podium.tracks.pcg.official.stagelog import ItemEvent
 from podium.tracks.pcg.rules.classify import (
@@ -134,9 +133,12 @@ def _classify_jobs(
             if run.is_current(output, key):
                 run.log_skipped(team, char, [c.path.name for c in contents])
                 continue
-            digests = [(c.path.name, hashlib.sha256(c.data).digest()) for c in contents]
-            sent = [contents[position] for position in known.plan(team, char, digests)]
-            images = [(c.path.name, c.data if handoff is None else handoff.input_or_bytes(c.data)) for c in sent]
+            digests = [(c.path.name, png_digest(c.data)) for c in contents]  # each PNG hashed once, for both uses
+            images: list[tuple[str, bytes | ModelInput]] = []
+            for position in known.plan(team, char, digests):
+                content, digest = contents[position], digests[position][1]
+                data = content.data if handoff is None else handoff.input_or_bytes(content.data, digest)
+                images.append((content.path.name, data))
             yield ClassifyJob(team, char, tuple(images), classifier, key)
 
 
