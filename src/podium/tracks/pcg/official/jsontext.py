@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json.encoder
 import math
+from collections.abc import Callable
+from typing import Any
 
 # the C escaper where the interpreter has it (CPython), else json's own Python one: the same output either way
 _escape = json.encoder.c_encode_basestring_ascii or json.encoder.py_encode_basestring_ascii  # type: ignore[attr-defined]
@@ -22,6 +24,9 @@ def _float_text(value: float) -> str:
     if value != value:
         return "NaN"
     return "Infinity" if value > 0 else "-Infinity"
+
+
+_SCALAR_TEXT: dict[type, Callable[[Any], str]] = {str: _escape, float: _float_text, int: int.__repr__}
 
 
 def _write(value: object, out: list[str], newline: str, step: str) -> None:
@@ -46,13 +51,9 @@ def _write(value: object, out: list[str], newline: str, step: str) -> None:
         for key, item in value.items():
             if not isinstance(key, str):
                 raise TypeError(f"keys must be strings here, not {type(key).__name__}")
-            kind = type(item)  # the scalars of a record written here, without a call per value
-            if kind is str:
-                out.append(f"{separator}{_escape(key)}: {_escape(item)}")
-            elif kind is float:
-                out.append(f"{separator}{_escape(key)}: {_float_text(item)}")
-            elif kind is int:
-                out.append(f"{separator}{_escape(key)}: {int.__repr__(item)}")
+            scalar = _SCALAR_TEXT.get(type(item))  # a record's scalars written here, without a call of _write each
+            if scalar is not None:
+                out.append(f"{separator}{_escape(key)}: {scalar(item)}")
             else:
                 out.append(f"{separator}{_escape(key)}: ")
                 _write(item, out, inner, step)
