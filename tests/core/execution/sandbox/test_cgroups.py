@@ -1,10 +1,22 @@
-"""Cgroup discovery from mountinfo and /proc/self/cgroup, and the v2 cgroup driven through its files."""
+"""Cgroup discovery from mountinfo and /proc/self/cgroup, and the v2 cgroup driven through its files.
+
+The v2 cgroup is tested against fake files (plain files in a tmp folder, named as cgroupfs names them) because this host
+mounts v1 for memory and pids: no v2 cgroup with those controllers can be made here. A fake ``memory.peak`` cannot
+reset a peak per descriptor as the kernel's does, so the tests check that ``prepare`` wrote the reset, then write the
+figure the kernel would give through that descriptor, and check that ``usage`` reads it back.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+import subprocess
 from pathlib import Path
 
-from podium.core.execution.sandbox.cgroups import _inside, _mounts, _own_paths, _V2Factory, detect
+import pytest
+
+from podium.core.execution.sandbox.cgroups import Cgroup, _inside, _mounts, _own_paths, _V2Factory, detect
 
 MOUNTINFO = """\
 31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755
@@ -71,3 +83,89 @@ def test_a_v2_slot_cgroup_sets_limits_and_reads_its_counters(tmp_path: Path) -> 
     assert cgroup.holds(34) and not cgroup.holds(3)
     cgroup.kill_all()
     assert (slot / "cgroup.kill").read_text() == "1"
+
+
+def _v2_slot(tmp_path: Path) -> tuple[Cgroup, Path]:
+    """A v2 slot cgroup over fake files, with an empty ``memory.peak`` and ``cgroup.kill``."""
+    slot = tmp_path / "slot-0"
+    slot.mkdir()
+    (slot / "memory.events").write_text("low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\n")
+    for name in ("memory.max", "memory.swap.max", "pids.max", "memory.peak", "cgroup.procs", "cgroup.kill"):
+        (slot / name).write_text("")
+    return _V2Factory(tmp_path).create("slot-0"), slot
+
+
+def _open_descriptors(path: Path) -> int:
+    """How many of this process's descriptors are open on ``path`` (or on a file since deleted from there)."""
+    count = 0
+    for fd in Path("/proc/self/fd").iterdir():
+        with contextlib.suppress(OSError):  # the descriptor iterdir itself used is gone by now
+            count += os.readlink(fd).startswith(str(path))
+    return count
+
+
+def test_a_v2_run_reads_the_peak_since_its_own_reset(tmp_path: Path) -> None:
+    cgroup, slot = _v2_slot(tmp_path)
+    peak = slot / "memory.peak"
+    cgroup.prepare(64, 10)
+    assert peak.read_text() == "reset\n"  # the write that resets the kernel's peak for this descriptor
+    peak.write_text(f"{5 << 20}\n")  # what the kernel would then give through it
+    assert cgroup.usage().peak_bytes == 5 << 20
+    # the next run: a fresh file stands in for the kernel's fresh figure, and a descriptor kept from the first run
+    # would still read 5 MiB from the old one
+    peak.unlink()
+    peak.write_text("")
+    cgroup.prepare(64, 10)
+    assert peak.read_text() == "reset\n"
+    peak.write_text(f"{7 << 20}\n")
+    usage = cgroup.usage()
+    assert (usage.peak_bytes, usage.reached_limit) == (7 << 20, False)
+    assert _open_descriptors(peak) == 1  # the first run's descriptor was closed
+    cgroup.remove()
+    assert _open_descriptors(peak) == 0
+
+
+@pytest.mark.parametrize(("peak_bytes", "reached"), [((64 << 20) - 1, False), (64 << 20, True)])
+def test_a_v2_peak_at_the_limit_counts_as_reached(tmp_path: Path, peak_bytes: int, reached: bool) -> None:
+    cgroup, slot = _v2_slot(tmp_path)
+    cgroup.prepare(64, 10)
+    (slot / "memory.peak").write_text(f"{peak_bytes}\n")  # memory.events's max counter stays at 0
+    usage = cgroup.usage()
+    assert (usage.peak_bytes, usage.reached_limit) == (peak_bytes, reached)
+
+
+@pytest.mark.parametrize("refusal", ["missing", "directory", "write refused"])
+def test_a_v2_kernel_that_refuses_the_reset_gives_no_peak(tmp_path: Path, refusal: str) -> None:
+    cgroup, slot = _v2_slot(tmp_path)
+    peak = slot / "memory.peak"
+    cgroup.prepare(64, 10)
+    peak.write_text(f"{5 << 20}\n")
+    assert cgroup.usage().peak_bytes == 5 << 20
+    # the next run cannot reset memory.peak (a kernel without the file, one whose open fails, or one before 6.12 that
+    # refuses the write, as /dev/full does with ENOSPC): no figure rather than the last run's
+    peak.unlink()
+    if refusal == "directory":
+        peak.mkdir()
+    elif refusal == "write refused":
+        peak.symlink_to("/dev/full")
+    cgroup.prepare(64, 10)
+    usage = cgroup.usage()
+    assert (usage.peak_bytes, usage.reached_limit) == (None, False)
+    assert _open_descriptors(peak) == 0 and _open_descriptors(Path("/dev/full")) == 0
+
+
+def test_v2_kill_all_kills_the_group_or_else_each_listed_process(tmp_path: Path) -> None:
+    cgroup, slot = _v2_slot(tmp_path)
+    child = subprocess.Popen(["sleep", "60"])
+    try:
+        (slot / "cgroup.procs").write_text(f"{child.pid}\n")
+        cgroup.kill_all()
+        assert (slot / "cgroup.kill").read_text() == "1"  # the kernel kills the group: nothing else to do
+        assert child.poll() is None
+        (slot / "cgroup.kill").unlink()  # a kernel before 5.14
+        cgroup.kill_all()
+        assert child.wait(timeout=10) == -signal.SIGKILL
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()

@@ -6,6 +6,11 @@ the OOM counter before and after, and moves the sandbox's first process in befor
 under the judge's own cgroup (``podium-sandbox-<pid>/slot-<n>``), so the container's limits still hold over them; they
 are removed at exit, and those left by a judge that died are removed by the next one.
 
+Each run gets its own memory high-water mark: v1 zeroes ``memory.max_usage_in_bytes`` in ``prepare``; v2's
+``memory.peak`` covers the cgroup's whole life, but since Linux 6.12 a write to an open ``memory.peak`` resets the
+peak for that file descriptor alone, so ``prepare`` opens and resets one per run and ``usage`` reads through it. On
+older kernels the reset fails and a v2 run reports no peak rather than an earlier run's.
+
 Where no cgroup can be written (no root, a read-only cgroupfs, a v2 tree whose controllers are not delegated),
 ``detect`` says why and the sandbox falls back to rlimits alone.
 """
@@ -201,6 +206,7 @@ class _V2Cgroup:
         self._memory_bytes: int | None = None
         self._tasks: int | None = None
         self._oom_before = self._hits_before = 0
+        self._peak_fd: int | None = None  # memory.peak, opened and reset for this run
 
     def prepare(self, memory_mib: int, tasks: int) -> None:
         if memory_mib * _MIB != self._memory_bytes:
@@ -213,6 +219,27 @@ class _V2Cgroup:
             self._tasks = tasks
         events = _counters(f"{self._dir}/memory.events")
         self._oom_before, self._hits_before = events.get("oom_kill", 0), events.get("max", 0)
+        self._reset_peak()
+
+    def _reset_peak(self) -> None:
+        # since 6.12 a write to an open memory.peak resets the peak for that descriptor alone, and reads through it
+        # give the peak since; older kernels refuse the write (or have no file), and the run then gets no peak
+        self._close_peak()
+        try:
+            fd = os.open(f"{self._dir}/memory.peak", os.O_RDWR | os.O_CLOEXEC)
+        except OSError:
+            return
+        try:
+            os.write(fd, b"reset\n")
+        except OSError:
+            os.close(fd)
+            return
+        self._peak_fd = fd
+
+    def _close_peak(self) -> None:
+        if self._peak_fd is not None:
+            fd, self._peak_fd = self._peak_fd, None
+            os.close(fd)
 
     def attach(self, pid: int) -> None:
         _write(f"{self._dir}/cgroup.procs", str(pid))
@@ -222,9 +249,13 @@ class _V2Cgroup:
 
     def usage(self) -> MemoryUsage:
         events = _counters(f"{self._dir}/memory.events")
-        # no peak: memory.peak covers the cgroup's whole life on most kernels (a reset per open file came in
-        # 6.12), and a slot's cgroup serves many runs: no figure rather than an earlier run's
-        return MemoryUsage(events.get("oom_kill", 0) - self._oom_before, events.get("max", 0) > self._hits_before, None)
+        # the peak through the descriptor prepare reset: this run's alone. Without one (a kernel before 6.12) no
+        # figure, as memory.peak read afresh covers the cgroup's whole life, earlier runs in this slot included
+        peak = int(os.pread(self._peak_fd, 64, 0)) if self._peak_fd is not None else None
+        reached = peak is not None and self._memory_bytes is not None and peak >= self._memory_bytes
+        if not reached:
+            reached = events.get("max", 0) > self._hits_before
+        return MemoryUsage(events.get("oom_kill", 0) - self._oom_before, reached, peak)
 
     def kill_all(self) -> None:
         try:
@@ -233,6 +264,7 @@ class _V2Cgroup:
             _kill_listed(f"{self._dir}/cgroup.procs")
 
     def remove(self) -> None:
+        self._close_peak()
         with contextlib.suppress(OSError):
             self.path.rmdir()
 
