@@ -39,18 +39,19 @@ JOB_STATES = ("queued", "running", "judged")  # records.JobStatus, without impor
 
 
 def sandbox_option(command: Callable[..., Any]) -> Callable[..., Any]:
-    """``--sandbox bubblewrap|rlimits``."""
+    """``--sandbox auto|forkserver|bubblewrap|rlimits``."""
     return click.option(
         "--sandbox",
         "backend",
         type=click.Choice(BACKENDS),
-        default="bubblewrap",
+        default="auto",
         show_default=True,
-        help="rlimits is weaker and not isolated; results judged with it say so",
+        help="auto: the fork-server where this host supports it, else bubblewrap; rlimits is weaker and not "
+        "isolated, and results judged with it say so",
     )(command)
 
 
-def connect(db: str, backend: str = "bubblewrap") -> Dojo:
+def connect(db: str, backend: str = "auto") -> Dojo:
     """The platform on database ``db`` with the system clock; the sandbox opens only when something runs."""
     from podium.tracks.dojo.platform import Dojo
     from podium.tracks.dojo.store import open_store
@@ -60,7 +61,7 @@ def connect(db: str, backend: str = "bubblewrap") -> Dojo:
 
 def sandbox_for(backend: str) -> Sandbox:
     """The chosen sandbox; choosing the weaker one is the operator's explicit opt-in."""
-    return open_sandbox(backend, allow_weaker=backend != "bubblewrap")
+    return open_sandbox(backend, allow_weaker=backend == "rlimits")
 
 
 def when(value: str | None) -> datetime | None:

@@ -241,7 +241,7 @@ def submission_json(submission: Submission, problem: Problem) -> dict[str, Any]:
 
 def dojo_router(settings: Mapping[str, str]) -> APIRouter:
     """The router over the database ``settings["db"]``."""
-    platform = Dojo(open_store(settings["db"]), SystemClock(), lambda: open_sandbox("bubblewrap"))
+    platform = Dojo(open_store(settings["db"]), SystemClock(), lambda: open_sandbox())
 
     def max_body_bytes() -> int:
         return 2 * platform.max_source_bytes() + BODY_MARGIN_BYTES

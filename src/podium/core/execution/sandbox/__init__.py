@@ -1,23 +1,34 @@
 """Run untrusted programs behind one ``Sandbox`` interface, with every limit enforced from outside the program.
 
-``open_sandbox("bubblewrap")`` is the isolated backend (namespaces, a slot's own unprivileged uid, rlimits, a per-run
-cgroup where the host allows one); ``open_sandbox("rlimits", allow_weaker=True)`` is a plain child process under rlimits
-that says ``isolated=False`` on every result. See ``docs/design/core.md`` and docs/rules/dojo-platform.md §6 for the
-recipe.
+``open_sandbox()`` picks the isolated backend this host supports best: ``forkserver`` (Python programs forked
+from a pre-started zygote per slot, fresh namespaces per run; anything else under bubblewrap) where podium runs as
+root with libseccomp, else ``bubblewrap`` (namespaces, a slot's own unprivileged uid, rlimits, a per-run cgroup
+where the host allows one). ``open_sandbox("rlimits", allow_weaker=True)`` is a plain child process under rlimits
+that says ``isolated=False`` on every result. See ``docs/design/core.md`` and docs/rules/dojo-platform.md §6.
 """
 
 from __future__ import annotations
 
-from podium.core.errors import ConfigError
+from podium.core.errors import ConfigError, DependencyError
 from podium.core.execution.sandbox.records import BASE_ENV, Limits, RunRequest, RunResult, RunStatus, Sandbox
 
-__all__ = ["BASE_ENV", "Limits", "RunRequest", "RunResult", "RunStatus", "Sandbox", "open_sandbox"]
+__all__ = ["BACKENDS", "BASE_ENV", "Limits", "RunRequest", "RunResult", "RunStatus", "Sandbox", "open_sandbox"]
 
-BACKENDS = ("bubblewrap", "rlimits")
+BACKENDS = ("auto", "forkserver", "bubblewrap", "rlimits")
+"""``auto``: the fork-server where the host supports it, else bubblewrap."""
 
 
-def open_sandbox(backend: str = "bubblewrap", *, allow_weaker: bool = False) -> Sandbox:
+def open_sandbox(backend: str = "auto", *, allow_weaker: bool = False) -> Sandbox:
     """The named backend, checked to work here; DependencyError or ConfigError (with the fix) when it cannot be had."""
+    if backend == "auto":
+        try:
+            return open_sandbox("forkserver")
+        except DependencyError:
+            return open_sandbox("bubblewrap")
+    if backend == "forkserver":
+        from podium.core.execution.sandbox.forkserver import opened_fork_server
+
+        return opened_fork_server()
     if backend == "bubblewrap":
         from podium.core.execution.sandbox.bubblewrap import BubblewrapSandbox, probe
 
@@ -27,7 +38,7 @@ def open_sandbox(backend: str = "bubblewrap", *, allow_weaker: bool = False) -> 
         if not allow_weaker:
             raise ConfigError(
                 "the rlimits sandbox does not isolate programs (they see the host's files and network)",
-                fix="use --sandbox bubblewrap, or accept the weaker backend explicitly (allow_weaker)",
+                fix="use --sandbox auto (or forkserver, bubblewrap), or accept the weaker backend explicitly",
             )
         from podium.core.execution.sandbox.rlimits import RlimitsSandbox
 

@@ -166,7 +166,7 @@ def register(pcg: click.Group) -> None:
             assert program is not None
             loaded = load_program(program, entry=entry, workdir=workdir, requirements=extra_requirements)
             submission = Submission(team, loaded)
-            sandbox = open_sandbox(backend, allow_weaker=backend != "bubblewrap")
+            sandbox = open_sandbox(backend, allow_weaker=backend == "rlimits")
         letters = tuple(c.strip() for c in characters.split(",") if c.strip())
         settings = GenerateSettings(
             root.resolve(), rules, model, parsed.model, base_url, letters, trials, master_seed,
@@ -193,7 +193,7 @@ def _run_config(
         )
         config = dataclasses.replace(config, install=install)
     programs = config.edition.generation.takes_programs
-    sandbox = open_sandbox(backend, allow_weaker=backend != "bubblewrap") if programs else None
+    sandbox = open_sandbox(backend, allow_weaker=backend == "rlimits") if programs else None
     runs = generate_competition(config, root.resolve(), sandbox, policy=policy, check_models=check_models)
     if as_json:
         click.echo(json.dumps([_summary(run) for run in runs], indent=2))

@@ -1,0 +1,480 @@
+"""The fork-server's zygote: a pre-started interpreter that forks a freshly isolated process tree per run.
+
+This file runs under the sandbox's own interpreter (``/usr/bin/python3 -s -S -P -B``, never the judge's), as root,
+started by exec from the judge (``forkserver.py``), one per sandbox slot, and imports the standard library only.
+It never runs untrusted code and never holds a run's source or output: the judge hands each run's request (a
+memfd) and pipes to the run's own processes, which the zygote forwards unread. ``docs/design/core.md``
+("The fork-server") gives the design and its weaknesses.
+
+Once, at start: a private mount namespace whose root is a tmpfs holding the interpreter's files read-only
+(``/usr`` and the ``/bin``, ``/lib*`` links, the loader cache), five devices, and empty ``/proc``, ``/tmp`` and
+``/box`` mount points; ``pivot_root`` into it; ``gc.freeze()`` and a warm-up ``compile()``.
+
+Per run, prepared while the slot is idle (so cgroup v1's wait in ``cgroup.procs`` costs no one time)::
+
+    zygote --fork--> keeper: joins the slot's cgroups, unshares a user namespace (the zygote maps root to root
+        and 65534 to the slot's uid), then pid, mount, network, IPC, UTS and cgroup namespaces
+      keeper --fork--> init (pid 1): fresh /proc, loopback up, hostname, a new session keyring; waits for the run
+        init --fork--> program (pid 2): /tmp and /box (the request's files, read-only), setsid, rlimits, no
+            capabilities, uid 65534, no_new_privs, the system-call filter, every other descriptor closed; then the
+            program's text is compiled and executed in this process, as ``python3 FILE`` would run it
+
+The judge kills init (and with it the whole PID namespace) at the wall limit or once it has read enough.
+Protocol with the judge (one UNIX socketpair, messages are JSON objects, descriptors travel with ``SCM_RIGHTS``):
+``hello`` in, ``ready`` out; ``prepare`` in (no answer) once the slot's cgroup is free for the next run; per run
+``run`` in with four descriptors (request memfd, stdout, stderr, report pipe), ``started`` out (init's host pid),
+``ended`` out (the keeper's wait status). On the report pipe the program
+writes its set-up CPU time before any untrusted code runs, and init writes the program's wait status and CPU time.
+"""
+
+import sys
+
+_FRESH_MODULES = set(sys.modules)  # what a fresh interpreter holds before its script imports anything
+if not sys.flags.safe_path:
+    del sys.path[0]  # this file's folder: the zygote imports the standard library only
+
+import atexit  # noqa: E402 -- after the list above, on purpose
+import contextlib  # noqa: E402
+import ctypes  # noqa: E402
+import gc  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import resource  # noqa: E402
+import signal  # noqa: E402
+import socket  # noqa: E402
+import struct  # noqa: E402
+import traceback  # noqa: E402
+import types  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+from typing import Any  # noqa: E402
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
+_libc.umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]
+_libc.unshare.argtypes = [ctypes.c_int]
+_libc.syscall.restype = ctypes.c_long
+
+CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC = 0x20000, 0x2000000, 0x4000000, 0x8000000
+CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT = 1, 2, 4, 8, 32
+MS_BIND, MS_REC, MS_PRIVATE = 4096, 16384, 1 << 18
+MNT_DETACH = 2
+PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_SECCOMP, PR_SET_NO_NEW_PRIVS = 1, 24, 22, 38
+SECCOMP_MODE_FILTER = 2
+KEYCTL_JOIN_SESSION_KEYRING = 1
+SIOCSIFFLAGS, IFF_UP = 0x8914, 0x1
+SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}
+SYS_KEYCTL = {"x86_64": 250, "aarch64": 219}
+SANDBOX_ID = 65534  # what the program is inside its user namespace (the slot's uid outside), as under bubblewrap
+ROOT = "/tmp"  # where the new root is built, inside the zygote's private mount namespace only
+MAX_FDS = 8
+Config = dict[str, Any]  # the judge's hello, or a run's request header
+
+
+def _check(result: int, what: str) -> int:
+    if result < 0:
+        number = ctypes.get_errno()
+        raise OSError(number, f"{what}: {os.strerror(number)}")
+    return result
+
+
+def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
+    def encode(text: str | None) -> bytes | None:
+        return None if text is None else text.encode()
+
+    _check(_libc.mount(encode(source), encode(target), encode(fstype), flags, encode(data)), f"mount {target}")
+
+
+def _machine() -> str:
+    return os.uname().machine
+
+
+class _Channel:
+    """The socket to the judge: JSON messages, each with up to ``MAX_FDS`` descriptors."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+
+    def send(self, message: dict[str, Any], fds: tuple[int, ...] = ()) -> None:
+        data = json.dumps(message).encode()
+        if fds:
+            socket.send_fds(self.sock, [data], list(fds))
+        else:
+            self.sock.sendall(data)
+
+    def receive(self) -> tuple[dict[str, Any] | None, list[int]]:
+        data, fds, _, _ = socket.recv_fds(self.sock, 1 << 20, MAX_FDS)
+        if not data:
+            for fd in fds:
+                os.close(fd)
+            return None, []
+        return json.loads(data), fds
+
+
+# -- once, at start ----------------------------------------------------------------------------------------------
+
+
+def _bind_read_only(source: str, target: str) -> None:
+    _mount(source, target, None, MS_BIND | MS_REC)
+    _mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+
+
+def _build_root() -> int:
+    """A private root of the interpreter's files, pivoted into; the host's /proc stays reachable by descriptor."""
+    host_proc = os.open("/proc", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    _check(_libc.unshare(CLONE_NEWNS), "unshare mount")
+    _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    _mount("tmpfs", ROOT, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m")
+    for name in ("usr", "proc", "tmp", "box", "dev", "etc", "old"):
+        os.mkdir(f"{ROOT}/{name}", 0o755)
+    _bind_read_only("/usr", f"{ROOT}/usr")
+    for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+        if os.path.islink(f"/{name}"):
+            os.symlink(os.readlink(f"/{name}"), f"{ROOT}/{name}")
+        elif os.path.isdir(f"/{name}"):
+            os.mkdir(f"{ROOT}/{name}", 0o755)
+            _bind_read_only(f"/{name}", f"{ROOT}/{name}")
+    for name in ("ld.so.cache", "alternatives"):  # neither holds secrets
+        if os.path.isdir(f"/etc/{name}"):
+            os.mkdir(f"{ROOT}/etc/{name}", 0o755)
+            _bind_read_only(f"/etc/{name}", f"{ROOT}/etc/{name}")
+        elif os.path.exists(f"/etc/{name}"):
+            open(f"{ROOT}/etc/{name}", "w").close()
+            _bind_read_only(f"/etc/{name}", f"{ROOT}/etc/{name}")
+    for device in ("null", "zero", "full", "random", "urandom"):
+        open(f"{ROOT}/dev/{device}", "w").close()
+        _mount(f"/dev/{device}", f"{ROOT}/dev/{device}", None, MS_BIND)
+    # the kernel lets a user namespace mount a proc only where a proc is fully visible already: the host's, which
+    # every run's init then covers with its own (and the filter keeps it from unmounting)
+    _mount("/proc", f"{ROOT}/proc", None, MS_BIND | MS_REC)
+    os.symlink("/proc/self/fd", f"{ROOT}/dev/fd")
+    for number, stream in enumerate(("stdin", "stdout", "stderr")):
+        os.symlink(f"/proc/self/fd/{number}", f"{ROOT}/dev/{stream}")
+    os.chdir(ROOT)
+    _check(_libc.syscall(SYS_PIVOT_ROOT[_machine()], b".", b"old"), "pivot_root")
+    _check(_libc.umount2(b"/old", MNT_DETACH), "umount old root")
+    os.rmdir("/old")
+    os.chdir("/")
+    _mount(None, "/", None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+    return host_proc
+
+
+# -- per run: keeper, init, program ------------------------------------------------------------------------------
+
+
+class _Prepared:
+    """A keeper and its init, waiting for the next run."""
+
+    def __init__(self, keeper: int, init: int, handoff: socket.socket) -> None:
+        self.keeper, self.init, self.handoff = keeper, init, handoff
+
+
+def _prepare(config: Config, judge_sock: socket.socket, host_proc: int, cgroup_fds: list[int]) -> _Prepared:
+    """Fork the next run's keeper and init; return once init waits for its run."""
+    to_keeper_r, to_keeper_w = os.pipe()
+    from_keeper_r, from_keeper_w = os.pipe()
+    handoff, handoff_child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    keeper = os.fork()
+    if keeper == 0:
+        judge_sock.close()
+        handoff.close()
+        os.close(to_keeper_w)
+        os.close(from_keeper_r)
+        _child(lambda: _keeper(config, host_proc, cgroup_fds, to_keeper_r, from_keeper_w, handoff_child))
+    handoff_child.close()
+    os.close(to_keeper_r)
+    os.close(from_keeper_w)
+    try:
+        if os.read(from_keeper_r, 1) != b"u":
+            raise OSError("the keeper failed before its user namespace")
+        uid = config["uid"]
+        for name in ("uid_map", "gid_map"):
+            fd = os.open(f"{keeper}/{name}", os.O_WRONLY | os.O_CLOEXEC, dir_fd=host_proc)
+            try:
+                os.write(fd, f"0 0 1\n{SANDBOX_ID} {uid} 1\n".encode())
+            finally:
+                os.close(fd)
+        os.write(to_keeper_w, b"m")
+        answer = os.read(from_keeper_r, 16)
+        if not answer.startswith(b"i"):
+            raise OSError("the keeper failed before init")
+        init = int(answer[1:])
+    except BaseException:
+        os.kill(keeper, signal.SIGKILL)
+        os.waitpid(keeper, 0)
+        handoff.close()
+        raise
+    finally:
+        os.close(to_keeper_w)
+        os.close(from_keeper_r)
+    return _Prepared(keeper, init, handoff)
+
+
+def _keeper(
+    config: Config, host_proc: int, cgroup_fds: list[int], from_zygote: int, to_zygote: int, handoff: socket.socket
+) -> None:
+    """Join the slot's cgroups, make the run's namespaces and fork its init; exit as init does."""
+    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    for fd in cgroup_fds:
+        os.write(fd, b"0")  # "0": the writing process itself
+    _check(_libc.unshare(CLONE_NEWUSER), "unshare user")
+    os.write(to_zygote, b"u")
+    if os.read(from_zygote, 1) != b"m":
+        return
+    flags = CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP
+    _check(_libc.unshare(flags), "unshare namespaces")
+    init = os.fork()
+    if init == 0:
+        os.close(from_zygote)
+        os.close(to_zygote)
+        _child(lambda: _init(config, host_proc, cgroup_fds, handoff))
+    handoff.close()
+    os.write(to_zygote, b"i%d" % init)
+    os.close(to_zygote)
+    os.close(from_zygote)
+    _, status = os.waitpid(init, 0)
+    os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
+
+
+def _init(config: Config, host_proc: int, cgroup_fds: list[int], handoff: socket.socket) -> None:
+    """Pid 1 of the run: its /proc, network and keyring; then the program, reaped with its CPU time."""
+    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    os.close(host_proc)
+    for fd in cgroup_fds:
+        os.close(fd)
+    _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        _ioctl(sock.fileno(), SIOCSIFFLAGS, struct.pack("16sH22x", b"lo", IFF_UP))
+    socket.sethostname("sandbox")
+    _check(_libc.syscall(SYS_KEYCTL[_machine()], KEYCTL_JOIN_SESSION_KEYRING, None), "keyctl")
+    signal_message, fds, _, _ = socket.recv_fds(handoff, 4096, MAX_FDS)
+    handoff.close()
+    if not signal_message:
+        os._exit(0)  # the zygote is going away
+    request_fd, stdout_fd, stderr_fd, report_fd = fds
+    report = os.fdopen(report_fd, "w")
+    try:
+        request = _read_request(request_fd)
+        _make_box(request)
+        program = os.fork()
+        if program == 0:
+            _child(lambda: _program(config, request, stdout_fd, stderr_fd, report_fd))
+    except BaseException as error:  # noqa: BLE001 -- reported to the judge as the sandbox's failure
+        report.write(json.dumps({"error": f"{type(error).__name__}: {error}"}) + "\n")
+        report.flush()
+        os._exit(0)
+    os.close(stdout_fd)
+    os.close(stderr_fd)
+    while True:  # pid 1 reaps every orphan of the namespace; the run ends with the program
+        pid, status, usage = os.wait4(-1, 0)
+        if pid == program:
+            break
+    cpu = usage.ru_utime + usage.ru_stime
+    report.write(json.dumps({"status": status, "cpu": cpu, "maxrss_kib": usage.ru_maxrss}) + "\n")
+    report.flush()
+    os._exit(0)  # and with pid 1 goes every process the program left behind
+
+
+def _ioctl(fd: int, request: int, argument: bytes) -> None:
+    import fcntl
+
+    fcntl.ioctl(fd, request, argument)
+
+
+def _read_request(fd: int) -> Config:
+    """The run's request: a JSON header line, then each file's bytes in the header's order."""
+    with os.fdopen(fd, "rb") as stream:
+        stream.seek(0)
+        header: Config = json.loads(stream.readline())
+        header["files"] = [(name, stream.read(size)) for name, size in header["files"]]
+    return header
+
+
+def _make_box(request: Config) -> None:
+    """/tmp and /box for this run; /box holds the request's files and is read-only."""
+    _mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, f"mode=1777,size={request['tmp_mib']}m")
+    total = sum(len(data) + 4096 for _, data in request["files"]) + (64 << 10)
+    _mount("tmpfs", "/box", "tmpfs", MS_NOSUID | MS_NODEV, f"mode=0755,size={total}")
+    for name, data in request["files"]:
+        path = os.path.join("/box", name)
+        os.makedirs(os.path.dirname(path), mode=0o755, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o444)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
+    _mount(None, "/box", None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+
+
+def _program(config: Config, request: Config, stdout_fd: int, stderr_fd: int, report_fd: int) -> None:
+    """Pid 2: drop everything, then run the program's text as ``python3 FILE`` would."""
+    try:
+        _drop_everything(config, request, stdout_fd, stderr_fd, report_fd)
+    except BaseException as error:  # noqa: BLE001 -- the sandbox failed, not the program: the judge says so
+        os.write(report_fd, (json.dumps({"error": f"{type(error).__name__}: {error}"}) + "\n").encode())
+        os._exit(70)
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    os.write(report_fd, (json.dumps({"setup_cpu": usage.ru_utime + usage.ru_stime}) + "\n").encode())
+    os.close(report_fd)
+    _run_as_fresh_interpreter(request)
+
+
+def _drop_everything(config: Config, request: Config, stdout_fd: int, stderr_fd: int, report_fd: int) -> None:
+    os.setsid()
+    os.dup2(stdout_fd, 1)
+    os.dup2(stderr_fd, 2)
+    os.chdir(os.path.join("/box", request["workdir"]))
+    os.environ["PWD"] = os.getcwd()  # as bubblewrap sets it
+    for limit, (soft, hard) in (
+        (resource.RLIMIT_CPU, request["cpu_s"]),
+        (resource.RLIMIT_AS, request["as_bytes"]),
+        (resource.RLIMIT_FSIZE, request["fsize_bytes"]),
+        (resource.RLIMIT_NPROC, request["nproc"]),
+        (resource.RLIMIT_NOFILE, (64, 64)),
+        (resource.RLIMIT_CORE, (0, 0)),
+    ):
+        resource.setrlimit(limit, (soft, hard))
+    for capability in range(64):
+        _libc.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0)  # past the last one the kernel says EINVAL: harmless
+    os.setgroups([])
+    os.setresgid(SANDBOX_ID, SANDBOX_ID, SANDBOX_ID)
+    os.setresuid(SANDBOX_ID, SANDBOX_ID, SANDBOX_ID)
+    _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+    _load_filter(config["filter"])
+    os.closerange(3, report_fd)
+    os.closerange(report_fd + 1, 1 << 16)
+
+
+def _load_filter(program: str) -> None:
+    data = bytes.fromhex(program)
+    buffer = ctypes.create_string_buffer(data, len(data))
+
+    class _Fprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    fprog = _Fprog(len(data) // 8, ctypes.cast(buffer, ctypes.c_void_p))
+    _check(_libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0), "seccomp")
+
+
+_KEPT: list[dict[str, types.ModuleType]] = []
+_INTERPRETER = sys.orig_argv[:-2]  # the interpreter and its options, without this file and its socket
+
+
+def _run_as_fresh_interpreter(request: Config) -> None:
+    """Look like a fresh ``python3 FILE`` to the program, run it, end as the interpreter would; never returns."""
+    _KEPT.append(dict(sys.modules))  # kept referenced: freeing them would fault in pages shared with the zygote
+    for name in list(sys.modules):
+        if name not in _FRESH_MODULES:
+            del sys.modules[name]
+    script = request["script"]
+    path = os.path.join("/box", request["workdir"], script)
+    main = types.ModuleType("__main__")
+    loader = sys.modules["_frozen_importlib_external"].SourceFileLoader("__main__", path)
+    main.__dict__.update(__file__=path, __cached__=None, __annotations__={}, __loader__=loader)
+    main.__dict__["__builtins__"] = __builtins__
+    sys.modules["__main__"] = main
+    sys.argv = [script, *request["arguments"]]
+    sys.orig_argv = [*_INTERPRETER, *sys.argv]
+    if not sys.flags.safe_path:
+        sys.path.insert(0, os.path.dirname(path))  # as the interpreter puts the script's folder first
+    source = dict(request["files"])[os.path.normpath(os.path.join(request["workdir"], script))]
+    del request
+    os._exit(_finish(_execute(source, path, main.__dict__)))
+
+
+def _execute(source: bytes, path: str, namespace: dict[str, Any]) -> int:
+    """Compile and run the program's text; its exit status, with what the interpreter prints on the way."""
+    try:
+        code = compile(source, path, "exec", dont_inherit=True)
+    except SyntaxError as error:
+        sys.excepthook(type(error), error.with_traceback(None), None)
+        return 1
+    del source
+    try:
+        exec(code, namespace)  # noqa: S102 -- in the sandboxed program's own process, never the judge's
+    except SystemExit as error:
+        return _exit_status(error.code)
+    except BaseException as error:  # noqa: BLE001 -- printed as the interpreter prints an uncaught exception
+        below = error.__traceback__.tb_next if error.__traceback__ else None  # from the program's frame on
+        sys.excepthook(type(error), error.with_traceback(below), below)
+        return 1
+    return 0
+
+
+def _exit_status(code: object) -> int:
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    with contextlib.suppress(Exception):  # the interpreter too ignores a failure to print it
+        print(code, file=sys.stderr)
+    return 1
+
+
+def _finish(status: int) -> int:
+    """What the interpreter does at exit: wait for threads, run ``atexit``, flush stdout and stderr."""
+    threading = sys.modules.get("threading")
+    if threading is not None:
+        try:
+            threading._shutdown()
+        except BaseException:  # noqa: BLE001
+            traceback.print_exc()
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except Exception:  # noqa: BLE001 -- a stdout the reader closed: the interpreter's status 120
+            status = status or 120
+    return status
+
+
+def _child(body: Callable[[], None]) -> None:
+    """Run ``body`` in a forked process that never returns to the zygote's loop."""
+    try:
+        body()
+    except BaseException:  # noqa: BLE001 -- reaches the zygote's stderr, the judge's log
+        traceback.print_exc()
+        os._exit(70)
+    os._exit(0)
+
+
+def serve(sock_fd: int) -> None:
+    """Serve runs until the judge closes the socket."""
+    sock = socket.socket(fileno=sock_fd)
+    channel = _Channel(sock)
+    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    hello, _ = channel.receive()
+    if hello is None:
+        return
+    cgroup_fds = [os.open(path, os.O_WRONLY | os.O_CLOEXEC) for path in hello["cgroup_procs"]]
+    host_proc = _build_root()
+    compile("0", "<warm-up>", "exec")  # an interpreter's first compile() costs 1 ms
+    gc.freeze()
+    channel.send({"ready": os.getpid()})
+    prepared = None
+    while True:
+        message, fds = channel.receive()
+        if message is None:
+            if prepared is not None:
+                os.kill(prepared.init, signal.SIGKILL)
+                os.kill(prepared.keeper, signal.SIGKILL)
+            return
+        if prepared is None:  # asked for ahead of the run while the slot is idle, or now
+            prepared = _prepare(hello, sock, host_proc, cgroup_fds)
+        if "run" not in message:
+            continue
+        socket.send_fds(prepared.handoff, [b"run"], fds)
+        for fd in fds:
+            os.close(fd)
+        prepared.handoff.close()
+        channel.send({"started": prepared.init})
+        _, status = os.waitpid(prepared.keeper, 0)
+        channel.send({"ended": status})
+        prepared = None  # the next is prepared when the judge has read this run's cgroup and asks
+
+
+if __name__ == "__main__":
+    serve(int(sys.argv[-1]))
