@@ -50,13 +50,19 @@ def required(*flags: str) -> bool:
 
 
 @pytest.fixture(scope="module")
-def sandbox() -> BubblewrapSandbox:
+def bubblewrap_sandbox() -> BubblewrapSandbox:
     """The bubblewrap sandbox, as the judges open it."""
     if shutil.which("bwrap") is None and not required("PODIUM_REQUIRE_SANDBOX", "PODIUM_REQUIRE_ORACLE"):
         pytest.skip("bubblewrap is not installed (apt-get install bubblewrap; `make test` does it)")
     opened = open_sandbox("bubblewrap")
     assert isinstance(opened, BubblewrapSandbox)
     return opened
+
+
+@pytest.fixture(scope="module")
+def sandbox(bubblewrap_sandbox: BubblewrapSandbox) -> BubblewrapSandbox:
+    """The sandbox of tests that need bubblewrap's own features (a writable box, readable folders, a channel)."""
+    return bubblewrap_sandbox
 
 
 CHROMIUM = Path("/usr/bin/chromium")

@@ -1,4 +1,4 @@
-"""Fixtures for the dojo tests: the real bubblewrap sandbox and a real PostgreSQL server."""
+"""Fixtures for the dojo tests: the real sandboxes (bubblewrap, the fork-server) and a real PostgreSQL server."""
 
 from __future__ import annotations
 
@@ -26,6 +26,17 @@ def bubblewrap() -> Sandbox:
         if os.environ.get("PODIUM_REQUIRE_SANDBOX") == "1":
             raise
         pytest.skip(f"bubblewrap is not usable here: {error.describe()}")
+
+
+@pytest.fixture(scope="session")
+def fork_server() -> Sandbox:
+    """The fork-server sandbox (root only); ``make test`` runs as root with libseccomp, so there it must work."""
+    try:
+        return open_sandbox("forkserver")
+    except DependencyError as error:
+        if os.environ.get("PODIUM_REQUIRE_SANDBOX") == "1":
+            raise
+        pytest.skip(f"the fork-server sandbox is not usable here: {error.describe()}")
 
 
 @pytest.fixture(scope="session")

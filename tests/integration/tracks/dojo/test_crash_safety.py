@@ -1,5 +1,9 @@
 """A judge worker killed with SIGKILL while its sandbox runs (issue 14), on SQLite and on a real PostgreSQL server.
 
+Under bubblewrap the run registry cleans up after the dead worker; under the fork-server nothing needs to: the
+worker's zygotes die with it (``PR_SET_PDEATHSIG``), each run's keeper and init with their parent, and every
+process of the run's PID namespace with its init. Both are tested.
+
 A real `podium dojo worker` process claims a submission whose solver sleeps; it is killed while the program runs.
 Within 30 s nothing of that run may remain (no live process of its sandbox uid, no scratch folder, no cgroup), and
 within a minute another worker must have taken the submission over and judged it, exactly once (one `judged`
@@ -9,6 +13,7 @@ host share the default one.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -28,6 +33,7 @@ from podium.core.execution.sandbox.registry import (
     processes_of_uid,
     reap_children_of_uid,
 )
+from podium.core.execution.sandbox.supervise import is_slot_uid
 from podium.core.storage.audit import audit_payload
 from podium.core.storage.sql import sqlite_url
 from podium.tracks.dojo.platform import Dojo
@@ -37,7 +43,8 @@ from podium.tracks.dojo.store import audit_entries, open_store
 
 SQUARES = b"n=0\nwhile 1:print(n*n);n+=1\n"
 SLEEPER = b"import time\ntime.sleep(300)\nprint(0)\n"  # outlives its worker; a live worker stops it at 5 s
-WORKER = [sys.executable, "-m", "podium", "dojo", "worker", "--forever", "--threads", "1"]
+WORKER = [sys.executable, "-m", "podium", "dojo", "worker", "--forever", "--threads", "1", "--sandbox", "bubblewrap"]
+FORK_SERVER_WORKER = [*WORKER[:-1], "forkserver"]
 
 
 def fresh_postgres_database(server: str, name: str) -> str:
@@ -78,13 +85,41 @@ def leftovers(entry: RunEntry) -> list[str]:
     return left
 
 
+def _live(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            if entry.name.isdigit() and int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def fork_server_run(worker: subprocess.Popen[bytes]) -> list[int] | None:
+    """Every process under the worker's zygotes, once one of them runs the sleeping solver as a slot's uid."""
+    assert worker.poll() is None, "the worker exited"
+    tree, waiting = [], _children(worker.pid)
+    while waiting:
+        pid = waiting.pop()
+        tree.append(pid)
+        waiting += _children(pid)
+    running = any(_live(pid) and is_slot_uid(Path(f"/proc/{pid}").stat().st_uid) for pid in tree)
+    return tree if running else None
+
+
 def judged_entries(dojo: Dojo, submission_id: int) -> int:
     with dojo.engine.connect() as db:
         entries = audit_entries(db)
     return sum(1 for e in entries if e.kind == "judged" and audit_payload(e)["submission"] == submission_id)
 
 
-def kill_a_worker_mid_run(url: str, bubblewrap: Sandbox, tmp_path: Path) -> dict[str, float]:
+def kill_a_worker_mid_run(url: str, bubblewrap: Sandbox, tmp_path: Path, *, fork_server: bool) -> dict[str, float]:
     if os.geteuid() != 0:
         pytest.skip("the sandbox runs as a slot's own uid only as root")
     dojo = Dojo(open_store(url), SystemClock(), lambda: bubblewrap)
@@ -99,22 +134,34 @@ def kill_a_worker_mid_run(url: str, bubblewrap: Sandbox, tmp_path: Path) -> dict
     registry = RunRegistry(tmp_path / "registry")
     env = {**os.environ, "PODIUM_DOJO_DB": url, REGISTRY_ENV: str(registry.root)}
     log = tmp_path / "workers.log"
+    worker = FORK_SERVER_WORKER if fork_server else WORKER
     with log.open("wb") as sink:
-        first = subprocess.Popen(WORKER, env=env, stdout=sink, stderr=sink)
+        first = subprocess.Popen(worker, env=env, stdout=sink, stderr=sink)
     second: subprocess.Popen[bytes] | None = None
     try:
-        wait_until("the first worker's sandbox runs", lambda: running_run(registry, first) is not None, 60)
-        entry = running_run(registry, first)
-        assert entry is not None
+        if fork_server:
+            wait_until("the first worker's sandbox runs", lambda: fork_server_run(first) is not None, 60)
+            tree = fork_server_run(first) or []
+
+            def left() -> list[str]:
+                return [f"process {pid}" for pid in tree if _live(pid)]
+        else:
+            wait_until("the first worker's sandbox runs", lambda: running_run(registry, first) is not None, 60)
+            entry = running_run(registry, first)
+            assert entry is not None
+
+            def left() -> list[str]:
+                return leftovers(entry)
+
         claimed = dojo.submission(submitted)
         assert claimed.status.value == "running"
         first.send_signal(signal.SIGKILL)
         first.wait()
         killed = time.monotonic()
         with log.open("ab") as sink:  # another worker on the host (restarted, or one that was there already)
-            second = subprocess.Popen(WORKER, env=env, stdout=sink, stderr=sink)
-        cleaned_s = wait_until("the killed run is cleaned up", lambda: not leftovers(entry), 30)
-        assert not leftovers(entry)
+            second = subprocess.Popen(worker, env=env, stdout=sink, stderr=sink)
+        cleaned_s = wait_until("the killed run is cleaned up", lambda: not left(), 30)
+        assert not left()
         wait_until("another worker judges it", lambda: dojo.submission(submitted).status.value == "judged", 60)
         judged_s = time.monotonic() - killed  # takeover (15 s without a heartbeat) plus the 5 s wall limit
         final = dojo.submission(submitted)
@@ -132,13 +179,14 @@ def kill_a_worker_mid_run(url: str, bubblewrap: Sandbox, tmp_path: Path) -> dict
 
 
 @pytest.mark.slow
-def test_a_killed_worker_on_sqlite(bubblewrap: Sandbox, tmp_path: Path) -> None:
-    times = kill_a_worker_mid_run(sqlite_url(tmp_path / "dojo.sqlite3"), bubblewrap, tmp_path)
+@pytest.mark.parametrize("fork_server", [False, True], ids=["bubblewrap", "forkserver"])
+def test_a_killed_worker_on_sqlite(bubblewrap: Sandbox, tmp_path: Path, fork_server: bool) -> None:
+    times = kill_a_worker_mid_run(sqlite_url(tmp_path / "dojo.sqlite3"), bubblewrap, tmp_path, fork_server=fork_server)
     assert times["cleaned_s"] < 30 and times["judged_s"] < 60
 
 
 @pytest.mark.slow
 def test_a_killed_worker_on_postgresql(bubblewrap: Sandbox, postgres_url: str, tmp_path: Path) -> None:
     url = fresh_postgres_database(postgres_url, "dojo_crash")
-    times = kill_a_worker_mid_run(url, bubblewrap, tmp_path)
+    times = kill_a_worker_mid_run(url, bubblewrap, tmp_path, fork_server=False)
     assert times["cleaned_s"] < 30 and times["judged_s"] < 60

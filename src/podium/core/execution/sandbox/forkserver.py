@@ -112,7 +112,7 @@ class ForkServerSandbox:
             raise DependencyError("the fork-server sandbox needs root (it makes user namespaces)", fix=_FIX)
         self._fallback = BubblewrapSandbox(cgroups=cgroups)
         self._filter = filter_program()
-        self._pool = slot_pool(cgroups)
+        self._pool = slot_pool(cgroups, fork_server=True)
         self._zygotes: dict[int, _Zygote] = {}
         self._lock = threading.Lock()
         _instances.add(self)

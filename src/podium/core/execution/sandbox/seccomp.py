@@ -14,6 +14,11 @@ x32) kills the process, so a denied call cannot be reached under another number.
 Refused calls fail with ``EPERM``, except ``clone3``, which fails with ``ENOSYS``: its flags sit in memory a filter
 cannot read, and glibc falls back to ``clone`` (whose flags the filter checks) only on ``ENOSYS``; with ``EPERM`` no
 thread could start.
+
+A deny-list lets through whatever the kernel added after it was written. So every number above the highest that
+this libseccomp knows by name (456 for Debian 12's 2.5.4; Linux 6.18 has calls up to 469) up to ``UNKNOWN_CEILING``
+is refused by number, with ``ENOSYS``, as a kernel without the call would answer: a program or library that tries a
+new call falls back to an old one.
 """
 
 from __future__ import annotations
@@ -100,6 +105,9 @@ TERMINAL_IOCTLS = {"TIOCSTI": 0x5412, "TIOCLINUX": 0x541C}
 # number on every architecture, so the number stands for the name.
 _COMMON_NUMBERS = {"open_tree_attr": 467}
 
+UNKNOWN_CEILING = 1024
+"""Numbers from the highest known one up to here are refused as unknown (far past any call Linux has)."""
+
 _PERSONALITY_QUERY = 0xFFFFFFFF
 _LOW_32_BITS = 0xFFFFFFFF
 
@@ -143,6 +151,8 @@ def _libseccomp() -> ctypes.CDLL:
         ctypes.POINTER(_Comparison),
     ]
     library.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
+    library.seccomp_syscall_resolve_num_arch.argtypes = [ctypes.c_uint32, ctypes.c_int]
+    library.seccomp_syscall_resolve_num_arch.restype = ctypes.c_void_p  # a malloc'd name, or NULL
     library.seccomp_export_bpf.argtypes = [ctypes.c_void_p, ctypes.c_int]
     return library
 
@@ -153,6 +163,25 @@ def syscall_number(name: str) -> int | None:
     if number >= 0:
         return number
     return _COMMON_NUMBERS.get(name)
+
+
+@functools.cache
+def highest_known_number() -> int:
+    """The highest system call number this libseccomp can name on this machine's architecture."""
+    library, libc = _libseccomp(), ctypes.CDLL(None)
+    libc.free.argtypes = [ctypes.c_void_p]
+    highest = -1
+    for number in range(UNKNOWN_CEILING):
+        name = library.seccomp_syscall_resolve_num_arch(0, number)  # 0: the native architecture
+        if name:
+            libc.free(name)
+            highest = number
+    return highest
+
+
+def unknown_numbers() -> range:
+    """The numbers the filter refuses because libseccomp does not know them (``ENOSYS``)."""
+    return range(highest_known_number() + 1, UNKNOWN_CEILING)
 
 
 def denied_calls() -> list[str]:
@@ -177,6 +206,11 @@ class _Builder:
         number = syscall_number(name)
         if number is None:
             return  # no such call on this architecture (iopl on arm64): nothing to refuse
+        self.refuse_number(number, name, *comparisons, error=error)
+
+    def refuse_number(
+        self, number: int, name: str, *comparisons: tuple[int, int, int, int], error: int = errno.EPERM
+    ) -> None:
         array = (_Comparison * max(1, len(comparisons)))(*(_Comparison(*c) for c in comparisons))
         result = self.library.seccomp_rule_add_array(
             self.context, _errno_action(error), number, len(comparisons), array
@@ -222,6 +256,10 @@ def filter_program() -> bytes:
         for request in TERMINAL_IOCTLS.values():
             # the kernel reads the request as 32 bits: compare those only, or high bits would slip past
             builder.refuse("ioctl", (1, _CMP_MASKED_EQ, _LOW_32_BITS, request))
+        named = {syscall_number(call) for call in denied_calls()}
+        for number in unknown_numbers():
+            if number not in named:  # open_tree_attr: already refused by its number, with EPERM
+                builder.refuse_number(number, f"system call {number}", error=errno.ENOSYS)
         return builder.export()
     finally:
         builder.release()

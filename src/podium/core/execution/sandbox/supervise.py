@@ -3,9 +3,10 @@
 A *slot* is what one concurrent run owns: a host uid nobody else uses (so ``RLIMIT_NPROC``, which the kernel
 counts per real uid, limits this run and no other), where the host allows, a cgroup, and the thread that starts
 its runs, each in a fresh session keyring (``spawn.py``). Slots are pooled per process and reused; a process has
-at most two pools (with and without cgroups), each with its own block of uids. The blocks are derived from the
-judge's pid: in the high uid range two judges share one only if their pids agree modulo 2^21; where only the low
-range can be used (a user namespace without it), pids that agree modulo 156 do.
+at most four pools (with and without cgroups; the fork-server's own, whose idle slots hold the next run's
+prepared processes in their cgroups, with and without), each with its own block of uids and cgroup names. The
+blocks are derived from the judge's pid: in the high uid range two judges share one only if their pids agree
+modulo 2^20; where only the low range can be used (a user namespace without it), pids that agree modulo 78 do.
 
 The judge makes itself a child subreaper: a sandbox's first process can outlive the bubblewrap that started it
 (bubblewrap exits as soon as it learns the exit status), and a subreaper judge can reap it instead of leaving a
@@ -42,7 +43,7 @@ from podium.core.execution.sandbox.verdict import Evidence, Stop, decide, split_
 MAX_SLOTS = 64
 """Concurrent runs per judge process; a run beyond this waits for a free slot."""
 
-POOLS_PER_PROCESS = 2  # with and without cgroups
+POOLS_PER_PROCESS = 4  # bubblewrap and rlimits, the fork-server: each with and without cgroups
 
 _READ_CHUNK = 1 << 16
 _DEADLINE_POLL_S = 0.1  # how late a moved deadline can be noticed
@@ -68,8 +69,9 @@ class Slot:
 class SlotPool:
     """Hands out slots to runs, at most ``MAX_SLOTS`` at a time, creating each slot (and its cgroup) once."""
 
-    def __init__(self, support: CgroupSupport, block: int) -> None:
+    def __init__(self, support: CgroupSupport, block: int, name: str = "slot") -> None:
         self.support = support
+        self._name = name
         self._free: list[Slot] = []
         self._made: list[Slot] = []
         self._changed = threading.Condition()
@@ -92,8 +94,8 @@ class SlotPool:
     def _make(self) -> Slot:
         index = len(self._made)
         factory = self.support.factory
-        cgroup = factory.create(f"slot-{index}") if factory is not None else None
-        slot = Slot(index, self._base_uid + index, cgroup, Spawner(f"podium-slot-{index}"))
+        cgroup = factory.create(f"{self._name}-{index}") if factory is not None else None
+        slot = Slot(index, self._base_uid + index, cgroup, Spawner(f"podium-{self._name}-{index}"))
         self._made.append(slot)
         return slot
 
@@ -129,17 +131,26 @@ def _uids_mapped(start: int, span: int) -> bool:
     return False
 
 
-_pools: dict[bool, SlotPool] = {}
+_pools: dict[tuple[bool, bool], SlotPool] = {}
+_supports: list[CgroupSupport] = []
 _pools_lock = threading.Lock()
 
 
-def slot_pool(cgroups: bool) -> SlotPool:
-    """The pool of slots of this process, with cgroups (where the host allows) or without."""
+def slot_pool(cgroups: bool, *, fork_server: bool = False) -> SlotPool:
+    """The pool of slots of this process, with cgroups (where the host allows) or without.
+
+    The fork-server has pools of its own: between runs its slots' cgroups hold the next run's prepared processes,
+    which another backend's run in the same slot would count, or kill when it cleans up.
+    """
+    key = (cgroups, fork_server)
     with _pools_lock:
-        pool = _pools.get(cgroups)
+        pool = _pools.get(key)
         if pool is None:
-            support = detect() if cgroups else CgroupSupport("none: turned off", None)
-            pool = _pools[cgroups] = SlotPool(support, block=int(cgroups))  # never the other pool's uids
+            if cgroups and not _supports:
+                _supports.append(detect())
+            support = _supports[0] if cgroups else CgroupSupport("none: turned off", None)
+            block = int(cgroups) + 2 * int(fork_server)  # never another pool's uids
+            pool = _pools[key] = SlotPool(support, block, "fork-slot" if fork_server else "slot")
         return pool
 
 
@@ -151,6 +162,7 @@ def _close_pools() -> None:
 def _forget_pools_in_child() -> None:
     # a forked worker must not share its parent's uids or cgroups; it builds its own on first use
     _pools.clear()
+    _supports.clear()
     global _subreaper
     _subreaper = False
 

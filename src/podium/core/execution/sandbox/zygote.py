@@ -59,7 +59,7 @@ CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT = 1, 2, 4, 8, 32
 MS_BIND, MS_REC, MS_PRIVATE = 4096, 16384, 1 << 18
 MNT_DETACH = 2
-PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_SECCOMP, PR_SET_NO_NEW_PRIVS = 1, 24, 22, 38
+PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_SECCOMP, PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER = 1, 24, 22, 38, 36
 SECCOMP_MODE_FILTER = 2
 KEYCTL_JOIN_SESSION_KEYRING = 1
 SIOCSIFFLAGS, IFF_UP = 0x8914, 0x1
@@ -446,6 +446,7 @@ def serve(sock_fd: int) -> None:
     sock = socket.socket(fileno=sock_fd)
     channel = _Channel(sock)
     _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)  # a killed keeper's init is ours to reap, not the judge's
     hello, _ = channel.receive()
     if hello is None:
         return
@@ -461,6 +462,7 @@ def serve(sock_fd: int) -> None:
             if prepared is not None:
                 os.kill(prepared.init, signal.SIGKILL)
                 os.kill(prepared.keeper, signal.SIGKILL)
+            _reap_all()
             return
         if prepared is None:  # asked for ahead of the run while the slot is idle, or now
             prepared = _prepare(hello, sock, host_proc, cgroup_fds)
@@ -472,8 +474,18 @@ def serve(sock_fd: int) -> None:
         prepared.handoff.close()
         channel.send({"started": prepared.init})
         _, status = os.waitpid(prepared.keeper, 0)
+        with contextlib.suppress(ChildProcessError):  # an init whose keeper died first is orphaned to us
+            while os.waitpid(-1, os.WNOHANG)[0]:
+                pass
         channel.send({"ended": status})
         prepared = None  # the next is prepared when the judge has read this run's cgroup and asks
+
+
+def _reap_all() -> None:
+    """Wait for every child and orphan left (a prepared keeper and its init, just killed)."""
+    with contextlib.suppress(ChildProcessError):
+        while True:
+            os.waitpid(-1, 0)
 
 
 if __name__ == "__main__":

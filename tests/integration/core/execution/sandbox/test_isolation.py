@@ -8,12 +8,15 @@ session keyring (a judge started by ``su -``, ``runuser`` or a systemd service h
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import ctypes
 import importlib.util
+import os
 import platform
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +27,7 @@ import pytest
 from podium.core.execution.sandbox import RunRequest, RunResult, RunStatus, seccomp
 from podium.core.execution.sandbox.bubblewrap import BubblewrapSandbox
 from podium.core.execution.sandbox.spawn import Spawner
+from podium.core.execution.sandbox.supervise import can_switch_uid, is_slot_uid
 
 ATTACKS = Path(__file__).parents[4] / "core" / "sandbox_attacks"  # tests/core/sandbox_attacks
 CHANNELS = sorted(folder.name for folder in ATTACKS.iterdir() if (folder / "writer.py").is_file())
@@ -154,6 +158,94 @@ def test_the_system_call_filter_refuses_what_no_judged_program_needs(sandbox: Bu
     assert {v for k, v in answers.items() if k.startswith("ioctl ")} == {"EPERM"}, answers  # not ENOTTY
     assert answers["seccomp"] == "2"  # /proc/self/status: a filter is loaded
     assert answers["thread"] == "OK" and answers["child"] == "3", answers  # threads, subprocess and fork work
+
+
+UNKNOWN_CALLS = """
+import ctypes, errno
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+for number in NUMBERS:
+    ctypes.set_errno(0)
+    result = libc.syscall(number, 0, 0, 0, 0, 0, 0)
+    print(number, errno.errorcode.get(ctypes.get_errno(), 'OK') if result < 0 else 'OK')
+"""
+
+
+def test_the_filter_refuses_by_number_the_calls_libseccomp_cannot_name(sandbox: BubblewrapSandbox) -> None:
+    numbers = list(seccomp.unknown_numbers())[:32]  # the kernel's newest calls sit right above the known ones
+    program = f"NUMBERS = {numbers!r}\n{UNKNOWN_CALLS}".encode()
+    on_host = subprocess.run([sys.executable, "-S", "-c", program], capture_output=True, text=True, check=True)
+    host = dict(line.split() for line in on_host.stdout.splitlines())
+    newer = [number for number in numbers if host[str(number)] != "ENOSYS"]
+    if not newer:
+        pytest.skip(f"this kernel has no system call above {seccomp.highest_known_number()}, the highest known here")
+    result = sandbox.run(RunRequest(("python3", "-S", "solver.py"), {"solver.py": program}))
+    assert result.status is RunStatus.OK, result
+    answers = dict(line.split() for line in result.stdout.decode().splitlines())
+    named = {seccomp.syscall_number(call) for call in seccomp.denied_calls()}
+    for number in newer:  # calls this kernel has and libseccomp cannot name: the filter answers, not the kernel
+        assert answers[str(number)] == ("EPERM" if number in named else "ENOSYS"), (number, host[str(number)])
+
+
+def _memory_holds(pid: int, needle: bytes) -> bool:
+    """Whether any readable page of process ``pid`` holds ``needle`` (read as root, through ``/proc``)."""
+    with open(f"/proc/{pid}/maps") as maps, open(f"/proc/{pid}/mem", "rb", 0) as memory:
+        for line in maps:
+            addresses, permissions = line.split()[:2]
+            if "r" not in permissions or line.rstrip().endswith(("[vvar]", "[vsyscall]")):
+                continue
+            start, end = (int(address, 16) for address in addresses.split("-"))
+            with contextlib.suppress(OSError, OverflowError, ValueError):
+                memory.seek(start)
+                if needle in memory.read(end - start):
+                    return True
+    return False
+
+
+def _slot_processes() -> list[int]:
+    """The live processes running as a slot's uid: a sandboxed run's, and tests run one at a time."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            live = entry.name.isdigit() and (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+            if live and is_slot_uid(entry.stat().st_uid):
+                found.append(int(entry.name))
+    return found
+
+
+def _scan_while_running(sandbox: BubblewrapSandbox, source: str, needle: bytes) -> bool:
+    """Run ``source`` (which sleeps a while) and say whether its processes' memory held ``needle``."""
+    request = RunRequest(("python3", "-s", "-S", "-P", "-B", "solver.py"), {"solver.py": source.encode()})
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        running = pool.submit(sandbox.run, request)
+        deadline = time.monotonic() + 10
+        while not (processes := _slot_processes()) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.2)  # past the program's start: its source is compiled by now
+        held = any(_memory_holds(pid, needle) for pid in _slot_processes() or processes)
+        assert running.result().status is RunStatus.OK
+    return held
+
+
+@pytest.mark.skipif(not can_switch_uid(), reason="only root runs programs as slot uids and reads their memory")
+def test_no_run_holds_the_previous_runs_source_in_its_memory(sandbox: BubblewrapSandbox) -> None:
+    token = f"podium-previous-run-{uuid.uuid4().hex}"
+    sleeper = "import time\nprint('ready', flush=True)\ntime.sleep(1.5)\n"
+    # the scan is real: it finds the token in the memory of the run whose source holds it
+    assert _scan_while_running(sandbox, f"SECRET = {token!r}\n{sleeper}", token.encode())
+    # the next run of the same slot (the same zygote, on the fork-server) holds nothing of it
+    assert not _scan_while_running(sandbox, sleeper, token.encode())
+    zygotes = [pid for pid in _processes_running("zygote.py") if pid != os.getpid()]
+    assert not any(_memory_holds(pid, token.encode()) for pid in zygotes)  # nor ever did the zygote
+
+
+def _processes_running(script: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(OSError):
+            if entry.name.isdigit() and script.encode() in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+    return found
 
 
 @pytest.mark.skipif(platform.machine() != "x86_64", reason="the x32 ABI exists on x86_64 only")
