@@ -23,8 +23,8 @@ The judge kills init (and with it the whole PID namespace) at the wall limit or 
 Protocol with the judge (one UNIX socketpair, messages are JSON objects, descriptors travel with ``SCM_RIGHTS``):
 ``hello`` in, ``ready`` out; ``prepare`` in (no answer) once the slot's cgroup is free for the next run; per run
 ``run`` in with four descriptors (request memfd, stdout, stderr, report pipe), ``started`` out (init's host pid),
-``ended`` out (the keeper's wait status). On the report pipe the program
-writes its set-up CPU time before any untrusted code runs, and init writes the program's wait status and CPU time.
+``ended`` out (the keeper's wait status). On the report pipe the program writes its set-up CPU time before any
+untrusted code runs, and init writes the program's wait status and CPU time.
 """
 
 import sys
@@ -120,7 +120,7 @@ def _bind_read_only(source: str, target: str) -> None:
 
 
 def _build_root() -> int:
-    """A private root of the interpreter's files, pivoted into; the host's /proc stays reachable by descriptor."""
+    """A private root of the interpreter's files, pivoted into; a descriptor of the host's /proc (for uid maps)."""
     host_proc = os.open("/proc", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     _check(_libc.unshare(CLONE_NEWNS), "unshare mount")
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
