@@ -16,7 +16,6 @@ Run: ``.venv/bin/python benchmarks/bench_dojo_backends.py [--rounds R] [--runs N
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import os
 import statistics
 import subprocess
@@ -27,18 +26,13 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from bench_dojo_judge import one_run  # benchmarks/, beside this script
-from machine import busy_cpu_seconds, cpu_model
+from machine import busy_cpu_seconds, busy_processes, cpu_model
 
 from podium.core.execution.sandbox import RunRequest, RunStatus, open_sandbox
 from podium.tracks.dojo.execute import PYTHON_ARGV, python_env
 
 SOLVER = b"for i in range(200):print(i*i)\n"
 BACKENDS = ("bubblewrap", "forkserver")
-
-
-def busy() -> None:
-    while True:
-        pass
 
 
 def bare_runs_per_s(folder: Path, runs: int) -> float:
@@ -73,24 +67,17 @@ def main() -> None:
     parser.add_argument("--submissions", type=int, default=500)
     parser.add_argument("--load", type=int, default=0, help="busy processes kept running through every round")
     args = parser.parse_args()
-    burners = [multiprocessing.Process(target=busy, daemon=True) for _ in range(args.load)]
-    for burner in burners:
-        burner.start()
     figures: dict[str, list[float]] = {}
-    try:
-        with tempfile.TemporaryDirectory() as folder:
-            steps: list[tuple[str, Callable[[], float]]] = [("bare runs/s", lambda: bare_runs_per_s(Path(folder), 400))]
-            for backend in BACKENDS:
-                steps.append((f"{backend} CPU ms/run", lambda b=backend: sandbox_cpu_ms(b, args.runs)))  # type: ignore[misc]
-                steps.append((f"{backend} judged/s", lambda b=backend: one_run(args.submissions, 4, b)))  # type: ignore[misc]
-            for round_number in range(args.rounds):
-                shift = round_number % len(steps)
-                for name, step in steps[shift:] + steps[:shift]:  # the order rotates from round to round
-                    figures.setdefault(name, []).append(step())
-                    print(f"round {round_number + 1}: {name} {figures[name][-1]:.1f}", flush=True)
-    finally:
-        for burner in burners:
-            burner.kill()
+    with busy_processes(args.load), tempfile.TemporaryDirectory() as folder:
+        steps: list[tuple[str, Callable[[], float]]] = [("bare runs/s", lambda: bare_runs_per_s(Path(folder), 400))]
+        for backend in BACKENDS:
+            steps.append((f"{backend} CPU ms/run", lambda b=backend: sandbox_cpu_ms(b, args.runs)))  # type: ignore[misc]
+            steps.append((f"{backend} judged/s", lambda b=backend: one_run(args.submissions, 4, b)))  # type: ignore[misc]
+        for round_number in range(args.rounds):
+            shift = round_number % len(steps)
+            for name, step in steps[shift:] + steps[:shift]:  # the order rotates from round to round
+                figures.setdefault(name, []).append(step())
+                print(f"round {round_number + 1}: {name} {figures[name][-1]:.1f}", flush=True)
     print(f"machine: {cpu_model()}, {len(os.sched_getaffinity(0))} CPUs; load: {args.load} busy processes")
     for name, values in figures.items():
         print(f"{name}: median {statistics.median(values):.1f} (min {min(values):.1f}, max {max(values):.1f})")

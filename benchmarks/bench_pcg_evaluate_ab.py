@@ -16,7 +16,6 @@ Run (the workloads are made once by ``pcg_output_digest.py make-letters|make-tow
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import os
 import shutil
 import statistics
@@ -25,12 +24,9 @@ import sys
 import time
 from pathlib import Path
 
+from machine import busy_processes  # benchmarks/machine.py, beside this script
+
 STAGES = ("extract", "build", "simulate", "classify", "diversity")
-
-
-def busy() -> None:
-    while True:
-        pass
 
 
 def run_once(tree: Path, raw: Path, root: Path) -> tuple[float, dict[str, float]]:
@@ -59,21 +55,17 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--load", type=int, default=0, help="busy processes kept running through every run")
     args = parser.parse_args()
-    burners = [multiprocessing.Process(target=busy, daemon=True) for _ in range(args.load)]
-    for burner in burners:
-        burner.start()
     results: dict[str, list[tuple[float, dict[str, float]]]] = {"before": [], "after": []}
     shutil.rmtree(args.work, ignore_errors=True)
-    try:
-        for repeat in range(args.repeats):
-            for label, tree in (("before", args.before), ("after", args.after)):
-                results[label].append(run_once(tree, args.raw, args.work / f"{label}-{repeat}" / "root"))
-                total, stages = results[label][-1]
-                print(f"{label} run {repeat + 1}: {total:.1f} s " + " ".join(f"{k} {v}" for k, v in stages.items()))
-    finally:
-        for burner in burners:
-            burner.kill()
-        shutil.rmtree(args.work, ignore_errors=True)
+    with busy_processes(args.load):
+        try:
+            for repeat in range(args.repeats):
+                for label, tree in (("before", args.before), ("after", args.after)):
+                    results[label].append(run_once(tree, args.raw, args.work / f"{label}-{repeat}" / "root"))
+                    total, stages = results[label][-1]
+                    print(f"{label} run {repeat + 1}: {total:.1f} s " + " ".join(f"{k} {v}" for k, v in stages.items()))
+        finally:
+            shutil.rmtree(args.work, ignore_errors=True)
     print(f"\n| version | total s, median (runs) | {' | '.join(STAGES)} |")
     print("|---|---:|" + "---:|" * len(STAGES))
     for label, runs in results.items():

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import multiprocessing
 import os
 import platform
+from collections.abc import Iterator
 from pathlib import Path
 
 
@@ -27,3 +30,21 @@ def busy_cpu_seconds() -> float:
     fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
     idle = fields[3] + fields[4]  # idle and iowait
     return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")  # guest time is already counted in user
+
+
+def _spin() -> None:
+    while True:
+        pass
+
+
+@contextlib.contextmanager
+def busy_processes(count: int) -> Iterator[None]:
+    """``count`` processes that keep a core busy each while the block runs ("under load")."""
+    burners = [multiprocessing.Process(target=_spin, daemon=True) for _ in range(count)]
+    for burner in burners:
+        burner.start()
+    try:
+        yield
+    finally:
+        for burner in burners:
+            burner.kill()
