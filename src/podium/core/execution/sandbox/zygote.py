@@ -12,18 +12,18 @@ Once, at start: a private mount namespace whose root is a tmpfs holding the inte
 
 Per run, prepared while the slot is idle (so cgroup v1's wait in ``cgroup.procs`` costs no one time)::
 
-    zygote --fork--> keeper: joins the slot's cgroups, unshares a user namespace (the zygote maps root to root
-        and 65534 to the slot's uid), then pid, mount, network, IPC, UTS and cgroup namespaces
-      keeper --fork--> init (pid 1): fresh /proc, loopback up, hostname, a new session keyring; waits for the run
-        init --fork--> program (pid 2): /tmp and /box (the request's files, read-only), setsid, rlimits, no
-            capabilities, uid 65534, no_new_privs, the system-call filter, every other descriptor closed; then the
-            program's text is compiled and executed in this process, as ``python3 FILE`` would run it
+    zygote --clone--> init (pid 1) in new user, PID, mount, network, IPC and UTS namespaces; the zygote maps root
+        to root and 65534 to the slot's uid; init joins the slot's cgroups and a new cgroup namespace, mounts a
+        fresh /proc, brings loopback up, sets the hostname, joins a new session keyring and waits for the run
+      init --fork--> program (pid 2): /tmp and /box (the request's files, read-only), setsid, rlimits, no
+          capabilities, uid 65534, no_new_privs, the system-call filter, every other descriptor closed; then the
+          program's text is compiled and executed in this process, as ``python3 FILE`` would run it
 
 The judge kills init (and with it the whole PID namespace) at the wall limit or once it has read enough.
 Protocol with the judge (one UNIX socketpair, messages are JSON objects, descriptors travel with ``SCM_RIGHTS``):
 ``hello`` in, ``ready`` out; ``prepare`` in (no answer) once the slot's cgroup is free for the next run; per run
 ``run`` in with four descriptors (request memfd, stdout, stderr, report pipe), ``started`` out (init's host pid),
-``ended`` out (the keeper's wait status). On the report pipe the program writes its set-up CPU time before any
+``ended`` out (init's wait status). On the report pipe the program writes its set-up CPU time before any
 untrusted code runs, and init writes the program's wait status and CPU time.
 """
 
@@ -53,13 +53,15 @@ _libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctype
 _libc.umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]
 _libc.unshare.argtypes = [ctypes.c_int]
 _libc.syscall.restype = ctypes.c_long
+_pylibc = ctypes.PyDLL(None, use_errno=True)  # keeps the GIL through the call: the clone's child returns holding it
+_pylibc.syscall.restype = ctypes.c_long
 
 CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC = 0x20000, 0x2000000, 0x4000000, 0x8000000
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT = 1, 2, 4, 8, 32
 MS_BIND, MS_REC, MS_PRIVATE = 4096, 16384, 1 << 18
 MNT_DETACH = 2
-PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_SECCOMP, PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER = 1, 24, 22, 38, 36
+PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_SECCOMP, PR_SET_NO_NEW_PRIVS = 1, 24, 22, 38
 SECCOMP_MODE_FILTER = 2
 KEYCTL_JOIN_SESSION_KEYRING = 1
 SIOCSIFFLAGS, IFF_UP = 0x8914, 0x1
@@ -159,89 +161,69 @@ def _build_root() -> int:
     return host_proc
 
 
-# -- per run: keeper, init, program ------------------------------------------------------------------------------
+# -- per run: init, program -------------------------------------------------------------------------------------
 
 
 class _Prepared:
-    """A keeper and its init, waiting for the next run."""
+    """A run's init, waiting for the run."""
 
-    def __init__(self, keeper: int, init: int, handoff: socket.socket) -> None:
-        self.keeper, self.init, self.handoff = keeper, init, handoff
+    def __init__(self, init: int, handoff: socket.socket) -> None:
+        self.init, self.handoff = init, handoff
 
 
 def _prepare(config: Config, judge_sock: socket.socket, host_proc: int, cgroup_fds: list[int]) -> _Prepared:
-    """Fork the next run's keeper and init; return once init waits for its run."""
-    to_keeper_r, to_keeper_w = os.pipe()
-    from_keeper_r, from_keeper_w = os.pipe()
+    """Clone the next run's init into new namespaces and give its user namespace its uids; init does the rest."""
+    maps_read, maps_written = os.pipe()
     handoff, handoff_child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    keeper = os.fork()
-    if keeper == 0:
+    init = _clone(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS)
+    if init == 0:
         judge_sock.close()
         handoff.close()
-        os.close(to_keeper_w)
-        os.close(from_keeper_r)
-        _child(lambda: _keeper(config, host_proc, cgroup_fds, to_keeper_r, from_keeper_w, handoff_child))
+        os.close(maps_written)
+        _child(lambda: _init(config, host_proc, cgroup_fds, maps_read, handoff_child))
     handoff_child.close()
-    os.close(to_keeper_r)
-    os.close(from_keeper_w)
+    os.close(maps_read)
     try:
-        if os.read(from_keeper_r, 1) != b"u":
-            raise OSError("the keeper failed before its user namespace")
         uid = config["uid"]
         for name in ("uid_map", "gid_map"):
-            fd = os.open(f"{keeper}/{name}", os.O_WRONLY | os.O_CLOEXEC, dir_fd=host_proc)
+            fd = os.open(f"{init}/{name}", os.O_WRONLY | os.O_CLOEXEC, dir_fd=host_proc)
             try:
                 os.write(fd, f"0 0 1\n{SANDBOX_ID} {uid} 1\n".encode())
             finally:
                 os.close(fd)
-        os.write(to_keeper_w, b"m")
-        answer = os.read(from_keeper_r, 16)
-        if not answer.startswith(b"i"):
-            raise OSError("the keeper failed before init")
-        init = int(answer[1:])
+        os.write(maps_written, b"m")
     except BaseException:
-        os.kill(keeper, signal.SIGKILL)
-        os.waitpid(keeper, 0)
+        os.kill(init, signal.SIGKILL)
+        os.waitpid(init, 0)
         handoff.close()
         raise
     finally:
-        os.close(to_keeper_w)
-        os.close(from_keeper_r)
-    return _Prepared(keeper, init, handoff)
+        os.close(maps_written)
+    return _Prepared(init, handoff)
 
 
-def _keeper(
-    config: Config, host_proc: int, cgroup_fds: list[int], from_zygote: int, to_zygote: int, handoff: socket.socket
-) -> None:
-    """Join the slot's cgroups, make the run's namespaces and fork its init; exit as init does."""
+def _clone(flags: int) -> int:
+    """``fork`` into new namespaces at once: the PID namespace then belongs to the new user namespace.
+
+    A raw ``clone`` rather than ``os.fork`` followed by ``unshare``: a process cannot enter a new PID namespace itself,
+    only its children can, which would cost one more fork of this interpreter per run. The child runs only this
+    file's code (no threads, no ``raise()``: glibc's cached thread id in the child is the parent's).
+    """
+    number = {"x86_64": 56, "aarch64": 220}[_machine()]
+    return _check(_pylibc.syscall(number, ctypes.c_ulong(flags | signal.SIGCHLD), None, None, None, None), "clone")
+
+
+def _init(config: Config, host_proc: int, cgroup_fds: list[int], maps_read: int, handoff: socket.socket) -> None:
+    """Pid 1 of the run: its cgroups, /proc, network and keyring; then the program, reaped with its CPU time."""
     _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    for fd in cgroup_fds:
-        os.write(fd, b"0")  # "0": the writing process itself
-    _check(_libc.unshare(CLONE_NEWUSER), "unshare user")
-    os.write(to_zygote, b"u")
-    if os.read(from_zygote, 1) != b"m":
+    if os.read(maps_read, 1) != b"m":
         return
-    flags = CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP
-    _check(_libc.unshare(flags), "unshare namespaces")
-    init = os.fork()
-    if init == 0:
-        os.close(from_zygote)
-        os.close(to_zygote)
-        _child(lambda: _init(config, host_proc, cgroup_fds, handoff))
-    handoff.close()
-    os.write(to_zygote, b"i%d" % init)
-    os.close(to_zygote)
-    os.close(from_zygote)
-    _, status = os.waitpid(init, 0)
-    os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
-
-
-def _init(config: Config, host_proc: int, cgroup_fds: list[int], handoff: socket.socket) -> None:
-    """Pid 1 of the run: its /proc, network and keyring; then the program, reaped with its CPU time."""
-    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    os.close(maps_read)
     os.close(host_proc)
     for fd in cgroup_fds:
+        os.write(fd, b"0")  # "0": the writing process itself; cgroup v1 may wait here ~11 ms, while the slot idles
         os.close(fd)
+    _check(_libc.unshare(CLONE_NEWCGROUP), "unshare cgroup")
     _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
         _ioctl(sock.fileno(), SIOCSIFFLAGS, struct.pack("16sH22x", b"lo", IFF_UP))
@@ -446,7 +428,6 @@ def serve(sock_fd: int) -> None:
     sock = socket.socket(fileno=sock_fd)
     channel = _Channel(sock)
     _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)  # a killed keeper's init is ours to reap, not the judge's
     hello, _ = channel.receive()
     if hello is None:
         return
@@ -461,7 +442,6 @@ def serve(sock_fd: int) -> None:
         if message is None:
             if prepared is not None:
                 os.kill(prepared.init, signal.SIGKILL)
-                os.kill(prepared.keeper, signal.SIGKILL)
             _reap_all()
             return
         if prepared is None:  # asked for ahead of the run while the slot is idle, or now
@@ -473,16 +453,13 @@ def serve(sock_fd: int) -> None:
             os.close(fd)
         prepared.handoff.close()
         channel.send({"started": prepared.init})
-        _, status = os.waitpid(prepared.keeper, 0)
-        with contextlib.suppress(ChildProcessError):  # an init whose keeper died first is orphaned to us
-            while os.waitpid(-1, os.WNOHANG)[0]:
-                pass
+        _, status = os.waitpid(prepared.init, 0)
         channel.send({"ended": status})
         prepared = None  # the next is prepared when the judge has read this run's cgroup and asks
 
 
 def _reap_all() -> None:
-    """Wait for every child and orphan left (a prepared keeper and its init, just killed)."""
+    """Wait for every child left (a prepared init, just killed)."""
     with contextlib.suppress(ChildProcessError):
         while True:
             os.waitpid(-1, 0)
