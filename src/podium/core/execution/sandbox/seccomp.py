@@ -18,7 +18,8 @@ thread could start.
 A deny-list lets through whatever the kernel added after it was written. So every number above the highest that
 this libseccomp knows by name (456 for Debian 12's 2.5.4; Linux 6.18 has calls up to 469) up to ``UNKNOWN_CEILING``
 is refused by number, with ``ENOSYS``, as a kernel without the call would answer: a program or library that tries a
-new call falls back to an old one.
+new call falls back to an old one. Four instructions of our own in front of libseccomp's program do it (one rule
+per number made the filter 853 instructions long, and loading it took 0.37 ms a run instead of about 0.05).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import ctypes
 import errno
 import functools
 import os
+import struct
 from dataclasses import dataclass
 
 from podium.core.errors import DependencyError
@@ -101,10 +103,6 @@ SOCKET_FAMILIES = {"AF_UNIX": 1, "AF_INET": 2, "AF_INET6": 10}
 TERMINAL_IOCTLS = {"TIOCSTI": 0x5412, "TIOCLINUX": 0x541C}
 """``ioctl`` requests that push input into a terminal, refused in case one is ever reachable."""
 
-# System calls newer than the libseccomp of Debian 12 (2.5.4) knows by name. Since Linux 5.1 new calls take one
-# number on every architecture, so the number stands for the name.
-_COMMON_NUMBERS = {"open_tree_attr": 467}
-
 UNKNOWN_CEILING = 1024
 """Numbers from the highest known one up to here are refused as unknown (far past any call Linux has)."""
 
@@ -118,6 +116,12 @@ _ATTR_ACT_BADARCH = 2
 _ATTR_OPTIMIZE = 8
 _BINARY_TREE = 2  # calls found by bisection on their number, not by a chain of comparisons
 _CMP_NE, _CMP_EQ, _CMP_GT, _CMP_MASKED_EQ = 1, 4, 6, 7
+
+
+# classic BPF opcodes (linux/filter.h)
+_BPF_LD_W_ABS = 0x20  # BPF_LD | BPF_W | BPF_ABS
+_BPF_JGE_K = 0x35  # BPF_JMP | BPF_JGE | BPF_K
+_BPF_RET_K = 0x06  # BPF_RET | BPF_K
 
 
 def _errno_action(number: int) -> int:
@@ -160,9 +164,7 @@ def _libseccomp() -> ctypes.CDLL:
 def syscall_number(name: str) -> int | None:
     """The number of system call ``name`` on this machine's architecture; None where it has none."""
     number = int(_libseccomp().seccomp_syscall_resolve_name(name.encode()))
-    if number >= 0:
-        return number
-    return _COMMON_NUMBERS.get(name)
+    return number if number >= 0 else None
 
 
 @functools.cache
@@ -206,11 +208,6 @@ class _Builder:
         number = syscall_number(name)
         if number is None:
             return  # no such call on this architecture (iopl on arm64): nothing to refuse
-        self.refuse_number(number, name, *comparisons, error=error)
-
-    def refuse_number(
-        self, number: int, name: str, *comparisons: tuple[int, int, int, int], error: int = errno.EPERM
-    ) -> None:
         array = (_Comparison * max(1, len(comparisons)))(*(_Comparison(*c) for c in comparisons))
         result = self.library.seccomp_rule_add_array(
             self.context, _errno_action(error), number, len(comparisons), array
@@ -235,6 +232,22 @@ class _Builder:
             raise DependencyError(f"libseccomp refused the filter ({what}: {os.strerror(-result)})", fix=_FIX)
 
 
+def _unknown_numbers_refused() -> bytes:
+    """Classic BPF that answers ``ENOSYS`` for every number in ``unknown_numbers()`` and falls through otherwise.
+
+    It runs before libseccomp's program, whose jumps are relative and so unaffected. A call through another ABI
+    (x32 numbers have bit 30 set) is past the range and meets libseccomp's architecture check as before.
+    """
+    numbers = unknown_numbers()
+    program = [
+        (_BPF_LD_W_ABS, 0, 0, 0),  # A = the system call's number (seccomp_data.nr)
+        (_BPF_JGE_K, 0, 2, numbers.start),  # below the range: on to libseccomp's program
+        (_BPF_JGE_K, 1, 0, numbers.stop),  # past it: on as well
+        (_BPF_RET_K, 0, 0, _errno_action(errno.ENOSYS)),
+    ]
+    return b"".join(struct.pack("=HBBI", *instruction) for instruction in program)
+
+
 @functools.cache
 def filter_program() -> bytes:
     """The compiled filter (classic BPF, as ``--seccomp`` reads it), built once per process."""
@@ -256,10 +269,6 @@ def filter_program() -> bytes:
         for request in TERMINAL_IOCTLS.values():
             # the kernel reads the request as 32 bits: compare those only, or high bits would slip past
             builder.refuse("ioctl", (1, _CMP_MASKED_EQ, _LOW_32_BITS, request))
-        named = {syscall_number(call) for call in denied_calls()}
-        for number in unknown_numbers():
-            if number not in named:  # open_tree_attr: already refused by its number, with EPERM
-                builder.refuse_number(number, f"system call {number}", error=errno.ENOSYS)
-        return builder.export()
+        return _unknown_numbers_refused() + builder.export()
     finally:
         builder.release()
