@@ -318,26 +318,26 @@ def _drop_everything(config: Config, request: Config, stdout_fd: int, stderr_fd:
         (resource.RLIMIT_CORE, (0, 0)),
     ):
         resource.setrlimit(limit, (soft, hard))
-    for capability in range(64):
-        _libc.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0)  # past the last one the kernel says EINVAL: harmless
+    for capability in range(config["last_capability"] + 1):
+        _check(_libc.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0), "dropping a capability")
     os.setgroups([])
     os.setresgid(SANDBOX_ID, SANDBOX_ID, SANDBOX_ID)
     os.setresuid(SANDBOX_ID, SANDBOX_ID, SANDBOX_ID)
     _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
-    _load_filter(config["filter"])
+    _check(_libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(config["compiled_filter"]), 0, 0), "seccomp")
     os.closerange(3, report_fd)
     os.closerange(report_fd + 1, 1 << 16)
 
 
-def _load_filter(program: str) -> None:
+class _Filter(ctypes.Structure):
+    """``struct sock_fprog``: the compiled system-call filter, made once in the zygote and shared by every run."""
+
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_char_p)]
+
+
+def _compiled_filter(program: str) -> _Filter:
     data = bytes.fromhex(program)
-    buffer = ctypes.create_string_buffer(data, len(data))
-
-    class _Fprog(ctypes.Structure):
-        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
-
-    fprog = _Fprog(len(data) // 8, ctypes.cast(buffer, ctypes.c_void_p))
-    _check(_libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0), "seccomp")
+    return _Filter(len(data) // 8, data)  # the bytes object lives as long as the structure refers to it
 
 
 _KEPT: list[dict[str, types.ModuleType]] = []
@@ -432,6 +432,9 @@ def serve(sock_fd: int) -> None:
     if hello is None:
         return
     cgroup_fds = [os.open(path, os.O_WRONLY | os.O_CLOEXEC) for path in hello["cgroup_procs"]]
+    hello["compiled_filter"] = _compiled_filter(hello["filter"])
+    with open("/proc/sys/kernel/cap_last_cap") as last:
+        hello["last_capability"] = int(last.read())
     host_proc = _build_root()
     compile("0", "<warm-up>", "exec")  # an interpreter's first compile() costs 1 ms
     gc.freeze()
