@@ -36,6 +36,7 @@ if not sys.flags.safe_path:
 import atexit  # noqa: E402 -- after the list above, on purpose
 import contextlib  # noqa: E402
 import ctypes  # noqa: E402
+import fcntl  # noqa: E402
 import gc  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
@@ -65,6 +66,7 @@ PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_SECCOMP, PR_SET_NO_NEW_PRIVS = 1, 24, 
 SECCOMP_MODE_FILTER = 2
 KEYCTL_JOIN_SESSION_KEYRING = 1
 SIOCSIFFLAGS, IFF_UP = 0x8914, 0x1
+_LOOPBACK_UP = struct.pack("16sH22x", b"lo", IFF_UP)  # struct ifreq; made here, as every import is, not per run
 SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}
 SYS_KEYCTL = {"x86_64": 250, "aarch64": 219}
 SANDBOX_ID = 65534  # what the program is inside its user namespace (the slot's uid outside), as under bubblewrap
@@ -226,7 +228,7 @@ def _init(config: Config, host_proc: int, cgroup_fds: list[int], maps_read: int,
     _check(_libc.unshare(CLONE_NEWCGROUP), "unshare cgroup")
     _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
-        _ioctl(sock.fileno(), SIOCSIFFLAGS, struct.pack("16sH22x", b"lo", IFF_UP))
+        fcntl.ioctl(sock.fileno(), SIOCSIFFLAGS, _LOOPBACK_UP)
     socket.sethostname("sandbox")
     _check(_libc.syscall(SYS_KEYCTL[_machine()], KEYCTL_JOIN_SESSION_KEYRING, None), "keyctl")
     signal_message, fds, _, _ = socket.recv_fds(handoff, 4096, MAX_FDS)
@@ -255,12 +257,6 @@ def _init(config: Config, host_proc: int, cgroup_fds: list[int], maps_read: int,
     report.write(json.dumps({"status": status, "cpu": cpu, "maxrss_kib": usage.ru_maxrss}) + "\n")
     report.flush()
     os._exit(0)  # and with pid 1 goes every process the program left behind
-
-
-def _ioctl(fd: int, request: int, argument: bytes) -> None:
-    import fcntl
-
-    fcntl.ioctl(fd, request, argument)
 
 
 def _read_request(fd: int) -> Config:
