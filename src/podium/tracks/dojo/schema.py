@@ -11,6 +11,7 @@ from sqlalchemy import (
     CheckConstraint,
     Column,
     ForeignKey,
+    Index,
     Integer,
     LargeBinary,
     MetaData,
@@ -93,6 +94,8 @@ submissions = Table(
     Column("tag_override", Text),  # why the judge ignored the claimed tag; NULL where the claim stands
     # a judged row has the length the judge measured (only a source never admitted, stored before 0003, has none)
     CheckConstraint(JUDGED_HAS_LENGTH, name="ck_dojo_submissions_judged_length"),
+    # a claim's fair-share turn counts a solver's earlier submissions from this index alone (migration 0006)
+    Index("ix_dojo_submissions_fair_turn", "user_id", "id", "claimed_at"),
 )
 
 audit_log = audit_table(metadata, "dojo_audit_log")
