@@ -344,8 +344,8 @@ class _Run:
                 shrink_stdout_pipe(stdout, self.request)
                 if cgroup is not None:
                     limits = self.request.limits
-                    # + 2: the keeper and init are in the cgroup too
-                    cgroup.prepare(max(1, limits.memory_mib - ZYGOTE_SHARE_MIB), limits.processes + 2)
+                    # + 1: init is in the cgroup too
+                    cgroup.prepare(max(1, limits.memory_mib - ZYGOTE_SHARE_MIB), limits.processes + 1)
                 self.zygote.runs += 1
                 self.zygote.send({"run": True}, (request_fd, stdout_write, stderr_write, report_write))
             finally:
