@@ -81,11 +81,6 @@ class Edition:
     models_summed: bool  # one scoring run per model, prompt scores summed before normalising
     winner_rule: bool  # the rules declare a winner, who must beat the zero-shot baseline (``rules/winner.py``)
 
-    @property
-    def call_prefix(self) -> str:
-        """The text a usable line starts with in the text-to-XML stage, e.g. ``drop_block(``."""
-        return self.prefix + "("
-
 
 LETTER_VIT = "pittawat/vit-base-uppercase-english-characters"
 

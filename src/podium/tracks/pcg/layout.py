@@ -25,6 +25,8 @@ from podium.tracks.pcg.official.rundir import Platform, list_team_dirs, require_
 
 STAGE_FOLDERS = ("raw", "intermediate", "levels", "images", "stability", "similarity", "diversity")
 CHARACTER_FILE_FOLDERS = ("stability", "similarity", "diversity")  # one ``<C>.json`` per character, not per trial
+TRIAL_FOLDERS = tuple(folder for folder in STAGE_FOLDERS if folder not in CHARACTER_FILE_FOLDERS)
+"""The folders with one file per trial under ``<C>/``: raw, intermediate, levels, images."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,11 +23,12 @@ from podium.tracks.pcg.bootstrap import normalized_uncertainty
 from podium.tracks.pcg.classifiers import ClassifierSpec
 from podium.tracks.pcg.competition import Competition
 from podium.tracks.pcg.handoff import ImageHandoff
-from podium.tracks.pcg.layout import CHARACTER_FILE_FOLDERS
+from podium.tracks.pcg.layout import CHARACTER_FILE_FOLDERS, TRIAL_FOLDERS
 from podium.tracks.pcg.official.rundir import list_team_dirs, list_visible_files
 from podium.tracks.pcg.official.stagelog import ItemEvent
 from podium.tracks.pcg.provenance import ProgramEnvironment, program_environments, run_provenance
 from podium.tracks.pcg.report import ReportInput, render_report, write_report
+from podium.tracks.pcg.rules.classify import is_level_image
 from podium.tracks.pcg.run_plan import AskedTrials, asked_trials
 from podium.tracks.pcg.stages import PIPELINE
 from podium.tracks.pcg.stages.driver import Stage, StageSettings, StageSummary
@@ -99,7 +100,9 @@ def evaluate(
             previous = summary
     evaluation.score = run_score(competition, options)
     evaluation.asked = competition_asked(competition)
-    evaluation.report_path = write_evaluation_report(competition, evaluation.score, classifier, executor)
+    evaluation.report_path = write_evaluation_report(
+        competition, evaluation.score, classifier, executor, thumbnails=thumbnails, asked=evaluation.asked
+    )
     return evaluation
 
 
@@ -135,9 +138,18 @@ def thumbnail_cache_path(root: Path) -> Path:
 
 
 def write_evaluation_report(
-    competition: Competition, run: ScoreRun, classifier: ClassifierSpec, executor: Executor
+    competition: Competition,
+    run: ScoreRun,
+    classifier: ClassifierSpec,
+    executor: Executor,
+    *,
+    thumbnails: ThumbnailCache | None = None,
+    asked: dict[str, AskedTrials] | None = None,
 ) -> Path:
-    """The report from the files alone, so a rerun or a resumed run writes the same page as an uninterrupted one."""
+    """The report from the files alone, so a rerun or a resumed run writes the same page as an uninterrupted one.
+
+    ``thumbnails`` and ``asked``: what the caller already loaded from the same files (``evaluate`` holds both).
+    """
     images: dict[TrialKey, Path] = {}
     statuses: dict[TrialKey, TrialStatus] = {}
     letters: set[str] = set()
@@ -156,10 +168,10 @@ def write_evaluation_report(
             for char_dir in sorted(p for p in image_dir.iterdir() if p.is_dir()) if image_dir.is_dir() else []:
                 for image in list_visible_files(char_dir):
                     key = trial_key(prefix + team, char_dir.name, image.name)
-                    if key is not None and not image.name.endswith("_raw.png"):
+                    if key is not None and is_level_image(image.name):
                         images[key] = image
     names = {"/".join(key): key for key in images}
-    cache = ThumbnailCache(thumbnail_cache_path(competition.root))
+    cache = thumbnails if thumbnails is not None else ThumbnailCache(thumbnail_cache_path(competition.root))
     made = make_thumbnails({name: images[key] for name, key in names.items()}, executor=executor, cache=cache)
     uncertainty = None
     if run.scores and len(run.scores) == 1:  # summed multi-model scores get no intervals (yet)
@@ -175,7 +187,7 @@ def write_evaluation_report(
         letters=tuple(sorted(letters)),
         uncertainty=uncertainty,
         statuses=statuses,
-        asked=competition_asked(competition),
+        asked=asked if asked is not None else competition_asked(competition),
         thumbnails={names[name]: png for name, png in made.items()},
         title=f"{competition.root.name} — podium PCG report (edition {competition.edition.year})",
     )
@@ -186,9 +198,8 @@ def write_evaluation_report(
 
 def _letters_of(team_dir: Path) -> set[str]:
     """The letters a team folder has anything for: a character folder of a trial stage, or a per-letter file."""
-    folders = {folder for stage in PIPELINE for folder in (stage.source, *stage.outputs)}
     letters = set()
-    for folder in sorted(folders - set(CHARACTER_FILE_FOLDERS)):
+    for folder in TRIAL_FOLDERS:
         letters |= {p.name for p in (team_dir / folder).glob("*") if p.is_dir() and len(p.name) == 1}
     for folder in CHARACTER_FILE_FOLDERS:
         letters |= {p.stem for p in (team_dir / folder).glob("*.json") if len(p.stem) == 1}

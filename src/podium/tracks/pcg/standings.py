@@ -37,4 +37,6 @@ class ScoreRun:
     warnings: tuple[str, ...]
     models: tuple[str, ...] = ()
     scores: Mapping[str, CompetitionScores] | None = None  # per model ("" for a single-model root)
-    winner: WinnerVerdict | None = None  # 2025 on: the rules' winner, also in result/winner.json
+    winner: WinnerVerdict | None = (
+        None  # editions with a winner rule (2025): the rules' winner, also in result/winner.json
+    )

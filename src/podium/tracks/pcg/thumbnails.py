@@ -55,7 +55,7 @@ def thumbnail_of_grey(grey: Image.Image, size_px: int = THUMBNAIL_PX, greys: int
     """The thumbnail of a grey (mode ``L``) picture already in memory: what ``thumbnail_png`` makes of its PNG.
 
     ``simulate`` holds each level's picture as grey levels before it encodes the PNG, so it makes the thumbnail
-    here without decoding: decoding the 1024² PNG is 7 of the 11 ms a thumbnail costs from the file.
+    here without decoding the 1024² PNG (about 10 ms; the thumbnail itself is under 1 ms, docs/benchmarks.md).
     """
     factor = max(1, min(grey.size) // (2 * size_px))
     grey = grey.reduce(factor) if factor > 1 else grey

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from podium.core.storage.state import StageLedger
+from podium.tracks.pcg.layout import TRIAL_FOLDERS
 from podium.tracks.pcg.official.rundir import Platform, list_team_dirs, list_visible_files
 from podium.tracks.pcg.rules.score import trial_index
 
@@ -65,7 +66,7 @@ def trial_statuses(root: Path, platform: Platform = Platform.POSIX, prefix: str 
             if key is not None and key not in statuses:
                 statuses[key] = TrialStatus(*outcome.failure)
     for team in list_team_dirs(root, platform):
-        for folder in ("raw", "intermediate", "levels", "images"):
+        for folder in TRIAL_FOLDERS:
             for char_dir in sorted((root / team / folder).glob("*/")):
                 for file in list_visible_files(char_dir):
                     key = trial_key(prefix + team, char_dir.name, file.name)

@@ -59,6 +59,7 @@ def _filtered_rows(gray: npt.NDArray[np.uint8], starts: npt.NDArray[np.intp]) ->
     pixels = rows[:, 1:].reshape(len(starts), width, 4)
     pixels[0, :, :3] = gray[0][:, None]
     pixels[0, :, 3] = 255
+    rows[0, 0] = _FILTER_NONE
     rows[1:, 0] = _FILTER_UP
     later = starts[1:]
     pixels[1:, :, :3] = (gray[later] - gray[later - 1])[:, :, None]

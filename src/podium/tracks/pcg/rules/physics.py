@@ -118,8 +118,8 @@ def level_blocks(level: LevelFile) -> list[tuple[float, float, float, BlockGeome
 class _DamageListener(b2ContactListener):  # type: ignore[misc]
     """Collects impact speeds at BeginContact; bodies are changed only after the step (Box2D forbids it inside).
 
-    ``dying`` collects, in the order they reached it, the blocks whose life fell to 0 or below during the step, so
-    that the loop after the step looks at those alone instead of at every block.
+    ``dying`` collects the blocks whose life fell to 0 or below during the step, so that the loop after the step
+    looks at those alone (in creation order) instead of at every block.
     """
 
     def __init__(self) -> None:

@@ -1,7 +1,7 @@
 """Simulation (``levels`` → ``stability`` and ``images``): the Science Birds evaluator without Unity.
 
-One job per level, self-contained so it can run on any worker: parse the level, measure its stability (best of
-up to three Box2D runs, ``physics.py``), render the black-and-white image of the first run's final state
+One job per distinct level, self-contained so it can run on any worker: parse the level, measure its stability
+(best of up to three Box2D runs, ``physics.py``), render the black-and-white image of the first run's final state
 (``render.py``) and write it as the evaluator's PNG. The stability record goes back to the caller, which writes one
 ``stability/<C>.json`` per character folder in Unity's format; so does, when the job asks for it, the classifier's
 input made from the rendered image (``handoff.py``) and the report's thumbnail of it (``thumbnails.py``).

@@ -161,4 +161,4 @@ def _finish_classify(run: StageRun, job: ClassifyJob, outcomes: list[ImageOutcom
     run.record(output, job.ledger_key)
 
 
-STAGE = Stage(NAME, "images", ("similarity",), VERSION, run_classify)
+STAGE = Stage(NAME, "images", ("similarity",), run_classify)

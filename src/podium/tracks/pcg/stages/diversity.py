@@ -53,4 +53,4 @@ def run_diversity(competition: Competition, settings: StageSettings = DEFAULT_SE
     return over_model_roots(competition, NAME, body, settings)
 
 
-STAGE = Stage(NAME, "similarity", ("diversity",), VERSION, run_diversity, lambda edition: edition.diversity is not None)
+STAGE = Stage(NAME, "similarity", ("diversity",), run_diversity, lambda edition: edition.diversity is not None)

@@ -11,7 +11,8 @@ and log files make its ``StageSummary``.
 The stage modules beside this one (``qualify``, ``extract``, ``build``, ``simulate``, ``classify``,
 ``diversity``, ``score``) hold only what differs between stages; the per-item rule each calls has the same name
 under ``rules/``. Each per-item stage describes itself as a ``Stage``; ``stages.PIPELINE`` lists them in order for
-``pipeline.evaluate``, for the resumability ledgers (by stage name and version) and for the report.
+``pipeline.evaluate``, for the explanations of a missing folder and for the report. Each stage keys its
+resumability ledger (by its name) with its own ``VERSION``.
 """
 
 from __future__ import annotations
@@ -98,7 +99,6 @@ class Stage:
     name: str
     source: str
     outputs: tuple[str, ...]
-    version: str  # bump when the output for the same input changes; outputs of older versions are redone
     run: Callable[[Competition, StageSettings], StageSummary]
     applies: Callable[[Edition], bool] = lambda edition: True  # diversity: only editions with the factor
 
@@ -279,8 +279,8 @@ def over_model_roots(
 ) -> StageSummary:
     """Run ``body`` on every official root of ``competition`` (its root, or one per model); merge the summaries."""
     summaries = []
+    platform, force, on_item = competition.platform, settings.force, settings.on_item
     for model_root in competition.model_roots:
-        platform, force, on_item = competition.platform, settings.force, settings.on_item
         with stage_run(model_root.path, stage, platform=platform, force=force, on_item=on_item) as run:
             body(run)
             summaries.append(run.summary())
@@ -316,7 +316,7 @@ class TextStage:
     @property
     def stage(self) -> Stage:
         """The entry of ``stages.PIPELINE`` for this stage."""
-        return Stage(self.name, self.source, (self.target,), self.version, self.run)
+        return Stage(self.name, self.source, (self.target,), self.run)
 
     def run(self, competition: Competition, settings: StageSettings = DEFAULT_SETTINGS) -> StageSummary:
         """Run the stage for every team of the competition (every model's teams in a multi-model root)."""

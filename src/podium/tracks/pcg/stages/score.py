@@ -12,8 +12,9 @@ Writes the four official files exactly as the scoring script does (``constants.j
 A multi-model root (2025) is scored per model (each model folder gets its own official ``result/``), then the
 per-model prompt scores are summed, normalised and ranked into ``<root>/result/``.
 
-From 2025 the rules also declare a winner (``rules/winner.py``: the highest total that beats the zero-shot baseline);
-the verdict goes to ``<root>/result/winner.json``, a file of podium's beside the official ones, which are unchanged.
+Editions whose record has ``winner_rule`` (2025) also declare a winner (``rules/winner.py``: the highest total
+that beats the zero-shot baseline); the verdict goes to ``<root>/result/winner.json``, a file of podium's beside
+the official ones, which are unchanged.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from podium.core.ranking.leaderboard import TieBreak, TieMethod, rank_entries
 from podium.core.storage.files import read_json, write_atomic
 from podium.tracks.pcg.competition import Competition
 from podium.tracks.pcg.editions import CHARACTERS, TRIALS_PER_CHARACTER, Edition, ResultFiles
+from podium.tracks.pcg.layout import CHARACTER_FILE_FOLDERS
 from podium.tracks.pcg.official import jsnum
 from podium.tracks.pcg.official.json2csv import json2csv_text
 from podium.tracks.pcg.official.rundir import Platform, base_name, list_visible_files
@@ -46,8 +48,6 @@ from podium.tracks.pcg.rules.score import (
 from podium.tracks.pcg.rules.winner import DEFAULT_BASELINE, Standing, WinnerVerdict, declare_winner
 from podium.tracks.pcg.stages.driver import StageRun, stage_run
 from podium.tracks.pcg.standings import RankedTeam, ScoreRun
-
-INPUT_STAGES = ("stability", "similarity", "diversity")
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +117,7 @@ def load_team_inputs(run: StageRun, team: str, edition: Edition) -> LoadedTeam:
     similarity: dict[str, list[TrialValue]] = {}
     diversity: dict[str, Decimal] = {}
     counts: dict[str, int] = {}
-    stages = INPUT_STAGES if edition.diversity is not None else INPUT_STAGES[:2]
+    stages = CHARACTER_FILE_FOLDERS if edition.diversity is not None else CHARACTER_FILE_FOLDERS[:2]
     for stage in stages:
         files = [p for p in list_visible_files(run.root / team / stage) if p.suffix == ".json"]
         counts[stage] = len(files)

@@ -1,7 +1,8 @@
 """Simulate (``levels/<C>/*.xml`` → ``stability/<C>.json`` and ``images/<C>/*.png``): physics and the image.
 
 The unit of resumability is a character folder (its stability file covers all its levels); the unit of work is
-one level (``rules.simulate.simulate_level``), spread over an executor. With an image handoff, each rendered image's
+one distinct level (``rules.simulate.simulate_level``; a level repeated across trials is simulated once and its
+image written to each of its paths), spread over an executor. With an image handoff, each rendered image's
 classifier input is kept for classify in the same run (``handoff.py``).
 """
 
@@ -173,4 +174,4 @@ def _finish_character(run: StageRun, group: CharacterFolder, key: str, outcomes:
     run.record(stability_path, key)
 
 
-STAGE = Stage(NAME, "levels", ("stability", "images"), VERSION, run_simulate)
+STAGE = Stage(NAME, "levels", ("stability", "images"), run_simulate)
