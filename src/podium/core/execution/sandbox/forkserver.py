@@ -1,6 +1,6 @@
 """The fork-server backend: Python programs run in a process forked per run from a pre-started zygote per slot.
 
-A run costs about a third of bubblewrap's chain (no new interpreter starts, no bubblewrap execs), with the same
+A run costs about 0.4 of bubblewrap's chain in machine CPU (no new interpreter starts, no bubblewrap execs), with
 isolation made fresh for every run: new user, PID, mount, network, IPC, UTS and cgroup namespaces, its own
 ``/tmp``, ``/box`` and session keyring, rlimits, uid 65534 inside (the slot's own uid outside), no capabilities,
 no_new_privs and the same system-call filter (``seccomp.py``). ``zygote.py`` is the other side; the design, its
@@ -19,6 +19,7 @@ interpreter starts), and when it fails; a run it failed is an ``INTERNAL_ERROR``
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import json
 import os
@@ -63,13 +64,13 @@ ZYGOTE_SHARE_MIB = 2
 
 A fresh interpreter's own pages count against the cgroup limit under bubblewrap; a forked one's are the zygote's
 until written. The cgroup limit is lowered by this much so that the limit a program meets stays where it was
-(measured: ``benchmarks/bench_sandbox.py --memory``; docs/benchmarks.md)."""
+(measured by hand: the largest ``bytearray`` that ends OK under each backend; docs/benchmarks.md)."""
 
 _MESSAGE_S = 10.0  # a zygote that says nothing for this long has failed
 _REPORT_S = 2.0  # how long init may take to report after the program's output closed
-_FLAGS = re.compile(r"-[sSPBEIuqbROd]+|-OO|-bb")  # interpreter options that take no argument
+_FLAGS = re.compile(r"-[sSPBEIuqbROd]+")  # interpreter options that take no argument (-OO and -bb too)
 _PYTHON = re.compile(r"python3(\.\d+)?")
-_FIX = "run podium as root on Linux with cgroups, or use --sandbox bubblewrap"
+_FIX = "run podium as root on Linux (with bubblewrap and libseccomp installed), or use --sandbox bubblewrap"
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,10 +96,16 @@ def python_run(request: RunRequest) -> PythonRun | None:
     if script.startswith("-") or path.is_absolute() or ".." in path.parts or str(path) not in request.files:
         return None
     environment = request.environment()
-    executable = shutil.which(program, path=environment.get("PATH", ""))
+    executable = _which(program, environment.get("PATH", ""))
     if executable is None:
         return None
     return PythonRun((executable, program, *options), script, tuple(arguments), tuple(environment.items()))
+
+
+@functools.lru_cache(maxsize=64)
+def _which(program: str, path: str) -> str | None:
+    # the interpreter a request names, looked up once per PATH (every dojo run names the same one)
+    return shutil.which(program, path=path)
 
 
 class ForkServerSandbox:
@@ -165,6 +172,8 @@ _instances: weakref.WeakSet[ForkServerSandbox] = weakref.WeakSet()
 def _forget_zygotes_in_child() -> None:
     # a forked worker must not talk to its parent's zygotes: it starts its own on first use
     for sandbox in _instances:
+        for zygote in sandbox._zygotes.values():
+            zygote.forget()
         sandbox._zygotes = {}
         sandbox._lock = threading.Lock()
     _opened.clear()
@@ -208,7 +217,7 @@ class _Zygote:
         return zygote
 
     def serves(self, plan: PythonRun) -> bool:
-        return self.healthy and plan.interpreter == self.plan.interpreter and plan.environment == self.plan.environment
+        return plan.interpreter == self.plan.interpreter and plan.environment == self.plan.environment
 
     def send(self, message: Mapping[str, Any], fds: tuple[int, ...] = ()) -> None:
         data = json.dumps(message).encode()
@@ -222,19 +231,26 @@ class _Zygote:
             raise OSError(f"the zygote is gone ({error}){self.log()}") from error
 
     def receive(self, key: str) -> Any:
+        """The value of the next message, which must be ``key``; OSError (and an unhealthy zygote) otherwise."""
+        value, fds = self.receive_with_fds(key)
+        for fd in fds:
+            os.close(fd)
+        return value
+
+    def receive_with_fds(self, key: str) -> tuple[Any, list[int]]:
+        """``receive``, with the descriptors that came with the message (the caller's to close)."""
         try:
-            data = self.sock.recv(1 << 16)
+            data, fds, _, _ = socket.recv_fds(self.sock, 1 << 16, 1)
         except OSError as error:
             self.healthy = False
             raise OSError(f"the zygote did not answer ({error}){self.log()}") from error
-        if not data:
-            self.healthy = False
-            raise OSError(f"the zygote ended{self.log()}")
-        message = json.loads(data)
+        message = json.loads(data) if data else {}
         if key not in message:
+            for fd in fds:
+                os.close(fd)
             self.healthy = False
-            raise OSError(f"the zygote said {message!r}, not {key!r}")
-        return message[key]
+            raise OSError(f"the zygote ended{self.log()}" if not data else f"the zygote said {message!r}, not {key!r}")
+        return message[key], fds
 
     def log(self) -> str:
         """What the zygote and its run processes wrote on their own stderr lately, as a suffix."""
@@ -243,6 +259,12 @@ class _Zygote:
                 self._log_tail = (self._log_tail + chunk)[-2048:]
         lines = self._log_tail.decode("utf-8", "replace").strip().splitlines()
         return f": {lines[-1]}" if lines else ""
+
+    def forget(self) -> None:
+        """Let go of the zygote in a forked child: the parent keeps talking to it, and alone sees it end."""
+        self.healthy = False
+        self.sock.close()
+        os.close(self._log)
 
     def close(self) -> None:
         self.healthy = False
@@ -268,9 +290,6 @@ def _exec_zygote(plan: PythonRun, sock: int, stdout: int, log: int) -> subproces
     )
 
 
-_MFD_CLOEXEC = 1
-
-
 def _request_file(request: RunRequest, plan: PythonRun, cgroup: bool) -> int:
     """A memfd holding everything the run's own processes need: only they read it, never the zygote."""
     limits = request.limits
@@ -287,9 +306,9 @@ def _request_file(request: RunRequest, plan: PythonRun, cgroup: bool) -> int:
         "cpu_s": [rlimits.cpu_soft_s, rlimits.cpu_soft_s + 1],
         "as_bytes": [rlimits.address_space_bytes] * 2,
         "fsize_bytes": [rlimits.file_size_bytes] * 2,
-        "nproc": [limits.processes] * 2,
+        "nproc": [rlimits.processes] * 2,
     }
-    fd = os.memfd_create("podium-run", _MFD_CLOEXEC)
+    fd = os.memfd_create("podium-run", os.MFD_CLOEXEC)
     try:
         with os.fdopen(os.dup(fd), "wb") as stream:
             stream.write(json.dumps(header).encode() + b"\n")
@@ -351,30 +370,28 @@ class _Run:
             finally:
                 for fd in (stdout_write, stderr_write, report_write):  # the run's own processes hold them now
                     os.close(fd)
-            init = self.zygote.receive("started")
-            return self._supervise(init, stdout, stderr, report, cgroup)
+            # init's pidfd, opened by its parent before it could be reaped: never another process that got its pid
+            _, (pidfd,) = self.zygote.receive_with_fds("started")
+            reads.callback(os.close, pidfd)
+            return self._supervise(pidfd, stdout, stderr, report, cgroup)
 
-    def _supervise(self, init: int, stdout: int, stderr: int, report_fd: int, cgroup: Cgroup | None) -> RunResult:
-        pidfd = _pidfd(init)
-        try:
-            started = time.monotonic()
-            captured = capture_run(stdout, stderr, self.request, Path("/nonexistent"))
-            if captured.stop is not Stop.EXITED and pidfd is not None:
-                kill_pidfd(pidfd)  # pid 1's death takes every process of the namespace with it
+    def _supervise(self, pidfd: int, stdout: int, stderr: int, report_fd: int, cgroup: Cgroup | None) -> RunResult:
+        started = time.monotonic()
+        captured = capture_run(stdout, stderr, self.request, None)
+        if captured.stop is not Stop.EXITED:
+            kill_pidfd(pidfd)  # pid 1's death takes every process of the namespace with it
+        report = _read_report(report_fd, _REPORT_S)
+        if report is None:
+            kill_pidfd(pidfd)
             report = _read_report(report_fd, _REPORT_S)
-            if report is None and pidfd is not None:
-                kill_pidfd(pidfd)
-                report = _read_report(report_fd, _REPORT_S)
-            self.zygote.receive("ended")
-            wall_time_s = time.monotonic() - started
-        finally:
-            if pidfd is not None:
-                os.close(pidfd)
+        self.zygote.receive("ended")
+        wall_time_s = time.monotonic() - started
         memory = None
         if cgroup is not None:
             memory = cgroup.usage()
             cgroup.kill_all()  # empty after a normal end; a safety net for the next run in this slot
-        self.zygote.send({"prepare": True})  # the next run's processes may join the cgroup now
+        if self.zygote.runs < RUNS_PER_ZYGOTE:  # else it is closed after this run: nothing to prepare
+            self.zygote.send({"prepare": True})  # the next run's processes may join the cgroup now
         if report is not None and report.error is not None:
             return internal_result(self.sandbox.name, self.sandbox.isolated, f"sandbox set-up failed: {report.error}")
         if captured.stop is Stop.EXITED and (report is None or report.wait_status is None):
@@ -408,13 +425,6 @@ def _pipes(reads: contextlib.ExitStack, count: int) -> list[tuple[int, int]]:
         reads.callback(os.close, read)
         pipes.append((read, write))
     return pipes
-
-
-def _pidfd(pid: int) -> int | None:
-    try:
-        return os.pidfd_open(pid)
-    except ProcessLookupError:  # it ended already (the program was quick): nothing to kill
-        return None
 
 
 _opened: list[ForkServerSandbox] = []

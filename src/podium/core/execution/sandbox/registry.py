@@ -316,7 +316,7 @@ def _kill_run(entry: RunEntry, *, kill_uid: bool) -> int:
             listed = (int(pid) for pid in (Path(cgroup) / "cgroup.procs").read_text().split())
             targets |= {pid for pid in listed if process_start(pid) is not None}
     if entry.uid is not None:
-        targets |= {pid for pid in entry.pids if _uid_of(pid) == entry.uid and process_start(pid) is not None}
+        targets |= {pid for pid in entry.pids if uid_of(pid) == entry.uid and process_start(pid) is not None}
         if kill_uid:
             targets |= set(processes_of_uid(entry.uid))
     for pid in targets:
@@ -325,7 +325,8 @@ def _kill_run(entry: RunEntry, *, kill_uid: bool) -> int:
     return len(targets)
 
 
-def _uid_of(pid: int) -> int | None:
+def uid_of(pid: int) -> int | None:
+    """The uid a process runs as, or None once it is gone."""
     try:
         return Path(f"/proc/{pid}").stat().st_uid
     except OSError:

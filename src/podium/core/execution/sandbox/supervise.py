@@ -6,7 +6,7 @@ its runs, each in a fresh session keyring (``spawn.py``). Slots are pooled per p
 at most four pools (with and without cgroups; the fork-server's own, whose idle slots hold the next run's
 prepared processes in their cgroups, with and without), each with its own block of uids and cgroup names. The
 blocks are derived from the judge's pid: in the high uid range two judges share one only if their pids agree
-modulo 2^20; where only the low range can be used (a user namespace without it), pids that agree modulo 78 do.
+modulo 2^20; where only the low range can be used (a user namespace without it), pids that agree modulo 156 do.
 
 The judge makes itself a child subreaper: a sandbox's first process can outlive the bubblewrap that started it
 (bubblewrap exits as soon as it learns the exit status), and a subreaper judge can reap it instead of leaving a
@@ -518,8 +518,12 @@ def shrink_stdout_pipe(stdout_fd: int, request: RunRequest) -> None:
             fcntl.fcntl(stdout_fd, _F_SETPIPE_SZ, os.sysconf("SC_PAGE_SIZE"))
 
 
-def capture_run(stdout_fd: int, stderr_fd: int, request: RunRequest, box: Path) -> Captured:
-    """``capture`` under the request's wall time, output caps, line count and (for a writable box) box quota."""
+def capture_run(stdout_fd: int, stderr_fd: int, request: RunRequest, box: Path | None) -> Captured:
+    """``capture`` under the request's wall time, output caps, line count and (for a writable box) box quota.
+
+    ``box``: the run's host folder, watched when the request makes it writable (None: a box in the run's own tmpfs,
+    never writable).
+    """
     limits = request.limits
     return capture(
         stdout_fd,
@@ -529,7 +533,7 @@ def capture_run(stdout_fd: int, stderr_fd: int, request: RunRequest, box: Path) 
         stderr_limit=limits.stderr_bytes,
         lines=request.stop_after_lines,
         moving_deadline=None if request.channel is None else request.channel.deadline,
-        over_quota=_QuotaWatch(box, limits.box_mib << 20) if request.writable else None,
+        over_quota=_QuotaWatch(box, limits.box_mib << 20) if request.writable and box is not None else None,
     )
 
 

@@ -1,21 +1,24 @@
 """The fork-server's zygote: a pre-started interpreter that forks a freshly isolated process tree per run.
 
-This file runs under the sandbox's own interpreter (``/usr/bin/python3 -s -S -P -B``, never the judge's), as root,
+This file runs under the sandbox's own interpreter (``/usr/bin/python3`` with the request's options, never the
+judge's), as root,
 started by exec from the judge (``forkserver.py``), one per sandbox slot, and imports the standard library only.
 It never runs untrusted code and never holds a run's source or output: the judge hands each run's request (a
 memfd) and pipes to the run's own processes, which the zygote forwards unread. ``docs/design/core.md``
 ("The fork-server") gives the design and its weaknesses.
 
 Once, at start: a private mount namespace whose root is a tmpfs holding the interpreter's files read-only
-(``/usr`` and the ``/bin``, ``/lib*`` links, the loader cache), five devices, and empty ``/proc``, ``/tmp`` and
-``/box`` mount points; ``pivot_root`` into it; ``gc.freeze()`` and a warm-up ``compile()``.
+(``/usr`` and the ``/bin``, ``/lib*`` links, the loader cache), five devices, the host's ``/proc`` (each run's
+init mounts its own over it) and empty ``/tmp`` and ``/box`` mount points; ``pivot_root`` into it;
+``gc.freeze()`` and a warm-up ``compile()``.
 
 Per run, prepared while the slot is idle (so cgroup v1's wait in ``cgroup.procs`` costs no one time)::
 
     zygote --clone--> init (pid 1) in new user, PID, mount, network, IPC and UTS namespaces; the zygote maps root
         to root and 65534 to the slot's uid; init joins the slot's cgroups and a new cgroup namespace, mounts a
-        fresh /proc, brings loopback up, sets the hostname, joins a new session keyring and waits for the run
-      init --fork--> program (pid 2): /tmp and /box (the request's files, read-only), setsid, rlimits, no
+        fresh /proc, brings loopback up, sets the hostname, joins a new session keyring and waits for the run;
+        then it mounts /tmp and /box (the request's files, read-only)
+      init --fork--> program (pid 2): setsid, rlimits, no
           capabilities, uid 65534, no_new_privs, the system-call filter, every other descriptor closed; then the
           program's text is compiled and executed in this process, as ``python3 FILE`` would run it
 
@@ -67,11 +70,13 @@ SECCOMP_MODE_FILTER = 2
 KEYCTL_JOIN_SESSION_KEYRING = 1
 SIOCSIFFLAGS, IFF_UP = 0x8914, 0x1
 _LOOPBACK_UP = struct.pack("16sH22x", b"lo", IFF_UP)  # struct ifreq; made here, as every import is, not per run
-SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}
-SYS_KEYCTL = {"x86_64": 250, "aarch64": 219}
+_MACHINE = os.uname().machine
+SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}[_MACHINE]
+SYS_KEYCTL = {"x86_64": 250, "aarch64": 219}[_MACHINE]
+SYS_CLONE = {"x86_64": 56, "aarch64": 220}[_MACHINE]
 SANDBOX_ID = 65534  # what the program is inside its user namespace (the slot's uid outside), as under bubblewrap
 ROOT = "/tmp"  # where the new root is built, inside the zygote's private mount namespace only
-MAX_FDS = 8
+MAX_FDS = 4  # a run's request, stdout, stderr and report pipe
 Config = dict[str, Any]  # the judge's hello, or a run's request header
 
 
@@ -87,10 +92,6 @@ def _mount(source: str | None, target: str, fstype: str | None, flags: int, data
         return None if text is None else text.encode()
 
     _check(_libc.mount(encode(source), encode(target), encode(fstype), flags, encode(data)), f"mount {target}")
-
-
-def _machine() -> str:
-    return os.uname().machine
 
 
 class _Channel:
@@ -155,7 +156,7 @@ def _build_root() -> int:
     for number, stream in enumerate(("stdin", "stdout", "stderr")):
         os.symlink(f"/proc/self/fd/{number}", f"{ROOT}/dev/{stream}")
     os.chdir(ROOT)
-    _check(_libc.syscall(SYS_PIVOT_ROOT[_machine()], b".", b"old"), "pivot_root")
+    _check(_libc.syscall(SYS_PIVOT_ROOT, b".", b"old"), "pivot_root")
     _check(_libc.umount2(b"/old", MNT_DETACH), "umount old root")
     os.rmdir("/old")
     os.chdir("/")
@@ -211,8 +212,7 @@ def _clone(flags: int) -> int:
     only its children can, which would cost one more fork of this interpreter per run. The child runs only this
     file's code (no threads, no ``raise()``: glibc's cached thread id in the child is the parent's).
     """
-    number = {"x86_64": 56, "aarch64": 220}[_machine()]
-    return _check(_pylibc.syscall(number, ctypes.c_ulong(flags | signal.SIGCHLD), None, None, None, None), "clone")
+    return _check(_pylibc.syscall(SYS_CLONE, ctypes.c_ulong(flags | signal.SIGCHLD), None, None, None, None), "clone")
 
 
 def _init(config: Config, host_proc: int, cgroup_fds: list[int], maps_read: int, handoff: socket.socket) -> None:
@@ -230,7 +230,7 @@ def _init(config: Config, host_proc: int, cgroup_fds: list[int], maps_read: int,
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
         fcntl.ioctl(sock.fileno(), SIOCSIFFLAGS, _LOOPBACK_UP)
     socket.sethostname("sandbox")
-    _check(_libc.syscall(SYS_KEYCTL[_machine()], KEYCTL_JOIN_SESSION_KEYRING, None), "keyctl")
+    _check(_libc.syscall(SYS_KEYCTL, KEYCTL_JOIN_SESSION_KEYRING, None), "keyctl")
     signal_message, fds, _, _ = socket.recv_fds(handoff, 4096, MAX_FDS)
     handoff.close()
     if not signal_message:
@@ -254,7 +254,7 @@ def _init(config: Config, host_proc: int, cgroup_fds: list[int], maps_read: int,
         if pid == program:
             break
     cpu = usage.ru_utime + usage.ru_stime
-    report.write(json.dumps({"status": status, "cpu": cpu, "maxrss_kib": usage.ru_maxrss}) + "\n")
+    report.write(json.dumps({"status": status, "cpu": cpu}) + "\n")
     report.flush()
     os._exit(0)  # and with pid 1 goes every process the program left behind
 
@@ -451,7 +451,9 @@ def serve(sock_fd: int) -> None:
         for fd in fds:
             os.close(fd)
         prepared.handoff.close()
-        channel.send({"started": prepared.init})
+        pidfd = os.pidfd_open(prepared.init)  # before init can be reaped, so its pid cannot be anyone else's
+        channel.send({"started": prepared.init}, (pidfd,))
+        os.close(pidfd)
         _, status = os.waitpid(prepared.init, 0)
         channel.send({"ended": status})
         prepared = None  # the next is prepared when the judge has read this run's cgroup and asks

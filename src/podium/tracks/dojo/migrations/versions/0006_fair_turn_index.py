@@ -3,7 +3,7 @@
 A claim orders the queued submissions by their turn: how many of the same solver's earlier submissions were
 unclaimed when each was made (``podium.core.queue``). Counting those through the ``user_id`` index read every
 earlier row itself for its ``claimed_at``; with ``(user_id, id, claimed_at)`` the count reads the index alone.
-Measured with 500 queued submissions of 25 solvers: 1.17 ms a claim before, 0.72 after.
+Measured with 500 queued submissions of 25 solvers: 1.14 ms a claim before, 0.71 after (median of 300, interleaved).
 """
 
 from alembic import op
