@@ -18,6 +18,7 @@ from podium.tracks.wmeval.layout import scan_team
 from podium.tracks.wmeval.media import probe
 from podium.tracks.wmeval.schema import gt, items, scores, teams, videos
 from podium.tracks.wmeval.store import ACCOUNTS, add_account, audit_entries
+from tests.processes import descendants
 
 from .conftest import SIZE, Env, make_gt, make_team
 
@@ -215,22 +216,6 @@ def _running(pid: int) -> bool:
         return False
 
 
-def _descendants(pid: int) -> set[int]:
-    """Every process below ``pid`` (children of children included), from /proc."""
-    parents: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, ValueError, IndexError):
-                continue
-    found, frontier = set(), {pid}
-    while frontier:
-        frontier = {child for child, parent in parents.items() if parent in frontier} - found
-        found |= frontier
-    return found
-
-
 def test_a_killed_ingest_leaves_no_process_and_its_rerun_makes_only_what_is_missing(env: Env) -> None:
     import os
     import signal
@@ -247,12 +232,12 @@ def test_a_killed_ingest_leaves_no_process_and_its_rerun_makes_only_what_is_miss
     running = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline, workers = time.monotonic() + 60, set()
     while time.monotonic() < deadline and running.poll() is None:
-        workers |= _descendants(running.pid)
+        workers |= set(descendants(running.pid))
         if len(list(env.media.glob("staging/*/task1/*/result.json"))) >= 2:
             break
         time.sleep(0.01)
     assert running.poll() is None, "the ingest ended before it could be killed"
-    workers |= _descendants(running.pid)
+    workers |= set(descendants(running.pid))
     os.kill(running.pid, signal.SIGKILL)
     running.wait()
     made = len(list(env.media.glob("staging/*/task1/*/result.json")))

@@ -19,6 +19,7 @@ from podium.core.execution.sandbox import RunRequest, RunStatus, forkserver, ope
 from podium.core.execution.sandbox.channel import Channel
 from podium.core.execution.sandbox.forkserver import ForkServerSandbox, python_run
 from tests.conftest import required
+from tests.processes import parent_of, processes_with
 
 FILES = {"solver.py": b"print(1)\n"}
 
@@ -81,15 +82,7 @@ def fork_server() -> ForkServerSandbox:
 
 def _zygotes() -> set[int]:
     """This process's zygotes."""
-    found = set()
-    for entry in Path("/proc").iterdir():
-        try:
-            if entry.name.isdigit() and b"zygote.py" in (entry / "cmdline").read_bytes():
-                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-                found |= {int(entry.name)} if parent == os.getpid() else set()
-        except (OSError, ValueError, IndexError):
-            continue
-    return found
+    return {pid for pid in processes_with("zygote.py") if parent_of(pid) == os.getpid()}
 
 
 def _run(sandbox: ForkServerSandbox, source: bytes, env: dict[str, str] | None = None) -> RunStatus:

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, insert, select, text, update
+from sqlalchemy import insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from podium.cli.main import main
@@ -27,7 +27,7 @@ from podium.tracks.dojo.schema import problems, seasons, submissions, users
 from podium.tracks.dojo.store import STORE, open_store
 from podium.tracks.dojo.verdicts import RunVerdict
 from podium.tracks.dojo.worker import work
-from tests.databases import upgrade_to
+from tests.databases import new_postgres_database, upgrade_to
 
 FIB_SETTER = b"a,b=0,1\nfor _ in range(300):print(a);a,b=b,a+b\n"
 GOLF = b"a,b=0,1\nwhile 1:print(a);a,b=b,a+b\n"
@@ -142,23 +142,15 @@ def test_a_judged_row_carries_the_judged_length_and_replay_checks_it(dojo: Dojo,
     assert any("length" in line for line in replay_season(dojo, "s1").discrepancies)
 
 
-def fresh_database(request: pytest.FixtureRequest) -> str:
-    """A new, empty database on the session's PostgreSQL server (its ``dojo`` database is at the newest schema)."""
-    server = str(request.getfixturevalue("postgres_url"))
-    name = "dojo_0002"
-    admin = create_engine(server, isolation_level="AUTOCOMMIT")
-    with admin.connect() as db:
-        db.execute(text(f"DROP DATABASE IF EXISTS {name}"))
-        db.execute(text(f"CREATE DATABASE {name}"))
-    admin.dispose()
-    return server.rsplit("/", 1)[0] + f"/{name}"
-
-
 @pytest.mark.parametrize("database", ["sqlite", "postgresql"])
 def test_migration_0003_rejects_the_rows_stored_without_a_length(
     database: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
-    url = sqlite_url(tmp_path / "old.sqlite3") if database == "sqlite" else fresh_database(request)
+    url = (
+        sqlite_url(tmp_path / "old.sqlite3")
+        if database == "sqlite"
+        else new_postgres_database(str(request.getfixturevalue("postgres_url")), "dojo_0002")
+    )
     engine = upgrade_to(STORE, url, "0002")
     now = "2026-11-01T09:00:00.000000+00:00"
     with engine.begin() as db:

@@ -1,7 +1,7 @@
 """A judge worker killed with SIGKILL while its sandbox runs (issue 14), on SQLite and on a real PostgreSQL server.
 
 Under bubblewrap the run registry cleans up after the dead worker; under the fork-server nothing needs to: the
-worker's zygotes die with it (``PR_SET_PDEATHSIG``), each run's keeper and init with their parent, and every
+worker's zygotes die with it (``PR_SET_PDEATHSIG``), each run's init with its zygote, and every
 process of the run's PID namespace with its init. Both are tested.
 
 A real `podium dojo worker` process claims a submission whose solver sleeps; it is killed while the program runs.
@@ -13,7 +13,6 @@ host share the default one.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import subprocess
@@ -22,7 +21,6 @@ import time
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, text
 
 from podium.core.clock import SystemClock
 from podium.core.execution.sandbox import Sandbox
@@ -32,6 +30,7 @@ from podium.core.execution.sandbox.registry import (
     RunRegistry,
     processes_of_uid,
     reap_children_of_uid,
+    uid_of,
 )
 from podium.core.execution.sandbox.supervise import is_slot_uid
 from podium.core.storage.audit import audit_payload
@@ -40,20 +39,13 @@ from podium.tracks.dojo.platform import Dojo
 from podium.tracks.dojo.problem import ProblemFiles
 from podium.tracks.dojo.records import Role
 from podium.tracks.dojo.store import audit_entries, open_store
+from tests.databases import new_postgres_database
+from tests.processes import descendants, is_live
 
 SQUARES = b"n=0\nwhile 1:print(n*n);n+=1\n"
 SLEEPER = b"import time\ntime.sleep(300)\nprint(0)\n"  # outlives its worker; a live worker stops it at 5 s
 WORKER = [sys.executable, "-m", "podium", "dojo", "worker", "--forever", "--threads", "1", "--sandbox", "bubblewrap"]
 FORK_SERVER_WORKER = [*WORKER[:-1], "forkserver"]
-
-
-def fresh_postgres_database(server: str, name: str) -> str:
-    admin = create_engine(server, isolation_level="AUTOCOMMIT")
-    with admin.connect() as db:
-        db.execute(text(f"DROP DATABASE IF EXISTS {name}"))
-        db.execute(text(f"CREATE DATABASE {name}"))
-    admin.dispose()
-    return server.rsplit("/", 1)[0] + f"/{name}"
 
 
 def wait_until(what: str, condition, timeout_s: float) -> float:  # type: ignore[no-untyped-def]
@@ -85,31 +77,11 @@ def leftovers(entry: RunEntry) -> list[str]:
     return left
 
 
-def _live(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return False
-
-
-def _children(pid: int) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        with contextlib.suppress(OSError, IndexError, ValueError):
-            if entry.name.isdigit() and int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
-                found.append(int(entry.name))
-    return found
-
-
 def fork_server_run(worker: subprocess.Popen[bytes]) -> list[int] | None:
     """Every process under the worker's zygotes, once one of them runs the sleeping solver as a slot's uid."""
     assert worker.poll() is None, "the worker exited"
-    tree, waiting = [], _children(worker.pid)
-    while waiting:
-        pid = waiting.pop()
-        tree.append(pid)
-        waiting += _children(pid)
-    running = any(_live(pid) and is_slot_uid(Path(f"/proc/{pid}").stat().st_uid) for pid in tree)
+    tree = descendants(worker.pid)
+    running = any(is_live(pid) and (uid := uid_of(pid)) is not None and is_slot_uid(uid) for pid in tree)
     return tree if running else None
 
 
@@ -144,7 +116,7 @@ def kill_a_worker_mid_run(url: str, bubblewrap: Sandbox, tmp_path: Path, *, fork
             tree = fork_server_run(first) or []
 
             def left() -> list[str]:
-                return [f"process {pid}" for pid in tree if _live(pid)]
+                return [f"process {pid}" for pid in tree if is_live(pid)]
         else:
             wait_until("the first worker's sandbox runs", lambda: running_run(registry, first) is not None, 60)
             entry = running_run(registry, first)
@@ -187,6 +159,6 @@ def test_a_killed_worker_on_sqlite(bubblewrap: Sandbox, tmp_path: Path, fork_ser
 
 @pytest.mark.slow
 def test_a_killed_worker_on_postgresql(bubblewrap: Sandbox, postgres_url: str, tmp_path: Path) -> None:
-    url = fresh_postgres_database(postgres_url, "dojo_crash")
+    url = new_postgres_database(postgres_url, "dojo_crash")
     times = kill_a_worker_mid_run(url, bubblewrap, tmp_path, fork_server=False)
     assert times["cleaned_s"] < 30 and times["judged_s"] < 60

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from sqlalchemy import select, text
+from sqlalchemy import select
 
 from podium.core.clock import ManualClock
 from podium.core.errors import InputError, NotFoundError
@@ -28,6 +28,7 @@ from podium.tracks.dojo.records import Role
 from podium.tracks.dojo.schema import submissions
 from podium.tracks.dojo.store import audit_entries, open_store
 from podium.tracks.dojo.worker import MAX_ATTEMPTS, work
+from tests.databases import new_postgres_database
 from tests.needs import need_module
 
 T0 = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
@@ -184,15 +185,7 @@ def test_a_nul_anywhere_in_the_solution_is_422_on_every_database(
     if database == "sqlite":
         url = sqlite_url(tmp_path / "dojo.sqlite3")
     else:
-        from sqlalchemy import create_engine
-
-        server = str(request.getfixturevalue("postgres_url"))
-        admin = create_engine(server, isolation_level="AUTOCOMMIT")
-        with admin.connect() as db:
-            db.execute(text("DROP DATABASE IF EXISTS dojo_nul"))
-            db.execute(text("CREATE DATABASE dojo_nul"))
-        admin.dispose()
-        url = server.rsplit("/", 1)[0] + "/dojo_nul"
+        url = new_postgres_database(str(request.getfixturevalue("postgres_url")), "dojo_nul")
     dojo = open_season(url, clock, bubblewrap)
     token = dojo.add_user("cat", Role.SOLVER)[1]
     headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}

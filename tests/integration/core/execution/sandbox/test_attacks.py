@@ -26,6 +26,7 @@ from podium.core.errors import ConfigError
 from podium.core.execution.sandbox import Limits, RunRequest, RunResult, RunStatus, open_sandbox
 from podium.core.execution.sandbox.bubblewrap import BubblewrapSandbox
 from podium.core.execution.sandbox.supervise import BOX_PREFIX, can_switch_uid, is_slot_uid, new_box_path, slot_pool
+from tests.processes import processes_with
 
 PYTHON = ("python3", "-s", "-S", "-P", "-B", "solver.py")
 JUDGE_ENV = {"PYTHONHASHSEED": "0", "PYTHONINTMAXSTRDIGITS": "0"}
@@ -175,7 +176,7 @@ def _while_running(sandbox: BubblewrapSandbox, look: Callable[[int], Any], every
         try:
             deadline = time.monotonic() + 5.0
             while time.monotonic() < deadline:
-                pids = _processes_with(token)
+                pids = processes_with(token)
                 # the program has started once one of the three runs python rather than bwrap
                 program = [pid for pid in pids if Path(f"/proc/{pid}/cmdline").read_bytes().startswith(b"python3")]
                 if len(pids) == 3 and program:
@@ -183,19 +184,10 @@ def _while_running(sandbox: BubblewrapSandbox, look: Callable[[int], Any], every
                 time.sleep(0.02)
             raise AssertionError("the program never showed up on the host")
         finally:
-            for pid in _processes_with(token):  # stop it early: the test has what it needs
+            for pid in processes_with(token):  # stop it early: the test has what it needs
                 with contextlib.suppress(OSError):
                     os.kill(pid, 9)
             running.result()
-
-
-def _processes_with(token: str) -> list[int]:
-    found = []
-    for entry in os.scandir("/proc"):
-        with contextlib.suppress(OSError):
-            if entry.name.isdigit() and token.encode() in Path(entry.path, "cmdline").read_bytes():
-                found.append(int(entry.name))
-    return sorted(found)
 
 
 def _status(pid: int) -> dict[str, str]:
