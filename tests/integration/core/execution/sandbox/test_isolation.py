@@ -18,16 +18,19 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
-from podium.core.execution.sandbox import RunRequest, RunResult, RunStatus, seccomp
+from podium.core.execution.sandbox import RunRequest, RunResult, RunStatus, Sandbox, seccomp
 from podium.core.execution.sandbox.bubblewrap import BubblewrapSandbox
+from podium.core.execution.sandbox.forkserver import ForkServerSandbox
 from podium.core.execution.sandbox.spawn import Spawner
-from podium.core.execution.sandbox.supervise import can_switch_uid, is_slot_uid
+from podium.core.execution.sandbox.supervise import Slot, SlotPool, can_switch_uid, is_slot_uid
+from tests.processes import is_live, processes_with
 
 ATTACKS = Path(__file__).parents[4] / "core" / "sandbox_attacks"  # tests/core/sandbox_attacks
 CHANNELS = sorted(folder.name for folder in ATTACKS.iterdir() if (folder / "writer.py").is_file())
@@ -59,6 +62,35 @@ def _in_sandbox(
     if readable is None:
         return sandbox.run(RunRequest((*PYTHON, program, token), _files(channel)))
     return sandbox.run(RunRequest((*PYTHON, program, token), _files(channel), writable=True, readable=(readable,)))
+
+
+@contextlib.contextmanager
+def _slots_used(sandbox: Sandbox) -> Iterator[list[tuple[int, int | None]]]:
+    """Record each run's slot (by its uid, which no other slot of any pool has) and on the fork-server its zygote."""
+    used: list[tuple[int, int | None]] = []
+    pools = {sandbox._pool: getattr(sandbox, "_zygotes", {})}  # type: ignore[attr-defined]
+    if isinstance(sandbox, ForkServerSandbox):
+        pools[sandbox._fallback._pool] = {}  # what it hands to bubblewrap runs in slots of their own
+
+    def recording(pool: SlotPool, zygotes: dict[int, Any]) -> Callable[[], Iterator[Slot]]:
+        original = pool.slot
+
+        @contextlib.contextmanager
+        def slot() -> Iterator[Slot]:
+            with original() as taken:
+                yield taken
+                zygote = zygotes.get(taken.index)  # the slot's zygote is back in its place by now
+                used.append((taken.uid, zygote.proc.pid if zygote is not None else None))  # uids: one per slot
+
+        return slot
+
+    for pool, zygotes in pools.items():
+        pool.slot = recording(pool, zygotes)  # type: ignore[method-assign]
+    try:
+        yield used
+    finally:
+        for pool in pools:
+            del pool.slot  # type: ignore[attr-defined]
 
 
 def _keys() -> ModuleType:
@@ -101,9 +133,12 @@ def test_nothing_passes_from_one_sandboxed_run_to_the_next(
 ) -> None:
     token, readable = judge_secret, (None if shape == "read-only box" else world_readable)
     # one thread, one run at a time: the pool hands the slot the writer used straight back to the reader
-    writer = _in_sandbox(sandbox, channel, "writer.py", token, readable)
-    reader = _in_sandbox(sandbox, channel, "reader.py", token, readable)
+    with _slots_used(sandbox) as slots:
+        writer = _in_sandbox(sandbox, channel, "writer.py", token, readable)
+        reader = _in_sandbox(sandbox, channel, "reader.py", token, readable)
     assert writer.status is RunStatus.OK and reader.status is RunStatus.OK, (writer, reader)
+    assert len(slots) == 2 and slots[0] == slots[1], slots  # one slot (and on the fork-server, one zygote)
+    assert writer.backend == reader.backend, (writer.backend, reader.backend)
     found = reader.stdout.decode().strip()
     assert found.startswith("nothing"), (writer.stdout, found)
 
@@ -207,8 +242,7 @@ def _slot_processes() -> list[int]:
     found = []
     for entry in Path("/proc").iterdir():
         with contextlib.suppress(OSError, ValueError, IndexError):
-            live = entry.name.isdigit() and (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-            if live and is_slot_uid(entry.stat().st_uid):
+            if entry.name.isdigit() and is_live(int(entry.name)) and is_slot_uid(entry.stat().st_uid):
                 found.append(int(entry.name))
     return found
 
@@ -235,17 +269,8 @@ def test_no_run_holds_the_previous_runs_source_in_its_memory(sandbox: Bubblewrap
     assert _scan_while_running(sandbox, f"SECRET = {token!r}\n{sleeper}", token.encode())
     # the next run of the same slot (the same zygote, on the fork-server) holds nothing of it
     assert not _scan_while_running(sandbox, sleeper, token.encode())
-    zygotes = [pid for pid in _processes_running("zygote.py") if pid != os.getpid()]
+    zygotes = [pid for pid in processes_with("zygote.py") if pid != os.getpid()]
     assert not any(_memory_holds(pid, token.encode()) for pid in zygotes)  # nor ever did the zygote
-
-
-def _processes_running(script: str) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        with contextlib.suppress(OSError):
-            if entry.name.isdigit() and script.encode() in (entry / "cmdline").read_bytes():
-                found.append(int(entry.name))
-    return found
 
 
 @pytest.mark.skipif(platform.machine() != "x86_64", reason="the x32 ABI exists on x86_64 only")
