@@ -4,8 +4,9 @@ The queue is a track's own table with four bookkeeping columns (``queue_columns(
 ``claimed_by``, ``claimed_at``) beside the job's input and result columns. The track names its three status
 words (queued, running, done) and keeps everything else: what a job is, how it is done, what is stored.
 
-- ``claim`` takes the oldest queued job, or the oldest running one whose claim is older than ``stale_after_s``
-  (its worker died), marks it running under the worker's id and counts the attempt. On PostgreSQL the row is
+- ``claim`` takes the oldest running job whose claim is older than ``stale_after_s`` (its worker died), else the
+  next queued one (oldest first, or by fair-share turn), marks it running under the worker's id and counts the
+  attempt. On PostgreSQL the row is
   taken ``FOR UPDATE SKIP LOCKED``, so workers claiming at once take different rows without waiting on each
   other; on SQLite the engine's ``BEGIN IMMEDIATE`` (``TrackStore.open``) serialises claims.
 - While a job runs, ``work`` renews its claim from a heartbeat thread every ``heartbeat_s`` (3 s: ``claimed_at``
@@ -15,6 +16,12 @@ words (queued, running, done) and keeps everything else: what a job is, how it i
   presumed dead and replaced cannot overwrite its successor. It runs in the track's write transaction, and
   ``then`` lets the track append its audit entry in it. A retryable failure goes back to the queue instead, until
   the ``max_attempts``-th claim, whose result is stored as final.
+- **Fair share** (``fair_by``: the column naming a job's owner, plus ``queue_columns(fair=True)``'s ``turn``):
+  a job's turn is the round it is claimed in, stored when it is queued (``turns``): the round the queue has
+  reached (the lowest turn still queued), or the round after its owner's last queued job. Claims take the lowest
+  turn, oldest first among equals, so owners alternate and a burst, early or late, waits behind the rounds the
+  others already hold. A claim reads one index entry; counting each candidate's earlier jobs at claim time cost
+  a claim ~0.4 ms of CPU per few hundred queued.
 - ``work`` claims and handles until the queue is empty (or forever); ``work_in_threads`` runs several workers in
   one process, for jobs that wait on something else (a sandbox, a transcoder) rather than on Python.
 - **No poison pill.** Every claim counts an attempt, whether the claim went stale (its worker died), was released
@@ -34,7 +41,7 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import timedelta
@@ -52,7 +59,7 @@ from sqlalchemy import (
     bindparam,
     case,
     func,
-    or_,
+    null,
     select,
     update,
 )
@@ -76,14 +83,21 @@ Exhausted = Callable[[Connection, Row[Any], str], Mapping[str, Any]]
 transaction that ends it (the track appends its audit entry there); ``reason`` says what each attempt met."""
 
 
-def queue_columns() -> list[Column[Any]]:
-    """The bookkeeping columns a queue table needs (new objects each call: a Column belongs to one table)."""
-    return [
+def queue_columns(*, fair: bool = False) -> list[Column[Any]]:
+    """The bookkeeping columns a queue table needs (new objects each call: a Column belongs to one table).
+
+    ``fair`` adds ``turn``, the fair-share round a job is claimed in (``JobQueue.turns``); such a table wants an
+    index on ``(status, turn, id)`` for claims and one on ``(owner, status, turn)`` for queueing.
+    """
+    columns: list[Column[Any]] = [
         Column("status", String(16), nullable=False, index=True),
         Column("attempts", Integer, nullable=False),
         Column("claimed_by", String(128)),
         Column("claimed_at", String(32)),  # UTC ISO-8601 text, as podium.core.clock.utc_text writes it
     ]
+    if fair:
+        columns.append(Column("turn", Integer, nullable=False, server_default="0"))
+    return columns
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,11 +124,9 @@ class JobQueue:
     stale_after_s: float = STALE_AFTER_S
     max_attempts: int = MAX_ATTEMPTS
     heartbeat_s: float = HEARTBEAT_S  # well under stale_after_s: a few beats may be late before a claim goes stale
-    # Fair share: (the column naming a job's owner, the column with its creation time, UTC text). Claims then go
-    # round-robin across owners: a job's turn is how many of its owner's earlier jobs were still unclaimed when it
-    # was created, so one owner's tenth job of a burst waits behind another owner's first, however fast the
-    # workers are. None: oldest first.
-    fair_by: tuple[str, str] | None = None
+    # Fair share: the column naming a job's owner (the table has queue_columns(fair=True)'s turn, which whoever
+    # queues a job sets from ``turns``). Claims then go round-robin across owners. None: oldest first.
+    fair_by: str | None = None
     # A job already claimed max_attempts times (its workers died on it, or its handler raised, each time: it may be
     # what kills them) is not handed out again: ``exhausted`` gives the values it is finished with (the track's
     # final verdict and its audit entry). Without it such a job is claimed again.
@@ -127,7 +139,8 @@ class JobQueue:
         stale = utc_text(now - timedelta(seconds=self.stale_after_s))
         with self.engine.begin() as db:
             while True:
-                row = db.execute(sql.next_job, {"p_stale": stale}).first()
+                # a stale job first: it has waited longest (and it is rare: a few running rows to look at)
+                row = db.execute(sql.next_stale, {"p_stale": stale}).first() or db.execute(sql.next_queued).first()
                 if row is None:
                     return None
                 # stale (its worker died) or released (its handler raised) as often as it may be tried
@@ -140,6 +153,27 @@ class JobQueue:
             taken = {"p_job": row.id, "p_worker": worker_id, "p_now": utc_text(now), "p_attempts": row.attempts + 1}
             db.execute(sql.take, taken)
         return Claim(row.id, worker_id, row.attempts + 1, row)
+
+    def turns(self, db: Connection, owners: Sequence[Any]) -> list[int]:
+        """The fair-share turns of new jobs of ``owners`` queued in this order, in the write transaction queueing them.
+
+        A job's turn is the round the queue has reached (the lowest turn still queued, 0 when none is), or the
+        round after its owner's last job still queued, whichever is later.
+        """
+        if self.fair_by is None:
+            raise ValueError(f"{self.table.name}'s queue has no fair share: its jobs have no turn")
+        sql = self._sql
+        reached = db.execute(sql.lowest_turn).scalar() or 0
+        last: dict[Any, int | None] = {}
+        turns = []
+        for owner in owners:
+            if owner not in last:
+                last[owner] = db.execute(sql.owners_last_turn, {"p_owner": owner}).scalar()
+            previous = last[owner]
+            turn = reached if previous is None else max(reached, previous + 1)
+            last[owner] = turn
+            turns.append(turn)
+        return turns
 
     def heartbeat(self, claim: Claim) -> bool:
         """Renew ``claim`` (``claimed_at`` := now) if it still stands; False when another worker holds the job now."""
@@ -280,39 +314,35 @@ class _Statements:
     CPU per job; these are built once, with bound parameters, and their cache keys are memoised.
     """
 
-    next_job: Select[Any]  # p_stale: the oldest queued job, or the oldest running one claimed before p_stale
+    next_stale: Select[Any]  # p_stale: the oldest running job claimed before p_stale
+    next_queued: Select[Any]  # the queued job to claim next: lowest turn (fair share) or oldest first
+    lowest_turn: Select[Any]  # the turn the queue has reached: the lowest still queued (NULL: none; no fair share)
+    owners_last_turn: Select[Any]  # p_owner: the owner's highest turn still queued (NULL: none; no fair share)
     waiting: Select[Any]  # the ids of the jobs not done: running ones by claim time, then queued ones in turn
     take: Update  # p_job, p_worker, p_now, p_attempts: mark it running under this worker
     update_mine: Update  # p_job, p_worker, then the columns to set: only while this worker's claim stands
 
 
 @functools.lru_cache(maxsize=32)
-def _statements(table: Table, queued: str, running: str, fair_by: tuple[str, str] | None = None) -> _Statements:
+def _statements(table: Table, queued: str, running: str, fair_by: str | None = None) -> _Statements:
     jobs = table.c
     stale = (jobs.status == running) & (jobs.claimed_at < bindparam("p_stale"))
     mine = (jobs.id == bindparam("p_job")) & (jobs.status == running) & (jobs.claimed_by == bindparam("p_worker"))
-    order: list[Any] = [jobs.id]
-    if fair_by is not None:  # the owner's earlier jobs still unclaimed when this one came: its turn
-        owner, created = fair_by
-        earlier = table.alias("earlier")
-        turn = (
-            select(func.count())
-            .select_from(earlier)
-            .where(earlier.c[owner] == jobs[owner], earlier.c.id < jobs.id,
-                   or_(earlier.c.claimed_at.is_(None), earlier.c.claimed_at >= jobs[created]))
-            .scalar_subquery()
-        )  # fmt: skip
-        order = [turn, jobs.id]
+    order = [jobs.id] if fair_by is None else [jobs.turn, jobs.id]
+    is_queued = jobs.status == queued
     running_first = case((jobs.status == running, 0), else_=1)
+    no_turn = select(null())  # a queue without fair share has no turns to read
     return _Statements(
+        # FOR UPDATE SKIP LOCKED on PostgreSQL; SQLite compiles none (its BEGIN IMMEDIATE serialises claims)
+        next_stale=select(table).where(stale).order_by(jobs.id).limit(1).with_for_update(skip_locked=True),
+        next_queued=select(table).where(is_queued).order_by(*order).limit(1).with_for_update(skip_locked=True),
+        lowest_turn=no_turn if fair_by is None else select(func.min(jobs.turn)).where(is_queued),
+        owners_last_turn=no_turn
+        if fair_by is None
+        else select(func.max(jobs.turn)).where(is_queued, jobs[fair_by] == bindparam("p_owner")),
         waiting=select(jobs.id)
         .where(jobs.status.in_((queued, running)))
         .order_by(running_first, jobs.claimed_at, *order),
-        next_job=select(table)
-        .where(or_(jobs.status == queued, stale))
-        .order_by(*order)
-        .limit(1)
-        .with_for_update(skip_locked=True),  # PostgreSQL; SQLite compiles no FOR UPDATE (BEGIN IMMEDIATE)
         take=update(table)
         .where(jobs.id == bindparam("p_job"))
         .values(

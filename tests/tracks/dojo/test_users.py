@@ -193,6 +193,28 @@ def test_claims_go_round_robin_across_users(url: str, bubblewrap: Sandbox) -> No
     assert claim is not None and claim.id == later
 
 
+def test_a_late_burst_waits_behind_the_rounds_others_already_hold(url: str, bubblewrap: Sandbox) -> None:
+    """Two of ann's four are judged when bob sends three: bob's first comes after ann's third, not before it."""
+    platform, clock = open_season(url, bubblewrap)
+    ann, _ = platform.add_user("ann", Role.SOLVER)
+    bob, _ = platform.add_user("bob", Role.SOLVER)
+    queue = judge_queue(platform)
+    owner = {platform.submit(ann, "fib", LOOP).submission_id: "ann" for _ in range(4)}
+    order = []
+    for _ in range(2):
+        claim = queue.claim("w1")
+        assert claim is not None and queue.finish(claim, {"verdict": "WRONG_ANSWER", "judged_at": platform.now()})
+        order.append(owner[claim.id])
+    owner |= {platform.submit(bob, "fib", LOOP).submission_id: "bob" for _ in range(3)}
+    while (claim := queue.claim("w1")) is not None:
+        order.append(owner[claim.id])
+        assert queue.finish(claim, {"verdict": "WRONG_ANSWER", "judged_at": platform.now()})
+    assert order == ["ann", "ann", "ann", "bob", "ann", "bob", "bob"]
+    # a rejudge queues the problem's submissions again, round-robin across their users
+    assert platform.rejudge("fib") == 7
+    assert [owner[i] for i in queue.waiting()] == ["ann", "bob", "ann", "bob", "ann", "bob", "ann"]
+
+
 def test_a_user_who_submits_too_fast_is_told_when_to_come_back(url: str, bubblewrap: Sandbox) -> None:
     platform, clock = open_season(url, bubblewrap, ScoringRules(max_submissions_per_window=3, submission_window_s=60))
     start = clock.now()

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from podium.core.clock import parse_utc
+from podium.tracks.dojo.queueing import judge_queue
 from podium.tracks.dojo.records import JobStatus
 
 if TYPE_CHECKING:
@@ -48,8 +49,6 @@ def queue_rows(dojo: Dojo) -> list[dict[str, Any]]:
 
     The running ones come first, then the queued ones in the order claims take them (fair share included).
     """
-    from podium.tracks.dojo.worker import judge_queue  # here, not on top: the worker module brings the judge
-
     order = judge_queue(dojo).waiting()
     position = {submission_id: index for index, submission_id in enumerate(order)}
     rows = submission_rows(dojo, status=(JobStatus.QUEUED, JobStatus.RUNNING))

@@ -83,7 +83,7 @@ submissions = Table(
     Column("notes", Text, nullable=False),
     Column("created_at", String(32), nullable=False),
     Column("practice", Boolean, nullable=False),  # made after the freeze: judged, never counted
-    *queue_columns(),  # status: queued | running | judged
+    *queue_columns(fair=True),  # status: queued | running | judged; turn: its fair-share round
     Column("verdict", String(16)),
     Column("reason", Text),
     Column("stage_pass", Boolean),
@@ -94,8 +94,9 @@ submissions = Table(
     Column("tag_override", Text),  # why the judge ignored the claimed tag; NULL where the claim stands
     # a judged row has the length the judge measured (only a source never admitted, stored before 0003, has none)
     CheckConstraint(JUDGED_HAS_LENGTH, name="ck_dojo_submissions_judged_length"),
-    # a claim's fair-share turn counts a solver's earlier submissions from this index alone (migration 0006)
-    Index("ix_dojo_submissions_fair_turn", "user_id", "id", "claimed_at"),
+    # a claim reads the next turn from the first, queueing a submission its solver's last turn from the second
+    Index("ix_dojo_submissions_claim_order", "status", "turn", "id"),
+    Index("ix_dojo_submissions_user_turn", "user_id", "status", "turn"),
 )
 
 audit_log = audit_table(metadata, "dojo_audit_log")

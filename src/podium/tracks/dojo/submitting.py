@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from sqlalchemy import Connection, Engine, insert, select, update
+from sqlalchemy import Connection, Engine, bindparam, insert, select, update
 
 from podium.core.clock import Clock, parse_utc, utc_text
 from podium.core.errors import InputError, NotFoundError, PermissionDenied, RateLimited
@@ -24,6 +24,7 @@ from podium.core.storage.text import unstorable
 from podium.tracks.dojo.admit import admit
 from podium.tracks.dojo.bonus import method_tag
 from podium.tracks.dojo.lifecycle import PUBLISHED, LifecycleError, ProblemState
+from podium.tracks.dojo.queueing import judge_queue
 from podium.tracks.dojo.records import JobStatus, Problem, Role, Season, Submission, User
 from podium.tracks.dojo.rules import ScoringRules
 from podium.tracks.dojo.schema import problems, submissions
@@ -109,6 +110,7 @@ class SubmissionDesk:
                     practice=practice,
                     status=JobStatus.QUEUED.value,
                     attempts=0,
+                    turn=judge_queue(self).turns(db, [user.id])[0],
                 ),
             )
             append_audit(
@@ -211,15 +213,25 @@ class SubmissionDesk:
             raise LifecycleError(
                 f"problem {slug!r} is {problem.state.value}: only OPEN or FROZEN problems are rejudged"
             )
-        query = update(submissions).where(submissions.c.problem_id == problem.id)
+        chosen = select(submissions.c.id, submissions.c.user_id).where(submissions.c.problem_id == problem.id)
         if submission_id is not None:
-            query = query.where(submissions.c.id == submission_id)
+            chosen = chosen.where(submissions.c.id == submission_id)
         with transaction(self.engine) as db:
-            count = db.execute(
-                query.values(status=JobStatus.QUEUED.value, attempts=0, claimed_by=None, claimed_at=None)
-            ).rowcount
+            rows = db.execute(chosen.order_by(submissions.c.id)).all()
+            turns = judge_queue(self).turns(db, [row.user_id for row in rows])
+            if rows:
+                db.execute(_REQUEUE, [{"p_id": row.id, "turn": turn} for row, turn in zip(rows, turns, strict=True)])
+            count = len(rows)
             append_audit(db, self.now(), "rejudge", {"problem": slug, "submission": submission_id, "queued": count})
         return int(count)
+
+
+# back to the queue as if never claimed, in its new fair-share turn (an executemany over the chosen rows)
+_REQUEUE = (
+    update(submissions)
+    .where(submissions.c.id == bindparam("p_id"))
+    .values(status=JobStatus.QUEUED.value, attempts=0, claimed_by=None, claimed_at=None)
+)
 
 
 def _check_rate(db: Connection, user: User, season_id: int, rules: ScoringRules, now: datetime) -> None:

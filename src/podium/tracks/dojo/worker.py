@@ -16,20 +16,20 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Any
 
-from sqlalchemy import Connection, Row, bindparam, select
+from sqlalchemy import Connection, bindparam, select
 
 from podium.core.execution.sandbox import Sandbox
-from podium.core.queue import MAX_ATTEMPTS, MAX_REASON_CHARS, STALE_AFTER_S, Claim, JobQueue, default_worker_id
+from podium.core.queue import MAX_ATTEMPTS, MAX_REASON_CHARS, Claim, default_worker_id
 from podium.core.queue import work_in_threads as run_in_threads
 from podium.core.storage.text import one_line
 from podium.tracks.dojo.judge import Judgment, failed_judgment, judge_submission
 from podium.tracks.dojo.platform import Dojo
-from podium.tracks.dojo.records import JobStatus, Problem, Season
+from podium.tracks.dojo.queueing import judge_queue
+from podium.tracks.dojo.records import Problem, Season
 from podium.tracks.dojo.rules import ScoringRules
-from podium.tracks.dojo.schema import problems, seasons, submissions
-from podium.tracks.dojo.store import append_audit, transaction
+from podium.tracks.dojo.schema import problems, seasons
+from podium.tracks.dojo.store import append_audit
 from podium.tracks.dojo.verdicts import RunVerdict
 
 __all__ = ["MAX_ATTEMPTS", "Job", "judge_queue", "record", "work", "work_in_threads"]
@@ -51,31 +51,6 @@ class Job:
     def submission_id(self) -> int:
         """The submission's id."""
         return self.claim.id
-
-
-def judge_queue(dojo: Dojo, *, stale_after_s: float = STALE_AFTER_S, max_attempts: int = MAX_ATTEMPTS) -> JobQueue:
-    """The queue of submissions to judge."""
-
-    def given_up(db: Connection, row: Row[Any], reason: str) -> dict[str, Any]:
-        # every attempt to judge it ended without a judgment: perhaps it is what kills the workers, so it stops here
-        now = dojo.now()
-        verdict = RunVerdict.INTERNAL_ERROR.value
-        append_audit(db, now, "judged", {"submission": row.id, "verdict": verdict, "reason": reason})
-        return {"verdict": verdict, "reason": reason, "stage_pass": False, "reward_correct": False, "judged_at": now}
-
-    return JobQueue(
-        dojo.engine,
-        submissions,
-        transaction,
-        dojo.clock,
-        queued=JobStatus.QUEUED.value,
-        running=JobStatus.RUNNING.value,
-        done=JobStatus.JUDGED.value,
-        stale_after_s=stale_after_s,
-        max_attempts=max_attempts,
-        fair_by=("user_id", "created_at"),  # round-robin across users: one burst does not hold back the others
-        exhausted=given_up,
-    )
 
 
 # the problem and its season's rules in one query, built once (a statement built per judgment costs ~0.2 ms of CPU)
