@@ -91,6 +91,26 @@ def _run(sandbox: ForkServerSandbox, source: bytes, env: dict[str, str] | None =
     return result.status
 
 
+WALK_ROOT = b"""import os
+for folder in ("/", "/etc", "/dev"):
+    for name in sorted(os.listdir(folder)):
+        path = os.path.join(folder, name)
+        kind = "link " + os.readlink(path) if os.path.islink(path) else "dir" if os.path.isdir(path) else "file"
+        print(path, kind, "writable" if os.access(path, os.W_OK) else "read-only")
+"""
+
+
+def test_a_run_sees_the_same_root_as_under_bubblewrap(fork_server: ForkServerSandbox) -> None:
+    """Both roots come from one list (``root.py``): the same entries, links and write access."""
+    request = RunRequest(("python3", "-S", "solver.py"), {"solver.py": WALK_ROOT})
+    ours, bubblewrap = fork_server.run(request), fork_server._fallback.run(request)
+    assert (ours.backend, bubblewrap.backend) == ("forkserver", "bubblewrap")
+    listing = ours.stdout.decode().splitlines()
+    assert listing == bubblewrap.stdout.decode().splitlines()
+    assert "/usr dir read-only" in listing and "/tmp dir writable" in listing and "/dev/null file writable" in listing
+    assert not any(line.startswith(("/home", "/root", "/etc/passwd", "/dev/shm")) for line in listing)
+
+
 def test_a_zygote_serves_one_run_after_another(fork_server: ForkServerSandbox) -> None:
     assert _run(fork_server, b"print(1)") is RunStatus.OK
     before = _zygotes()

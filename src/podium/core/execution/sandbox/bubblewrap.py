@@ -39,6 +39,7 @@ from podium.core.execution.sandbox.cgroups import MemoryUsage
 from podium.core.execution.sandbox.channel import serving
 from podium.core.execution.sandbox.records import Limits, RunRequest, RunResult, RunStatus
 from podium.core.execution.sandbox.registry import RegisteredRun, RunRegistry, start_sweeper
+from podium.core.execution.sandbox.root import Entry, devices, host_files
 from podium.core.execution.sandbox.seccomp import filter_program
 from podium.core.execution.sandbox.supervise import (
     SYSTEM_PATH,
@@ -87,7 +88,7 @@ class BubblewrapSandbox:
         self._tools = _tools()
         self._filter = filter_program()
         self._pool = slot_pool(cgroups)
-        self._layout = _host_layout()
+        self._layout = _as_arguments(host_files())  # the interpreter's files, as this host lays them out
         become_subreaper()
         self._registry = RunRegistry()
         start_sweeper(self._registry)  # the runs of workers that died on this host, now and every few seconds
@@ -134,19 +135,8 @@ def _tools() -> _Tools:
     return _Tools(bwrap, util_linux_tools())
 
 
-def _host_layout() -> list[str]:
-    """Read-only binds of the interpreter's files, mirroring how this host lays out ``/bin`` and ``/lib*``."""
-    args = ["--ro-bind", "/usr", "/usr"]
-    for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
-        path = Path("/", name)
-        if path.is_symlink():
-            args += ["--symlink", os.readlink(path), str(path)]
-        elif path.is_dir():
-            args += ["--ro-bind", str(path), str(path)]
-    # neither holds secrets: the loader's cache and the Debian alternatives links some /usr/bin names go through
-    args += ["--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache"]
-    args += ["--ro-bind-try", "/etc/alternatives", "/etc/alternatives"]
-    return args
+def _as_arguments(entries: list[Entry]) -> list[str]:
+    return [argument for kind, source, target in entries for argument in (f"--{kind}", source, target)]
 
 
 def bwrap_args(layout: list[str], box: Path, request: RunRequest) -> list[str]:
@@ -199,13 +189,7 @@ def _dev_args() -> list[str]:
     bubblewrap's own ``--dev`` adds a private ``devpts`` mount, ``/dev/tty``, ``/dev/shm`` and ``/dev/ptmx``, none
     of which a judged program needs (``/dev`` is read-only anyway), for 0.7 ms more per run here.
     """
-    args = ["--tmpfs", "/dev"]
-    for device in ("null", "zero", "full", "random", "urandom"):
-        args += ["--dev-bind-try", f"/dev/{device}", f"/dev/{device}"]
-    args += ["--symlink", "/proc/self/fd", "/dev/fd"]
-    for number, stream in enumerate(("stdin", "stdout", "stderr")):
-        args += ["--symlink", f"/proc/self/fd/{number}", f"/dev/{stream}"]
-    return args
+    return ["--tmpfs", "/dev", *_as_arguments(devices())]
 
 
 def _reachable_by_anyone(folder: Path) -> bool:

@@ -40,6 +40,7 @@ from podium.core.errors import DependencyError
 from podium.core.execution.sandbox.bubblewrap import BubblewrapSandbox
 from podium.core.execution.sandbox.cgroups import Cgroup
 from podium.core.execution.sandbox.records import RunRequest, RunResult, RunStatus
+from podium.core.execution.sandbox.root import devices, host_files
 from podium.core.execution.sandbox.seccomp import filter_program
 from podium.core.execution.sandbox.supervise import (
     RlimitValues,
@@ -206,7 +207,12 @@ class _Zygote:
         zygote = _Zygote(plan, proc, ours, log_read)
         ours.settimeout(_MESSAGE_S)
         cgroup = slot.cgroup.folders() if slot.cgroup is not None else ()
-        hello = {"uid": slot.uid, "filter": seccomp_filter.hex(), "cgroup_procs": [f"{f}/cgroup.procs" for f in cgroup]}
+        hello = {
+            "uid": slot.uid,
+            "filter": seccomp_filter.hex(),
+            "cgroup_procs": [f"{folder}/cgroup.procs" for folder in cgroup],
+            "root": [*host_files(), *devices()],  # bubblewrap's list: the two roots cannot drift apart
+        }
         try:
             zygote.send(hello)
             zygote.receive("ready")

@@ -7,9 +7,10 @@ It never runs untrusted code and never holds a run's source or output: the judge
 memfd) and pipes to the run's own processes, which the zygote forwards unread. ``docs/design/core.md``
 ("The fork-server") gives the design and its weaknesses.
 
-Once, at start: a private mount namespace whose root is a tmpfs holding the interpreter's files read-only
-(``/usr`` and the ``/bin``, ``/lib*`` links, the loader cache), five devices, the host's ``/proc`` (each run's
-init mounts its own over it) and empty ``/tmp`` and ``/box`` mount points; ``pivot_root`` into it;
+Once, at start: a private mount namespace whose root is a tmpfs holding what the judge's ``hello`` lists (``root.py``,
+bubblewrap's list too: the interpreter's files read-only, the loader cache, five devices, the ``fd`` links), the
+host's ``/proc`` (each run's init mounts its own over it) and empty ``/tmp`` and ``/box`` mount points; ``pivot_root``
+into it;
 ``gc.freeze()`` and a warm-up ``compile()``.
 
 Per run, prepared while the slot is idle (so cgroup v1's wait in ``cgroup.procs`` costs no one time)::
@@ -124,37 +125,33 @@ def _bind_read_only(source: str, target: str) -> None:
     _mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
 
 
-def _build_root() -> int:
-    """A private root of the interpreter's files, pivoted into; a descriptor of the host's /proc (for uid maps)."""
+def _build_root(entries: list[list[str]]) -> int:
+    """A private root of the judge's ``entries`` (``root.py``), pivoted into; a descriptor of the host's /proc."""
     host_proc = os.open("/proc", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     _check(_libc.unshare(CLONE_NEWNS), "unshare mount")
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
     _mount("tmpfs", ROOT, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m")
-    for name in ("usr", "proc", "tmp", "box", "dev", "etc", "old"):
+    for name in ("proc", "tmp", "box", "dev", "old"):
         os.mkdir(f"{ROOT}/{name}", 0o755)
-    _bind_read_only("/usr", f"{ROOT}/usr")
-    for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
-        if os.path.islink(f"/{name}"):
-            os.symlink(os.readlink(f"/{name}"), f"{ROOT}/{name}")
-        elif os.path.isdir(f"/{name}"):
-            os.mkdir(f"{ROOT}/{name}", 0o755)
-            _bind_read_only(f"/{name}", f"{ROOT}/{name}")
-    for name in ("ld.so.cache", "alternatives"):  # neither holds secrets
-        if os.path.isdir(f"/etc/{name}"):
-            os.mkdir(f"{ROOT}/etc/{name}", 0o755)
-            _bind_read_only(f"/etc/{name}", f"{ROOT}/etc/{name}")
-        elif os.path.exists(f"/etc/{name}"):
-            open(f"{ROOT}/etc/{name}", "w").close()
-            _bind_read_only(f"/etc/{name}", f"{ROOT}/etc/{name}")
-    for device in ("null", "zero", "full", "random", "urandom"):
-        open(f"{ROOT}/dev/{device}", "w").close()
-        _mount(f"/dev/{device}", f"{ROOT}/dev/{device}", None, MS_BIND)
+    for kind, source, target in entries:
+        inside = ROOT + target
+        os.makedirs(os.path.dirname(inside), mode=0o755, exist_ok=True)
+        if kind == "symlink":
+            os.symlink(source, inside)
+            continue
+        if kind.endswith("-try") and not os.path.exists(source):
+            continue
+        if os.path.isdir(source):
+            os.mkdir(inside, 0o755)
+        else:
+            open(inside, "w").close()
+        if kind == "dev-bind-try":
+            _mount(source, inside, None, MS_BIND)  # the root is remounted read-only below
+        else:
+            _bind_read_only(source, inside)
     # the kernel lets a user namespace mount a proc only where a proc is fully visible already: the host's, which
     # every run's init then covers with its own (and the filter keeps it from unmounting)
     _mount("/proc", f"{ROOT}/proc", None, MS_BIND | MS_REC)
-    os.symlink("/proc/self/fd", f"{ROOT}/dev/fd")
-    for number, stream in enumerate(("stdin", "stdout", "stderr")):
-        os.symlink(f"/proc/self/fd/{number}", f"{ROOT}/dev/{stream}")
     os.chdir(ROOT)
     _check(_libc.syscall(SYS_PIVOT_ROOT, b".", b"old"), "pivot_root")
     _check(_libc.umount2(b"/old", MNT_DETACH), "umount old root")
@@ -431,7 +428,7 @@ def serve(sock_fd: int) -> None:
     hello["compiled_filter"] = _compiled_filter(hello["filter"])
     with open("/proc/sys/kernel/cap_last_cap") as last:
         hello["last_capability"] = int(last.read())
-    host_proc = _build_root()
+    host_proc = _build_root(hello["root"])
     compile("0", "<warm-up>", "exec")  # an interpreter's first compile() costs 1 ms
     gc.freeze()
     channel.send({"ready": os.getpid()})
