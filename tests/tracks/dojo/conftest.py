@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from podium.core.errors import DependencyError
-from podium.core.execution.sandbox import Sandbox, open_sandbox
+from podium.core.execution.sandbox import Sandbox
+from tests.conftest import open_backend_or_skip
 
 from .serving import free_port
 
@@ -20,23 +20,13 @@ from .serving import free_port
 @pytest.fixture(scope="session")
 def bubblewrap() -> Sandbox:
     """The bubblewrap sandbox; ``make test`` installs it, so there (PODIUM_REQUIRE_SANDBOX=1) it must work."""
-    try:
-        return open_sandbox("bubblewrap")
-    except DependencyError as error:
-        if os.environ.get("PODIUM_REQUIRE_SANDBOX") == "1":
-            raise
-        pytest.skip(f"bubblewrap is not usable here: {error.describe()}")
+    return open_backend_or_skip("bubblewrap")
 
 
 @pytest.fixture(scope="session")
 def fork_server() -> Sandbox:
     """The fork-server sandbox (root only); ``make test`` runs as root with libseccomp, so there it must work."""
-    try:
-        return open_sandbox("forkserver")
-    except DependencyError as error:
-        if os.environ.get("PODIUM_REQUIRE_SANDBOX") == "1":
-            raise
-        pytest.skip(f"the fork-server sandbox is not usable here: {error.describe()}")
+    return open_backend_or_skip("forkserver")
 
 
 @pytest.fixture(scope="session")

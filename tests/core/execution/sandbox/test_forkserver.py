@@ -14,11 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from podium.core.errors import DependencyError
-from podium.core.execution.sandbox import RunRequest, RunStatus, forkserver, open_sandbox
+from podium.core.execution.sandbox import RunRequest, RunStatus, forkserver
 from podium.core.execution.sandbox.channel import Channel
 from podium.core.execution.sandbox.forkserver import ForkServerSandbox, python_run
-from tests.conftest import required
+from tests.conftest import open_backend_or_skip
 from tests.processes import parent_of, processes_with
 
 FILES = {"solver.py": b"print(1)\n"}
@@ -68,14 +67,7 @@ def test_a_channel_goes_to_bubblewrap() -> None:
 
 @pytest.fixture(scope="module")
 def fork_server() -> ForkServerSandbox:
-    if os.geteuid() != 0 and not required("PODIUM_REQUIRE_SANDBOX"):
-        pytest.skip("the fork-server sandbox needs root")
-    try:
-        opened = open_sandbox("forkserver")
-    except DependencyError as error:
-        if required("PODIUM_REQUIRE_SANDBOX", "PODIUM_REQUIRE_ORACLE"):
-            raise
-        pytest.skip(f"the fork-server sandbox cannot run here: {error.describe()}")
+    opened = open_backend_or_skip("forkserver")
     assert isinstance(opened, ForkServerSandbox)
     return opened
 

@@ -6,13 +6,10 @@ A test about how one backend works inside (bubblewrap's scratch folder, its proc
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
-from podium.core.errors import DependencyError
-from podium.core.execution.sandbox import Sandbox, open_sandbox
-from tests.conftest import required
+from podium.core.execution.sandbox import Sandbox
+from tests.conftest import open_backend_or_skip
 
 ISOLATED_BACKENDS = ("bubblewrap", "forkserver")
 
@@ -20,17 +17,7 @@ ISOLATED_BACKENDS = ("bubblewrap", "forkserver")
 @pytest.fixture(scope="module", params=ISOLATED_BACKENDS)
 def sandbox(request: pytest.FixtureRequest) -> Sandbox:
     """Each isolated backend in turn, as the judges open it; ``make test`` installs what both need."""
-    if request.param == "bubblewrap":
-        opened: Sandbox = request.getfixturevalue("bubblewrap_sandbox")
-        return opened
-    if os.geteuid() != 0 and not required("PODIUM_REQUIRE_SANDBOX"):
-        pytest.skip("the fork-server sandbox needs root")
-    try:
-        return open_sandbox("forkserver")
-    except DependencyError as error:
-        if required("PODIUM_REQUIRE_SANDBOX", "PODIUM_REQUIRE_ORACLE"):
-            raise
-        pytest.skip(f"the fork-server sandbox cannot run here: {error.describe()}")
+    return open_backend_or_skip(request.param)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
