@@ -1,4 +1,4 @@
-"""The process's one heartbeat thread: each held claim renewed at its queue's pace, until dropped or lost."""
+"""The queue's heartbeats: one thread per process renews each held claim at its queue's pace, until dropped or lost."""
 
 from __future__ import annotations
 
