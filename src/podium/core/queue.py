@@ -6,9 +6,9 @@ words (queued, running, done) and keeps everything else: what a job is, how it i
 
 - ``claim`` takes the oldest running job whose claim is older than ``stale_after_s`` (its worker died), else the
   next queued one (oldest first, or by fair-share turn), marks it running under the worker's id and counts the
-  attempt. On PostgreSQL the row is
-  taken ``FOR UPDATE SKIP LOCKED``, so workers claiming at once take different rows without waiting on each
-  other; on SQLite the engine's ``BEGIN IMMEDIATE`` (``TrackStore.open``) serialises claims.
+  attempt. On PostgreSQL the row is taken ``FOR UPDATE SKIP LOCKED``, so workers claiming at once take different
+  rows without waiting on each other; on SQLite the engine's ``BEGIN IMMEDIATE`` (``TrackStore.open``) serialises
+  claims.
 - While a job runs, ``work`` renews its claim from the process's heartbeat thread every ``heartbeat_s`` (3 s:
   ``claimed_at`` := now, only while the claim stands), so a claim goes stale ``stale_after_s`` (15 s) after its
   worker stopped beating, and a dead worker's job is taken over within seconds however long jobs may run.

@@ -7,11 +7,10 @@ It never runs untrusted code and never holds a run's source or output: the judge
 memfd) and pipes to the run's own processes, which the zygote forwards unread. ``docs/design/core.md``
 ("The fork-server") gives the design and its weaknesses.
 
-Once, at start: a private mount namespace whose root is a tmpfs holding what the judge's ``hello`` lists (``root.py``,
-bubblewrap's list too: the interpreter's files read-only, the loader cache, five devices, the ``fd`` links), the
-host's ``/proc`` (each run's init mounts its own over it) and empty ``/tmp`` and ``/box`` mount points; ``pivot_root``
-into it;
-``gc.freeze()`` and a warm-up ``compile()``.
+Once, at start: a private mount namespace whose root is a tmpfs holding what the judge's ``hello`` lists
+(``root.py``, bubblewrap's list too: the interpreter's files read-only, the loader cache, five devices, the ``fd``
+links), the host's ``/proc`` (each run's init mounts its own over it) and empty ``/tmp`` and ``/box`` mount points;
+``pivot_root`` into it; ``gc.freeze()`` and a warm-up ``compile()``.
 
 Per run, prepared while the slot is idle (so cgroup v1's wait in ``cgroup.procs`` costs no one time)::
 
