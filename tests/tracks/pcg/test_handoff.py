@@ -123,3 +123,15 @@ def test_images_simulate_classified_need_no_classify_job(tmp_path: Path, monkeyp
     monkeypatch.setattr("podium.tracks.pcg.stages.classify.classify_images", no_job)
     evaluate(open_competition(handed, edition(2023)), EMBEDDED)
     assert similarities(handed) == similarities(plain)
+
+
+def test_a_predicted_image_hands_over_its_prediction_alone(tmp_path: Path) -> None:
+    """The worker that classified an image keeps its input: classify needs only the prediction."""
+    root = built(tmp_path)
+    handoff = ImageHandoff(preprocess, classifier=EMBEDDED)
+    run_simulate(open_competition(root, edition(2024)), StageSettings(handoff=handoff))
+    png = sorted((root / "v2" / "images" / "L").glob("*.png"))[0].read_bytes()
+    digest = png_digest(png)
+    assert handoff.prediction(digest) is not None
+    assert handoff.input_or_bytes(png, digest) == png  # no input kept: had classify needed one, it decodes the file
+    assert len(handoff) > 20

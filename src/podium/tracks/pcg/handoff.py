@@ -33,10 +33,14 @@ def png_digest(png: bytes) -> bytes:
 
 @dataclass(frozen=True, slots=True)
 class RenderedInput:
-    """A classifier's input made from a rendered image, its PNG's digest, and maybe the classifier's prediction."""
+    """A rendered image's PNG digest with the classifier's prediction, or else the classifier's input.
+
+    A predicted image's input stays in the worker: classify only needs the prediction (16 KB an image less to send
+    back and keep, 60 MB for the 3,862 distinct images of the 7,800-trial benchmark).
+    """
 
     png_sha256: bytes
-    array: ModelInput
+    array: ModelInput | None
     prediction: LetterPrediction | None = None
 
 
@@ -55,8 +59,9 @@ class ImageHandoff:
     _predictions: dict[bytes, LetterPrediction] = field(default_factory=dict)
 
     def keep(self, rendered: RenderedInput) -> None:
-        """Remember one rendered image's input and prediction (identical images share one entry)."""
-        self._inputs[rendered.png_sha256] = rendered.array
+        """Remember one rendered image's input or prediction (identical images share one entry)."""
+        if rendered.array is not None:
+            self._inputs[rendered.png_sha256] = rendered.array
         if rendered.prediction is not None:
             self._predictions[rendered.png_sha256] = rendered.prediction
 
@@ -70,4 +75,4 @@ class ImageHandoff:
         return png if found is None else found
 
     def __len__(self) -> int:
-        return len(self._inputs)
+        return len(self._inputs.keys() | self._predictions.keys())

@@ -91,11 +91,11 @@ def _rendered_input(job: SimulationJob, png: bytes, gray: npt.NDArray[np.uint8])
     """The classifier's input made from the rendered image and, when the job asks, its prediction."""
     assert job.make_input is not None
     model_input = job.make_input(gray)
-    prediction = None
-    if job.classifier is not None:
-        classifier = cast(InputClassifier, job.classifier.load())
-        (prediction,) = classifier.predict_arrays(model_input[None])
-    return RenderedInput(png_digest(png), model_input, prediction)
+    if job.classifier is None:
+        return RenderedInput(png_digest(png), model_input)
+    classifier = cast(InputClassifier, job.classifier.load())
+    (prediction,) = classifier.predict_arrays(model_input[None])
+    return RenderedInput(png_digest(png), None, prediction)
 
 
 def stability_json(records: Sequence[StabilityRecord]) -> str:
