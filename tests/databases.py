@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 
+import pytest
 from sqlalchemy import Engine, create_engine, text
 
-from podium.core.storage.sql import open_engine
+from podium.core.storage.sql import open_engine, sqlite_url
 from podium.core.storage.store import TrackStore
 
 
@@ -18,6 +20,13 @@ def new_postgres_database(server: str, prefix: str) -> str:
         db.execute(text(f'CREATE DATABASE "{name}"'))
     admin.dispose()
     return server.rsplit("/", 1)[0] + f"/{name}"
+
+
+def new_database(kind: str, name: str, request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The URL of a new, empty database: an SQLite file in ``tmp_path``, or one on the session's PostgreSQL server."""
+    if kind == "sqlite":
+        return sqlite_url(tmp_path / f"{name}.sqlite3")
+    return new_postgres_database(str(request.getfixturevalue("postgres_url")), name)
 
 
 def upgrade_to(store: TrackStore, url: str, revision: str) -> Engine:

@@ -2,29 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from sqlalchemy import insert, select
 
 from podium.core.clock import ManualClock, parse_utc
-from podium.core.storage.sql import inserted_id, sqlite_url
+from podium.core.storage.sql import inserted_id
 from podium.tracks.dojo.platform import Dojo
 from podium.tracks.dojo.queueing import judge_queue
 from podium.tracks.dojo.schema import problems, seasons, submissions, users
 from podium.tracks.dojo.store import STORE, open_store
-from tests.databases import new_postgres_database, upgrade_to
+from tests.databases import new_database, upgrade_to
 
 AT = "2026-11-01T09:00:00.000000+00:00"
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
-def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield sqlite_url(tmp_path / "old.sqlite3")
-        return
-    yield new_postgres_database(str(request.getfixturevalue("postgres_url")), "dojo_migrate")
+def url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    return new_database(request.param, "dojo_migrate", request, tmp_path)
 
 
 def test_0007_gives_each_queued_submission_its_solvers_rank_as_its_turn(url: str) -> None:

@@ -2,27 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from sqlalchemy import select, text
 
-from podium.core.storage.sql import sqlite_url
 from podium.tracks.wmeval.schema import items, scores, teams
 from podium.tracks.wmeval.store import STORE, open_store
-from tests.databases import new_postgres_database, upgrade_to
+from tests.databases import new_database, upgrade_to
 from tests.tracks.dojo.conftest import postgres_url  # noqa: F401  the dojo's real PostgreSQL server, reused
 
 AT = "2026-06-01T00:00:00.000000+00:00"
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
-def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield sqlite_url(tmp_path / "old.sqlite3")
-        return
-    yield new_postgres_database(str(request.getfixturevalue("postgres_url")), "wmeval_migrate")
+def url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    return new_database(request.param, "wmeval_migrate", request, tmp_path)
 
 
 def test_0002_turns_the_unplayable_flag_into_a_cant_judge_0003_drops_the_reference_as_gold(url: str) -> None:

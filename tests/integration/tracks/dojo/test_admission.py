@@ -27,7 +27,7 @@ from podium.tracks.dojo.schema import problems, seasons, submissions, users
 from podium.tracks.dojo.store import STORE, open_store
 from podium.tracks.dojo.verdicts import RunVerdict
 from podium.tracks.dojo.worker import work
-from tests.databases import new_postgres_database, upgrade_to
+from tests.databases import new_database, upgrade_to
 
 FIB_SETTER = b"a,b=0,1\nfor _ in range(300):print(a);a,b=b,a+b\n"
 GOLF = b"a,b=0,1\nwhile 1:print(a);a,b=b,a+b\n"
@@ -146,11 +146,7 @@ def test_a_judged_row_carries_the_judged_length_and_replay_checks_it(dojo: Dojo,
 def test_migration_0003_rejects_the_rows_stored_without_a_length(
     database: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
-    url = (
-        sqlite_url(tmp_path / "old.sqlite3")
-        if database == "sqlite"
-        else new_postgres_database(str(request.getfixturevalue("postgres_url")), "dojo_0002")
-    )
+    url = new_database(database, "dojo_0002", request, tmp_path)
     engine = upgrade_to(STORE, url, "0002")
     now = "2026-11-01T09:00:00.000000+00:00"
     with engine.begin() as db:
