@@ -1,4 +1,6 @@
-"""Leave a process behind holding established loopback TCP connections, with data left unread in each.
+"""Leave a process behind holding loopback TCP connections, with data left unread in each.
+
+Half of them stay established; the other half are half-closed (FIN_WAIT2 on one side, CLOSE_WAIT on the other).
 
 Nobody has to connect to read it: ``/proc/net/tcp`` lists each connection's receive queue, so the number of bytes
 waiting on each is the data.
@@ -28,6 +30,8 @@ if os.fork() == 0:  # the child detaches and outlives the writer: its own sessio
                 client = socket.create_connection(address)
                 served, _ = listening.accept()
                 client.sendall(b"x" * count)  # never read: it waits in the accepted socket's receive queue
+                if len(held) % 4:  # every other pair half-closed: FIN_WAIT2 here, CLOSE_WAIT with the bytes there
+                    client.shutdown(socket.SHUT_WR)
                 held += [client, served]
             os.write(ready_write, b"parked")
         except OSError as error:
