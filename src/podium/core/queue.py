@@ -59,7 +59,6 @@ from sqlalchemy import (
     bindparam,
     case,
     func,
-    null,
     select,
     update,
 )
@@ -162,13 +161,13 @@ class JobQueue:
         """
         if self.fair_by is None:
             raise ValueError(f"{self.table.name}'s queue has no fair share: its jobs have no turn")
-        sql = self._sql
-        reached = db.execute(sql.lowest_turn).scalar() or 0
+        lowest_turn, owners_last_turn = _turn_statements(self.table, self.queued, self.fair_by)
+        reached = db.execute(lowest_turn).scalar() or 0
         last: dict[Any, int | None] = {}
         turns = []
         for owner in owners:
             if owner not in last:
-                last[owner] = db.execute(sql.owners_last_turn, {"p_owner": owner}).scalar()
+                last[owner] = db.execute(owners_last_turn, {"p_owner": owner}).scalar()
             previous = last[owner]
             turn = reached if previous is None else max(reached, previous + 1)
             last[owner] = turn
@@ -308,8 +307,6 @@ class _Statements:
 
     next_stale: Select[Any]  # p_stale: the oldest running job claimed before p_stale
     next_queued: Select[Any]  # the queued job to claim next: lowest turn (fair share) or oldest first
-    lowest_turn: Select[Any]  # the turn the queue has reached: the lowest still queued (NULL: none; no fair share)
-    owners_last_turn: Select[Any]  # p_owner: the owner's highest turn still queued (NULL: none; no fair share)
     waiting: Select[Any]  # the ids of the jobs not done: running ones by claim time, then queued ones in turn
     take: Update  # p_job, p_worker, p_now, p_attempts: mark it running under this worker
     update_mine: Update  # p_job, p_worker, then the columns to set: only while this worker's claim stands
@@ -323,15 +320,10 @@ def _statements(table: Table, queued: str, running: str, fair_by: str | None = N
     order = [jobs.id] if fair_by is None else [jobs.turn, jobs.id]
     is_queued = jobs.status == queued
     running_first = case((jobs.status == running, 0), else_=1)
-    no_turn = select(null())  # a queue without fair share has no turns to read
     return _Statements(
         # FOR UPDATE SKIP LOCKED on PostgreSQL; SQLite compiles none (its BEGIN IMMEDIATE serialises claims)
         next_stale=select(table).where(stale).order_by(jobs.id).limit(1).with_for_update(skip_locked=True),
         next_queued=select(table).where(is_queued).order_by(*order).limit(1).with_for_update(skip_locked=True),
-        lowest_turn=no_turn if fair_by is None else select(func.min(jobs.turn)).where(is_queued),
-        owners_last_turn=no_turn
-        if fair_by is None
-        else select(func.max(jobs.turn)).where(is_queued, jobs[fair_by] == bindparam("p_owner")),
         waiting=select(jobs.id)
         .where(jobs.status.in_((queued, running)))
         .order_by(running_first, jobs.claimed_at, *order),
@@ -344,6 +336,17 @@ def _statements(table: Table, queued: str, running: str, fair_by: str | None = N
             attempts=bindparam("p_attempts"),
         ),
         update_mine=update(table).where(mine),  # the SET clause comes from the parameters' names
+    )
+
+
+@functools.lru_cache(maxsize=32)
+def _turn_statements(table: Table, queued: str, owner: str) -> tuple[Select[Any], Select[Any]]:
+    """The turn the queue has reached (the lowest still queued), and p_owner's highest still queued; NULL: none."""
+    jobs = table.c
+    is_queued = jobs.status == queued
+    return (
+        select(func.min(jobs.turn)).where(is_queued),
+        select(func.max(jobs.turn)).where(is_queued, jobs[owner] == bindparam("p_owner")),
     )
 
 
