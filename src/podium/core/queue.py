@@ -132,7 +132,7 @@ class JobQueue:
     exhausted: Exhausted | None = None
 
     def claim(self, worker_id: str) -> Claim | None:
-        """Claim the oldest queued (or stale) job, or None when there is nothing to do."""
+        """Claim a stale job, else the next queued one (lowest turn, then oldest); None when there is nothing to do."""
         jobs, sql = self.table.c, self._sql
         now = self.clock.now()
         stale = utc_text(now - timedelta(seconds=self.stale_after_s))

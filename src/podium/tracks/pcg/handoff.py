@@ -4,7 +4,8 @@ simulate renders each level as a gray array and writes it as the evaluator's 102
 the file back and decodes it. With the embedded classifier, decoding is most of classify's time (about 8 ms of
 the 10 ms per image; zlib's inflate alone about 5 ms). When the classifier can take an input made straight from
 the gray array (``ClassifierSpec.input_maker``), simulate's workers make that input too, and the parent keeps it
-here under the SHA-256 of the PNG bytes it wrote. classify uses a kept input only for a file whose bytes hash to
+here under the SHA-256 of the PNG bytes it wrote; where the workers also classify the image, the parent keeps the
+prediction instead. classify uses a kept input only for a file whose bytes hash to
 it, so a file changed in between, or one rendered by an earlier (killed) run, is decoded as before. PNG is
 lossless, so both ways give the classifier the same input and the same similarity file.
 """

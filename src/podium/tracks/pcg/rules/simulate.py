@@ -58,7 +58,7 @@ class StabilityRecord:
 
 @dataclass(frozen=True, slots=True)
 class SimulatedLevel:
-    """What one level's job gives back: its stability (or why there is none) and, if asked for, its image's input."""
+    """One level's stability (or why there is none) and, if asked for, its image's prediction or else its input."""
 
     outcome: StabilityRecord | StageFailure
     rendered: RenderedInput | None = None
