@@ -218,12 +218,11 @@ class SubmissionDesk:
             chosen = chosen.where(submissions.c.id == submission_id)
         with transaction(self.engine) as db:
             rows = db.execute(chosen.order_by(submissions.c.id)).all()
-            turns = judge_queue(self).turns(db, [row.user_id for row in rows])
             if rows:
+                turns = judge_queue(self).turns(db, [row.user_id for row in rows])
                 db.execute(_REQUEUE, [{"p_id": row.id, "turn": turn} for row, turn in zip(rows, turns, strict=True)])
-            count = len(rows)
-            append_audit(db, self.now(), "rejudge", {"problem": slug, "submission": submission_id, "queued": count})
-        return int(count)
+            append_audit(db, self.now(), "rejudge", {"problem": slug, "submission": submission_id, "queued": len(rows)})
+        return len(rows)
 
 
 # back to the queue as if never claimed, in its new fair-share turn (an executemany over the chosen rows)
