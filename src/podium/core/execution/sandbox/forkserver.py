@@ -309,10 +309,7 @@ def _request_file(request: RunRequest, plan: PythonRun, cgroup: bool) -> int:
         "arguments": list(plan.arguments),
         "workdir": request.workdir,
         "tmp_mib": limits.tmp_mib,
-        "cpu_s": [rlimits.cpu_soft_s, rlimits.cpu_soft_s + 1],
-        "as_bytes": [rlimits.address_space_bytes] * 2,
-        "fsize_bytes": [rlimits.file_size_bytes] * 2,
-        "nproc": [rlimits.processes] * 2,
+        "rlimits": rlimits.settings(),
     }
     fd = os.memfd_create("podium-run", os.MFD_CLOEXEC)
     try:

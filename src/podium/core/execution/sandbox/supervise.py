@@ -318,16 +318,10 @@ def _relative(name: str) -> PurePosixPath:
 
 def rlimit_args(prlimit: str, limits: RlimitValues) -> list[str]:
     """``prlimit`` options that set every rlimit before the next program in the chain execs."""
-    return [
-        prlimit,
-        f"--cpu={limits.cpu_soft_s}:{limits.cpu_soft_s + 1}",
-        f"--as={limits.address_space_bytes}",
-        f"--fsize={limits.file_size_bytes}",
-        *([] if limits.processes is None else [f"--nproc={limits.processes}"]),
-        "--nofile=64",
-        "--core=0",
-        "--",
+    options = [
+        f"--{name}={soft}" if soft == hard else f"--{name}={soft}:{hard}" for name, soft, hard in limits.settings()
     ]
+    return [prlimit, *options, "--"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -338,6 +332,21 @@ class RlimitValues:
     address_space_bytes: int
     file_size_bytes: int
     processes: int | None  # None: leave RLIMIT_NPROC as inherited
+
+    def settings(self) -> list[tuple[str, int, int]]:
+        """Every rlimit a run gets, as ``(prlimit's name, soft, hard)``: the one list both backends set.
+
+        The CPU hard limit is a second above the soft one, so the program gets SIGXCPU (a verdict) before SIGKILL;
+        64 descriptors; no core files.
+        """
+        settings = [
+            ("cpu", self.cpu_soft_s, self.cpu_soft_s + 1),
+            ("as", self.address_space_bytes, self.address_space_bytes),
+            ("fsize", self.file_size_bytes, self.file_size_bytes),
+        ]
+        if self.processes is not None:
+            settings.append(("nproc", self.processes, self.processes))
+        return [*settings, ("nofile", 64, 64), ("core", 0, 0)]
 
     @staticmethod
     def of(cpu_time_s: float, address_space_mib: int, file_size_mib: int, processes: int | None) -> RlimitValues:

@@ -74,6 +74,14 @@ _MACHINE = os.uname().machine
 SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}[_MACHINE]
 SYS_KEYCTL = {"x86_64": 250, "aarch64": 219}[_MACHINE]
 SYS_CLONE = {"x86_64": 56, "aarch64": 220}[_MACHINE]
+_RLIMITS = {  # prlimit's names, which the judge's request uses
+    "cpu": resource.RLIMIT_CPU,
+    "as": resource.RLIMIT_AS,
+    "fsize": resource.RLIMIT_FSIZE,
+    "nproc": resource.RLIMIT_NPROC,
+    "nofile": resource.RLIMIT_NOFILE,
+    "core": resource.RLIMIT_CORE,
+}
 SANDBOX_ID = 65534  # what the program is inside its user namespace (the slot's uid outside), as under bubblewrap
 ROOT = "/tmp"  # where the new root is built, inside the zygote's private mount namespace only
 MAX_FDS = 4  # a run's request, stdout, stderr and report pipe
@@ -301,15 +309,8 @@ def _drop_everything(config: Config, request: Config, stdout_fd: int, stderr_fd:
     os.dup2(stderr_fd, 2)
     os.chdir(os.path.join("/box", request["workdir"]))
     os.environ["PWD"] = os.getcwd()  # as bubblewrap sets it
-    for limit, (soft, hard) in (
-        (resource.RLIMIT_CPU, request["cpu_s"]),
-        (resource.RLIMIT_AS, request["as_bytes"]),
-        (resource.RLIMIT_FSIZE, request["fsize_bytes"]),
-        (resource.RLIMIT_NPROC, request["nproc"]),
-        (resource.RLIMIT_NOFILE, (64, 64)),
-        (resource.RLIMIT_CORE, (0, 0)),
-    ):
-        resource.setrlimit(limit, (soft, hard))
+    for name, soft, hard in request["rlimits"]:  # the judge's RlimitValues.settings(), bubblewrap's too
+        resource.setrlimit(_RLIMITS[name], (soft, hard))
     for capability in range(config["last_capability"] + 1):
         _check(_libc.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0), "dropping a capability")
     os.setgroups([])
