@@ -180,9 +180,9 @@ class _V1Cgroup:
         oom_kills = _counters(f"{self._memory_dir}/memory.oom_control").get("oom_kill", 0) - self._oom_before
         peak = int(_read(f"{self._memory_dir}/memory.max_usage_in_bytes")) if self._peak_known else None
         # the high-water mark first: some kernels (6.18 here) leave v1's failcnt at 0 even through an OOM kill
-        reached = peak is not None and self._memory_bytes is not None and peak >= self._memory_bytes
-        if not reached:
-            reached = int(_read(f"{self._memory_dir}/memory.failcnt")) > self._hits_before
+        reached = (
+            _at_limit(peak, self._memory_bytes) or int(_read(f"{self._memory_dir}/memory.failcnt")) > self._hits_before
+        )
         return MemoryUsage(oom_kills, reached, peak)
 
     def kill_all(self) -> None:
@@ -195,6 +195,11 @@ class _V1Cgroup:
 
     def folders(self) -> tuple[Path, ...]:
         return (self.memory, self.pids)
+
+
+def _at_limit(peak: int | None, limit_bytes: int | None) -> bool:
+    """Whether the run's high-water mark reached the limit; the limit-hit counter is the other sign of it."""
+    return peak is not None and limit_bytes is not None and peak >= limit_bytes
 
 
 class _V2Cgroup:
@@ -252,9 +257,7 @@ class _V2Cgroup:
         # the peak through the descriptor prepare reset: this run's alone. Without one (a kernel before 6.12) no
         # figure, as memory.peak read afresh covers the cgroup's whole life, earlier runs in this slot included
         peak = int(os.pread(self._peak_fd, 64, 0)) if self._peak_fd is not None else None
-        reached = peak is not None and self._memory_bytes is not None and peak >= self._memory_bytes
-        if not reached:
-            reached = events.get("max", 0) > self._hits_before
+        reached = _at_limit(peak, self._memory_bytes) or events.get("max", 0) > self._hits_before
         return MemoryUsage(events.get("oom_kill", 0) - self._oom_before, reached, peak)
 
     def kill_all(self) -> None:
