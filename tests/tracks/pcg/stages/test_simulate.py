@@ -35,8 +35,8 @@ def test_stability_agrees_with_unity(calibration) -> None:  # type: ignore[no-un
     assert summary.stable_agreement == 150
     assert summary.unity_unstable == 33 and summary.unity_unstable_found == 33
     assert summary.false_unstable == 0
-    assert summary.mean_abs_error <= 0.002
-    assert summary.exact_scores >= 149, [(r.level, r.unity_score, r.our_score) for r in rows if not r.exact]
+    assert summary.mean_abs_error == 0.0
+    assert summary.exact_scores == 150, [(r.level, r.unity_score, r.our_score) for r in rows if not r.exact]
 
 
 def test_images_agree_with_unity(calibration) -> None:  # type: ignore[no-untyped-def]
@@ -44,7 +44,7 @@ def test_images_agree_with_unity(calibration) -> None:  # type: ignore[no-untype
     assert summary.image_format_equal == 150  # 1024×1024 RGBA, pure black and white, like Unity's
     assert summary.both_stable_iou_median == 1.0
     assert summary.both_stable_iou_min >= 0.99
-    assert summary.collapsed_iou_median >= 0.95
+    assert summary.collapsed_iou_median >= 0.975
 
 
 def copy_levels(pcg_data: Path, root: Path, teams: tuple[str, ...]) -> None:

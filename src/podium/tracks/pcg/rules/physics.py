@@ -118,13 +118,15 @@ def level_blocks(level: LevelFile) -> list[tuple[float, float, float, BlockGeome
 class _DamageListener(b2ContactListener):  # type: ignore[misc]
     """Collects impact speeds at BeginContact; bodies are changed only after the step (Box2D forbids it inside).
 
+    A block's ``userData`` is its place in creation order, which indexes ``life``; the ground's is None. (Keys must
+    come from the body itself: the binding hands the callback a new Python proxy for each body on every call.)
     ``dying`` collects the blocks whose life fell to 0 or below during the step, so that the loop after the step
     looks at those alone (in creation order) instead of at every block.
     """
 
     def __init__(self) -> None:
         super().__init__()
-        self.life: dict[int, float] = {}
+        self.life: list[float] = []
         self.dying: list[int] = []
 
     def BeginContact(self, contact: object) -> None:  # noqa: N802 - Box2D's callback name
@@ -138,14 +140,15 @@ class _DamageListener(b2ContactListener):  # type: ignore[misc]
         py = sum(p[1] for p in points) / count
         va = body_a.GetLinearVelocityFromWorldPoint((px, py))
         vb = body_b.GetLinearVelocityFromWorldPoint((px, py))
-        speed = math.hypot(vb[0] - va[0], vb[1] - va[1])
+        dx, dy = vb[0] - va[0], vb[1] - va[1]
+        speed = math.sqrt(dx * dx + dy * dy)  # written out, so that the native engine computes the same double
         for body in (body_a, body_b):
-            key = id(body)
-            life = self.life.get(key)
-            if life is not None:  # blocks only: the ground takes no damage
-                self.life[key] = life - speed
+            position = body.userData
+            if position is not None:  # blocks only: the ground takes no damage
+                life = self.life[position]
+                self.life[position] = life - speed
                 if life > 0 >= life - speed:
-                    self.dying.append(key)
+                    self.dying.append(position)
 
 
 def simulate_run(
@@ -162,7 +165,6 @@ def simulate_run(
         ground.CreateFixture(shape=shape, friction=params.ground_friction, restitution=0.0)
 
     bodies: list[tuple[int, Any, BlockGeometry]] = []  # (index in the level, Box2D body, collider)
-    position_of: dict[int, int] = {}  # a body's key → its place in ``bodies`` (creation order)
     for index in order:
         x, y, angle, geometry = blocks[index]
         body = world.CreateDynamicBody(
@@ -171,6 +173,7 @@ def simulate_run(
             gravityScale=params.gravity_scale,
             linearDamping=params.linear_drag_1_s,
             angularDamping=params.angular_drag_1_s,
+            userData=len(bodies),
         )
         shape = b2PolygonShape(box=(geometry.width / 2, geometry.height / 2))
         shape.radius = params.polygon_radius_m
@@ -180,10 +183,9 @@ def simulate_run(
             friction=params.wood_friction,
             restitution=params.wood_restitution,
         )
-        listener.life[id(body)] = params.block_life
+        listener.life.append(params.block_life)
         if params.block_life <= 0:
-            listener.dying.append(id(body))  # dead from the start: it dies after the first step
-        position_of[id(body)] = len(bodies)
+            listener.dying.append(len(bodies))  # dead from the start: it dies after the first step
         bodies.append((index, body, geometry))
 
     removal_steps = round(params.dead_block_removal_s / params.time_step_s)
@@ -202,7 +204,7 @@ def simulate_run(
         if listener.dying:
             # in creation order, as a walk over every block would meet them: the order of changes to the world
             # decides the order of its contacts, and so the next steps
-            for position in sorted(position_of[key] for key in listener.dying):
+            for position in sorted(listener.dying):
                 index, body, _ = bodies[position]
                 died_at[index] = step
                 dead[index] = body
