@@ -1,10 +1,11 @@
 # podium: two commands for a newcomer on a fresh Debian machine with Python 3.11:
-#   make demo   create .venv, install podium, run the whole PCG pipeline (`podium pcg evaluate`) on the bundled
-#               example, print the leaderboard and the report path (podium's simulation and embedded classifier
-#               replace the example's Unity stability and ViT similarity files)
+#   make demo   create .venv, install podium (and build its native physics engine where g++ exists), run the
+#               whole PCG pipeline (`podium pcg evaluate`) on the bundled example, print the leaderboard and the
+#               report path (podium's simulation and embedded classifier replace the example's Unity stability and
+#               ViT similarity files)
 #   make test   install test dependencies (PyPI, npm oracle; bubblewrap, PostgreSQL, Chromium, Node.js, a C++
 #               compiler and the training fonts via apt if missing: needs root or sudo; a real model server, built
-#               once in about 8 minutes, see model-server) and run every test
+#               once in about 8 minutes, see model-server; the native physics engine) and run every test
 #   make model-server   a CPU model server (llama.cpp + Gemma 3 270M) in .model-server/; make serve-model runs it
 # Both share .venv and one NumPy (constraints.txt).
 PYTHON ?= python3
@@ -15,6 +16,8 @@ PCG_ORACLES := .oracle/chatgpt4pcg-1.2.2/bin/python .oracle/llms4pcg-2.0.1/bin/p
 MODEL_SERVER := .model-server/models/gemma3-270m-q4_k_m.gguf
 SERVE_PORT ?= 8000
 DEMO_DIR := demo-run
+NATIVE_DIR := src/podium/tracks/pcg/rules/native
+NATIVE_PHYSICS := $(NATIVE_DIR)/libpcgbox2d.so
 
 .PHONY: demo test install lint pytest oracle model-server serve-model bench bench-sim bench-classify bench-sandbox bench-dojo bench-model-server clean
 
@@ -26,7 +29,12 @@ $(BIN)/podium: pyproject.toml constraints.txt
 	$(PIP_INSTALL) -e .
 	@touch $@
 
+$(NATIVE_PHYSICS): $(NATIVE_DIR)/box2d_run.cpp $(NATIVE_DIR)/build.py $(BIN)/podium
+	$(BIN)/python -m podium.tracks.pcg.rules.native.build
+
+# the native physics engine needs g++: without one, PCG simulate runs on pybox2d (same results, slower)
 install: $(BIN)/podium
+	@$(MAKE) --no-print-directory $(NATIVE_PHYSICS) || echo "podium: going on without the native physics engine"
 
 $(VENV)/.test-deps: pyproject.toml constraints.txt $(BIN)/podium
 	$(PIP_INSTALL) -e '.[test]'
@@ -63,7 +71,8 @@ lint: $(VENV)/.test-deps
 pytest: $(VENV)/.test-deps $(ORACLE) $(PCG_ORACLES) $(MODEL_SERVER)
 	bash scripts/install-system-deps.sh
 	bash scripts/install-fonts.sh
-	PODIUM_REQUIRE_ORACLE=1 PODIUM_REQUIRE_SANDBOX=1 PODIUM_REQUIRE_POSTGRES=1 PODIUM_REQUIRE_BROWSER=1 \
+	$(MAKE) --no-print-directory $(NATIVE_PHYSICS)
+	PODIUM_REQUIRE_NATIVE_PHYSICS=1 PODIUM_REQUIRE_ORACLE=1 PODIUM_REQUIRE_SANDBOX=1 PODIUM_REQUIRE_POSTGRES=1 PODIUM_REQUIRE_BROWSER=1 \
 	PODIUM_REQUIRE_EXTRAS=1 PODIUM_REQUIRE_FONTS=1 PODIUM_REQUIRE_MODEL_SERVER=1 $(BIN)/pytest
 
 test: lint pytest
@@ -87,4 +96,4 @@ bench-model-server: install $(MODEL_SERVER)
 	$(BIN)/python benchmarks/bench_model_server.py
 
 clean:
-	rm -rf $(VENV) .oracle .model-server $(DEMO_DIR) bench-run .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .oracle .model-server $(DEMO_DIR) bench-run .pytest_cache .mypy_cache .ruff_cache build/pcg-box2d $(NATIVE_PHYSICS)

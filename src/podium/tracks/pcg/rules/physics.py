@@ -20,6 +20,7 @@ import numpy as np
 from Box2D import b2ContactListener, b2PolygonShape, b2Vec2, b2World
 
 from podium.tracks.pcg.official.levelxml import LevelFile
+from podium.tracks.pcg.rules import native
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,10 +152,38 @@ class _DamageListener(b2ContactListener):  # type: ignore[misc]
                     self.dying.append(position)
 
 
+# Per block in creation order: (x, y, angle) and whether it left the level. A removed block's (x, y) is where it was
+# when it left and its angle means nothing; the others' is their final pose.
+EngineOutcome = tuple[list[tuple[float, float, float]], list[bool]]
+
+
 def simulate_run(
     blocks: list[tuple[float, float, float, BlockGeometry]], params: PhysicsParameters, order: list[int]
 ) -> RunResult:
-    """Simulate one run with the blocks created in ``order`` and measure which moved."""
+    """Simulate one run with the blocks created in ``order`` and measure which moved.
+
+    The native engine (``native/``) and pybox2d run the same loop and give the same floats; the native one skips the
+    binding's Python callbacks.
+    """
+    created = [blocks[index] for index in order]
+    if native.use_native():
+        boxes = [(x, y, angle, geometry.width / 2, geometry.height / 2) for x, y, angle, geometry in created]
+        poses, removed = native.simulate(params, boxes)
+    else:
+        poses, removed = _pybox2d_run(created, params)
+    moving = 0
+    final = []
+    for (x0, y0, _, geometry), index, (x1, y1, angle), gone in zip(created, order, poses, removed, strict=True):
+        if not gone:
+            final.append((index, BlockPose(x1, y1, angle, geometry)))
+        if math.hypot(x1 - x0, y1 - y0) >= params.movement_threshold_m:
+            moving += 1
+    final.sort(key=lambda item: item[0])
+    return RunResult(len(created), moving, tuple(pose for _, pose in final))
+
+
+def _pybox2d_run(created: list[tuple[float, float, float, BlockGeometry]], params: PhysicsParameters) -> EngineOutcome:
+    """One run through pybox2d, the blocks created in the order given (``box2d_run.cpp`` is this, call for call)."""
     listener = _DamageListener()
     world = b2World(gravity=(0.0, params.gravity_y_m_s2), doSleep=True, contactListener=listener)
     world.continuousPhysics = True
@@ -164,9 +193,8 @@ def simulate_run(
         shape = b2PolygonShape(box=(half_width, 0.5))
         ground.CreateFixture(shape=shape, friction=params.ground_friction, restitution=0.0)
 
-    bodies: list[tuple[int, Any, BlockGeometry]] = []  # (index in the level, Box2D body, collider)
-    for index in order:
-        x, y, angle, geometry = blocks[index]
+    bodies: list[Any] = []  # in creation order
+    for x, y, angle, geometry in created:
         body = world.CreateDynamicBody(
             position=(x, y),
             angle=angle,
@@ -186,28 +214,27 @@ def simulate_run(
         listener.life.append(params.block_life)
         if params.block_life <= 0:
             listener.dying.append(len(bodies))  # dead from the start: it dies after the first step
-        bodies.append((index, body, geometry))
+        bodies.append(body)
 
     removal_steps = round(params.dead_block_removal_s / params.time_step_s)
-    died_at: dict[int, int] = {}
-    last_position: dict[int, tuple[float, float]] = {}
-    removed: set[int] = set()
-    dead: dict[int, Any] = {}  # died, not yet removed: index → body
+    poses: list[tuple[float, float, float]] = [(0.0, 0.0, 0.0)] * len(bodies)
+    removed = [False] * len(bodies)
+    died_at: dict[int, int] = {}  # creation place → step
+    dead: list[int] = []  # died, not yet removed, in the order they died
     for step in range(1, params.steps + 1):
         world.Step(params.time_step_s, params.velocity_iterations, params.position_iterations)
-        for index, body in list(dead.items()):
-            if step - died_at[index] >= removal_steps:
-                position = body.position
-                last_position[index] = (position[0], position[1])
-                removed.add(index)
-                del dead[index]
+        for place in [place for place in dead if step - died_at[place] >= removal_steps]:
+            position = bodies[place].position
+            poses[place] = (position[0], position[1], 0.0)
+            removed[place] = True
+            dead.remove(place)
         if listener.dying:
             # in creation order, as a walk over every block would meet them: the order of changes to the world
             # decides the order of its contacts, and so the next steps
-            for position in sorted(listener.dying):
-                index, body, _ = bodies[position]
-                died_at[index] = step
-                dead[index] = body
+            for place in sorted(listener.dying):
+                body = bodies[place]
+                died_at[place] = step
+                dead.append(place)
                 body.linearVelocity = b2Vec2(0, 0)
                 body.angularVelocity = 0.0
                 for fixture in list(body.fixtures):
@@ -215,26 +242,13 @@ def simulate_run(
                 body.awake = True
             listener.dying.clear()
         # Sleeping bodies only wake through contacts, so once every body sleeps nothing can change any more.
-        if (
-            step % 10 == 0
-            and len(died_at) == len(removed)
-            and not any(b.awake for i, b, _ in bodies if i not in removed)
-        ):
+        if step % 10 == 0 and not dead and not any(bodies[i].awake for i, gone in enumerate(removed) if not gone):
             break
-
-    moving = 0
-    final = []
-    for index, body, geometry in bodies:
-        if index not in removed:
+    for place, body in enumerate(bodies):
+        if not removed[place]:
             position = body.position
-            last_position[index] = (position[0], position[1])
-            final.append((index, BlockPose(position[0], position[1], body.angle, geometry)))
-        x0, y0 = blocks[index][0], blocks[index][1]
-        x1, y1 = last_position[index]
-        if math.hypot(x1 - x0, y1 - y0) >= params.movement_threshold_m:
-            moving += 1
-    final.sort(key=lambda item: item[0])
-    return RunResult(len(bodies), moving, tuple(pose for _, pose in final))
+            poses[place] = (position[0], position[1], body.angle)
+    return poses, removed
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,150 @@
+"""The native physics engine: ``physics.simulate_run``'s loop in C++ over the same Box2D, same results, no Python.
+
+A stability run spends a third of its time in pybox2d calling back into Python: the binding's contact listener calls
+Python's ``PreSolve`` and ``PostSolve`` for every touching contact at every step, though podium needs only
+``BeginContact``. ``box2d_run.cpp`` runs the whole loop (world, blocks, damage, deaths, removals, the early stop)
+in C++ instead, compiled by ``build.py`` against the Box2D 2.3 sources of pybox2d into ``libpcgbox2d.so`` beside
+this file. Where that library is missing (no C++ compiler when podium was installed, or a worker on another
+machine), ``physics.py`` runs the same loop through pybox2d, with the same floats
+(``tests/tracks/pcg/rules/test_native.py``).
+
+``PODIUM_PCG_PHYSICS`` chooses: ``auto`` (the default: native when built), ``native`` (fail without it) or
+``pybox2d``. ``PODIUM_PCG_PHYSICS_LIB`` names another library file.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # physics.py imports this module
+    from podium.tracks.pcg.rules.physics import PhysicsParameters
+
+LIBRARY_NAME = "libpcgbox2d.so"
+ENGINE_VARIABLE = "PODIUM_PCG_PHYSICS"
+LIBRARY_VARIABLE = "PODIUM_PCG_PHYSICS_LIB"
+
+
+class NativePhysicsError(RuntimeError):
+    """The native engine was asked for and cannot run; the message says how to build it or how to do without."""
+
+
+class _Parameters(ctypes.Structure):
+    """``PcgRunParameters`` of ``box2d_run.cpp``, field for field."""
+
+    _fields_ = [
+        ("gravity_y", ctypes.c_double),
+        ("gravity_scale", ctypes.c_double),
+        ("time_step", ctypes.c_double),
+        ("linear_drag", ctypes.c_double),
+        ("angular_drag", ctypes.c_double),
+        ("polygon_radius", ctypes.c_double),
+        ("density", ctypes.c_double),
+        ("wood_friction", ctypes.c_double),
+        ("wood_restitution", ctypes.c_double),
+        ("ground_friction", ctypes.c_double),
+        ("ground_top_y", ctypes.c_double),
+        ("ground_half_width", ctypes.c_double),
+        ("block_life", ctypes.c_double),
+        ("ground_centres_x", ctypes.POINTER(ctypes.c_double)),
+        ("ground_count", ctypes.c_int32),
+        ("velocity_iterations", ctypes.c_int32),
+        ("position_iterations", ctypes.c_int32),
+        ("steps", ctypes.c_int32),
+        ("removal_steps", ctypes.c_int32),
+    ]
+
+
+def library_path() -> Path:
+    """Where the built engine is looked for: ``$PODIUM_PCG_PHYSICS_LIB``, else beside this module."""
+    named = os.environ.get(LIBRARY_VARIABLE)
+    return Path(named) if named else Path(__file__).with_name(LIBRARY_NAME)
+
+
+@cache
+def _library() -> ctypes.CDLL | None:
+    path = library_path()
+    if not path.is_file():
+        return None
+    library = ctypes.CDLL(str(path))
+    library.pcg_simulate_run.restype = ctypes.c_int
+    library.pcg_simulate_run.argtypes = [
+        ctypes.POINTER(_Parameters),
+        ctypes.POINTER(ctypes.c_double),
+        ctypes.c_int32,
+        ctypes.POINTER(ctypes.c_double),
+        ctypes.POINTER(ctypes.c_int32),
+    ]
+    return library
+
+
+def use_native() -> bool:
+    """Whether runs go to the native engine, as ``PODIUM_PCG_PHYSICS`` says; raises if it must and cannot."""
+    choice = os.environ.get(ENGINE_VARIABLE, "auto")
+    if choice == "pybox2d":
+        return False
+    if choice not in ("auto", "native"):
+        raise NativePhysicsError(f"{ENGINE_VARIABLE}={choice!r}: use auto, native or pybox2d")
+    available = _library() is not None
+    if choice == "native" and not available:
+        raise NativePhysicsError(
+            f"{ENGINE_VARIABLE}=native but {library_path()} does not exist: build it with "
+            f"`python -m podium.tracks.pcg.rules.native.build` (needs g++), or set {ENGINE_VARIABLE}=pybox2d"
+        )
+    return available
+
+
+def engine_name() -> str:
+    """``native`` or ``pybox2d``: which engine ``physics.simulate_run`` uses in this process."""
+    return "native" if use_native() else "pybox2d"
+
+
+@cache
+def _parameters(params: PhysicsParameters) -> tuple[_Parameters, ctypes.Array[ctypes.c_double]]:
+    centres = (ctypes.c_double * len(params.ground_centres_x_m))(*params.ground_centres_x_m)
+    fields = _Parameters(
+        gravity_y=params.gravity_y_m_s2,
+        gravity_scale=params.gravity_scale,
+        time_step=params.time_step_s,
+        linear_drag=params.linear_drag_1_s,
+        angular_drag=params.angular_drag_1_s,
+        polygon_radius=params.polygon_radius_m,
+        density=params.density_kg_m2,
+        wood_friction=params.wood_friction,
+        wood_restitution=params.wood_restitution,
+        ground_friction=params.ground_friction,
+        ground_top_y=params.ground_top_y_m,
+        ground_half_width=params.ground_width_m / 2,
+        block_life=params.block_life,
+        ground_centres_x=centres,
+        ground_count=len(centres),
+        velocity_iterations=params.velocity_iterations,
+        position_iterations=params.position_iterations,
+        steps=params.steps,
+        removal_steps=round(params.dead_block_removal_s / params.time_step_s),
+    )
+    return fields, centres  # the array is returned too, so that it lives as long as the pointer to it
+
+
+def simulate(
+    params: PhysicsParameters, blocks: Sequence[tuple[float, float, float, float, float]]
+) -> tuple[list[tuple[float, float, float]], list[bool]]:
+    """Run ``blocks`` (x, y, angle, half width, half height, in creation order) once.
+
+    Returns, per block in creation order, (x, y, angle) and whether it left the level: a removed block's position
+    when it left (its angle is meaningless), otherwise its final pose.
+    """
+    library = _library()
+    assert library is not None, "use_native() said no"
+    count = len(blocks)
+    flat = (ctypes.c_double * (5 * count))(*[value for block in blocks for value in block])
+    poses = (ctypes.c_double * (3 * count))()
+    removed = (ctypes.c_int32 * count)()
+    fields, _ = _parameters(params)
+    if library.pcg_simulate_run(ctypes.byref(fields), flat, count, poses, removed) < 0:
+        raise NativePhysicsError("the native engine failed inside Box2D; set PODIUM_PCG_PHYSICS=pybox2d to compare")
+    return [(poses[3 * i], poses[3 * i + 1], poses[3 * i + 2]) for i in range(count)], [bool(r) for r in removed]
