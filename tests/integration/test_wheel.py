@@ -29,6 +29,7 @@ RUNTIME_FILES = (
     "podium/tracks/pcg/agreement.json",
     "podium/tracks/pcg/report.js",
     "podium/tracks/pcg/rules/native/box2d_run.cpp",
+    "podium/tracks/pcg/rules/native/profile_clock.cpp",
     "podium/tracks/dojo/migrations/script.py.mako",
     "podium/tracks/dojo/migrations/versions/0001_initial.py",
     "podium/tracks/wmeval/migrations/script.py.mako",
