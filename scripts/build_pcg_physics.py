@@ -1,6 +1,6 @@
 """Build the native physics engine: ``box2d_run.cpp`` and pybox2d's Box2D 2.3 sources into ``libpcgbox2d.so``.
 
-    python -m podium.tracks.pcg.rules.native.build [--output FILE] [--work DIR]
+    python scripts/build_pcg_physics.py [--output FILE] [--work DIR]
 
 The Box2D sources come from pybox2d's source archive on PyPI (``Box2D-2.3.2.tar.gz``, checked against its
 SHA-256 below), whose C++ is the Box2D that the ``box2d`` wheels podium runs on are built from; nothing of it is kept
@@ -24,6 +24,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from podium.tracks.pcg.rules import native
 from podium.tracks.pcg.rules.native import library_path
 
 SOURCE_ARCHIVE = "Box2D-2.3.2.tar.gz"
@@ -32,10 +33,11 @@ SOURCE_SHA256 = "d1557dffdf9c1d6c796ec5df53e3d93227bb026c14b8411d22c295edaa2fb22
 SOURCE_FOLDERS = ("Collision", "Common", "Dynamics")  # of the archive's Box2D/; Rope and the testbed are not needed
 # -flto lets the linker inline across Box2D's files (about 3 % of a run); it changes no floating-point operation
 FLAGS = ("-O3", "-DNDEBUG", "-fwrapv", "-fPIC", "-ffp-contract=off", "-flto", "-std=c++11", "-w")
-ENGINE_SOURCE = Path(__file__).with_name("box2d_run.cpp")
-PROFILE_CLOCK = Path(__file__).with_name("profile_clock.cpp")  # replaces Box2D's b2Timer.cpp
+NATIVE = Path(native.__file__).parent  # the engine's sources, in the installed package
+ENGINE_SOURCE = NATIVE / "box2d_run.cpp"
+PROFILE_CLOCK = NATIVE / "profile_clock.cpp"  # replaces Box2D's b2Timer.cpp
 REPLACED = ("Common/b2Timer.cpp",)
-DEFAULT_WORK = Path("build") / "pcg-box2d"
+DEFAULT_WORK = Path(__file__).resolve().parents[1] / "build" / "pcg-box2d"  # ignored by git
 
 
 class BuildError(RuntimeError):
@@ -69,7 +71,7 @@ def fetch_sources(work: Path) -> Path:
 # pybox2d's b2Settings.h turns a failed b2Assert into a Python AssertionError and a C++ exception, and includes
 # Python.h for it. The engine has no Python: this stand-in keeps every check (so the code run is the wheel's) and
 # only the exception, which box2d_run.cpp catches and reports.
-PYTHON_STAND_IN = """// written by podium's native/build.py: b2Assert's Python half, without Python
+PYTHON_STAND_IN = """// written by podium's scripts/build_pcg_physics.py: b2Assert's Python half, without Python
 #pragma once
 static inline void PyErr_SetString(const void*, const char*) {}
 #define PyExc_AssertionError nullptr

@@ -17,7 +17,7 @@ from podium.tracks.pcg.rules.physics import PhysicsParameters, StabilityResult, 
 BUILT = native.library_path().is_file()
 requires_engine = pytest.mark.skipif(
     not BUILT and os.environ.get("PODIUM_REQUIRE_NATIVE_PHYSICS") != "1",
-    reason="no native engine: python -m podium.tracks.pcg.rules.native.build",
+    reason="no native engine: python scripts/build_pcg_physics.py",
 )
 
 
@@ -102,7 +102,7 @@ def test_asking_for_the_native_engine_without_it_says_how_to_build_it(
 ) -> None:
     monkeypatch.setenv(native.LIBRARY_VARIABLE, str(tmp_path / "missing.so"))
     monkeypatch.setenv(native.ENGINE_VARIABLE, "native")
-    with pytest.raises(native.NativePhysicsError, match=r"missing\.so.*podium\.tracks\.pcg\.rules\.native\.build"):
+    with pytest.raises(native.NativePhysicsError, match=r"missing\.so.*scripts/build_pcg_physics\.py"):
         native.use_native()
     monkeypatch.setenv(native.ENGINE_VARIABLE, "fast")
     with pytest.raises(native.NativePhysicsError, match="auto, native or pybox2d"):

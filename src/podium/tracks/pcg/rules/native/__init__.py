@@ -3,9 +3,9 @@
 A stability run spends a third of its time in pybox2d calling back into Python: the binding's contact listener calls
 Python's ``PreSolve`` and ``PostSolve`` for every touching contact at every step, though podium needs only
 ``BeginContact``. ``box2d_run.cpp`` runs the whole loop (world, blocks, damage, deaths, removals, the early stop)
-in C++ instead, compiled by ``build.py`` against the Box2D 2.3 sources of pybox2d into ``libpcgbox2d.so`` beside
-this file. Where that library is missing (no C++ compiler when podium was installed, or a worker on another
-machine), ``physics.py`` runs the same loop through pybox2d, with the same floats
+in C++ instead; ``scripts/build_pcg_physics.py`` compiles it against the Box2D 2.3 sources of pybox2d into
+``libpcgbox2d.so`` beside this file. Where that library is missing (no C++ compiler when podium was installed, or a
+worker on another machine), ``physics.py`` runs the same loop through pybox2d, with the same floats
 (``tests/tracks/pcg/rules/test_native.py``).
 
 ``PODIUM_PCG_PHYSICS`` chooses: ``auto`` (the default: native when built), ``native`` (fail without it) or
@@ -93,7 +93,7 @@ def use_native() -> bool:
     if choice == "native" and not available:
         raise NativePhysicsError(
             f"{ENGINE_VARIABLE}=native but {library_path()} does not exist: build it with "
-            f"`python -m podium.tracks.pcg.rules.native.build` (needs g++), or set {ENGINE_VARIABLE}=pybox2d"
+            f"`python scripts/build_pcg_physics.py` in a podium checkout (needs g++), or set {ENGINE_VARIABLE}=pybox2d"
         )
     return available
 

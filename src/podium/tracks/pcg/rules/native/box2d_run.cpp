@@ -4,7 +4,7 @@
 // same Box2D 2.3 sources, so that the results are the same floats (tests/tracks/pcg/rules/test_native.py compares
 // both engines). What Python did through the binding is done here with the same conversions: every number arrives
 // as a double and becomes a float32 where the binding's typemaps made one (a plain cast), and the damage arithmetic
-// stays in double as in Python. Built by build.py with -ffp-contract=off and no fast-math, so the compiler may not
+// stays in double as in Python. Built by scripts/build_pcg_physics.py with -ffp-contract=off and no fast-math, so the compiler may not
 // fuse or reorder any floating-point operation.
 #include <Box2D/Box2D.h>
 
