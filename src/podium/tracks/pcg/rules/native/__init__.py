@@ -98,11 +98,6 @@ def use_native() -> bool:
     return available
 
 
-def engine_name() -> str:
-    """``native`` or ``pybox2d``: which engine ``physics.simulate_run`` uses in this process."""
-    return "native" if use_native() else "pybox2d"
-
-
 @cache
 def _parameters(params: PhysicsParameters) -> tuple[_Parameters, ctypes.Array[ctypes.c_double]]:
     centres = (ctypes.c_double * len(params.ground_centres_x_m))(*params.ground_centres_x_m)
