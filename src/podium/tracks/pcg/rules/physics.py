@@ -7,6 +7,10 @@ Choices that are ours, measured against the 150 Unity levels (``docs/design/phys
   level 0.5 s later;
 - the start position of a block is its XML pose (as float32, like Unity's parser);
 - rotation never counts as movement.
+
+A run's loop is written twice with the same floats: here over pybox2d, and in C++ in ``native/``, which runs it
+without the binding's Python callbacks and is used when it was built (``docs/design/physics.md``, "Two engines,
+one result").
 """
 
 from __future__ import annotations
