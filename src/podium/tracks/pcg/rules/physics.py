@@ -156,11 +156,6 @@ class _DamageListener(b2ContactListener):  # type: ignore[misc]
                     self.dying.append(position)
 
 
-# Per block in creation order: (x, y, angle) and whether it left the level. A removed block's (x, y) is where it was
-# when it left and its angle means nothing; the others' is their final pose.
-EngineOutcome = tuple[list[tuple[float, float, float]], list[bool]]
-
-
 def simulate_run(
     blocks: list[tuple[float, float, float, BlockGeometry]], params: PhysicsParameters, order: list[int]
 ) -> RunResult:
@@ -186,7 +181,9 @@ def simulate_run(
     return RunResult(len(created), moving, tuple(pose for _, pose in final))
 
 
-def _pybox2d_run(created: list[tuple[float, float, float, BlockGeometry]], params: PhysicsParameters) -> EngineOutcome:
+def _pybox2d_run(
+    created: list[tuple[float, float, float, BlockGeometry]], params: PhysicsParameters
+) -> native.RunOutcome:
     """One run through pybox2d, the blocks created in the order given (``box2d_run.cpp`` is this, call for call)."""
     listener = _DamageListener()
     world = b2World(gravity=(0.0, params.gravity_y_m_s2), doSleep=True, contactListener=listener)

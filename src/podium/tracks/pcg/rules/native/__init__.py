@@ -24,6 +24,10 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # physics.py imports this module
     from podium.tracks.pcg.rules.physics import PhysicsParameters
 
+# Per block in creation order: (x, y, angle) and whether it left the level. A removed block's (x, y) is where it was
+# when it left and its angle means nothing; the others' is their final pose. Both engines return this.
+RunOutcome = tuple[list[tuple[float, float, float]], list[bool]]
+
 LIBRARY_NAME = "libpcgbox2d.so"
 ENGINE_VARIABLE = "PODIUM_PCG_PHYSICS"
 LIBRARY_VARIABLE = "PODIUM_PCG_PHYSICS_LIB"
@@ -125,9 +129,7 @@ def _parameters(params: PhysicsParameters) -> tuple[_Parameters, ctypes.Array[ct
     return fields, centres  # the array is returned too, so that it lives as long as the pointer to it
 
 
-def simulate(
-    params: PhysicsParameters, blocks: Sequence[tuple[float, float, float, float, float]]
-) -> tuple[list[tuple[float, float, float]], list[bool]]:
+def simulate(params: PhysicsParameters, blocks: Sequence[tuple[float, float, float, float, float]]) -> RunOutcome:
     """Run ``blocks`` (x, y, angle, half width, half height, in creation order) once.
 
     Returns, per block in creation order, (x, y, angle) and whether it left the level: a removed block's position
