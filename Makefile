@@ -29,7 +29,7 @@ $(BIN)/podium: pyproject.toml constraints.txt
 	$(PIP_INSTALL) -e .
 	@touch $@
 
-$(NATIVE_PHYSICS): $(NATIVE_DIR)/box2d_run.cpp $(NATIVE_DIR)/profile_clock.cpp scripts/build_pcg_physics.py $(BIN)/podium
+$(NATIVE_PHYSICS): $(NATIVE_DIR)/box2d_run.cpp $(NATIVE_DIR)/profile_clock.cpp $(NATIVE_DIR)/recipe.py scripts/build_pcg_physics.py $(BIN)/podium
 	$(BIN)/python scripts/build_pcg_physics.py
 
 # the native physics engine needs g++: without one, PCG simulate runs on pybox2d (same results, slower)

@@ -2,13 +2,15 @@
 
     python scripts/build_pcg_physics.py [--output FILE] [--work DIR]
 
-The Box2D sources come from pybox2d's source archive on PyPI (``Box2D-2.3.2.tar.gz``, checked against its
-SHA-256 below), whose C++ is the Box2D that the ``box2d`` wheels podium runs on are built from; nothing of it is kept
-in this repository. The compiler flags are the wheel's (``-O3 -DNDEBUG -fwrapv``) plus ``-ffp-contract=off`` and
-``-flto``, and never a ``-march`` or fast-math: every float operation must happen as written, or the two engines
-would part (``tests/tracks/pcg/rules/test_native.py`` compares them). Box2D's profiling timer is replaced by
-``profile_clock.cpp``, which reads no clock. Needs ``g++`` (``CXX`` names another) and pip's access
-to PyPI. ``make install`` (so ``make demo``) runs this and goes on without it when it fails; ``make test`` needs it.
+What is built, and with which flags, is ``podium/tracks/pcg/rules/native/recipe.py``. The Box2D sources come from
+pybox2d's source archive on PyPI (``Box2D-2.3.2.tar.gz``, checked against the recipe's SHA-256), whose C++ is the
+Box2D that the ``box2d`` wheels podium runs on are built from; nothing of it is kept in this repository. The
+compiler flags are the wheel's (``-O3 -DNDEBUG -fwrapv``) plus ``-ffp-contract=off`` and ``-flto``, and never a
+``-march`` or fast-math: every float operation must happen as written, or the two engines would part
+(``tests/tracks/pcg/rules/test_native.py`` compares them). Box2D's profiling timer is replaced by
+``profile_clock.cpp``, which reads no clock. The library is stamped with the recipe's digest, and podium refuses a
+library whose stamp is not that of its own sources. Needs ``g++`` (``CXX`` names another) and pip's access to
+PyPI. ``make install`` (so ``make demo``) runs this and goes on without it when it fails; ``make test`` needs it.
 """
 
 from __future__ import annotations
@@ -24,19 +26,19 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from podium.tracks.pcg.rules import native
 from podium.tracks.pcg.rules.native import library_path
+from podium.tracks.pcg.rules.native.recipe import (
+    ENGINE_SOURCE,
+    FLAGS,
+    PROFILE_CLOCK,
+    REPLACED,
+    SOURCE_ARCHIVE,
+    SOURCE_FOLDERS,
+    SOURCE_REQUIREMENT,
+    SOURCE_SHA256,
+    build_digest,
+)
 
-SOURCE_ARCHIVE = "Box2D-2.3.2.tar.gz"
-SOURCE_REQUIREMENT = "box2d==2.3.2"
-SOURCE_SHA256 = "d1557dffdf9c1d6c796ec5df53e3d93227bb026c14b8411d22c295edaa2fb225"
-SOURCE_FOLDERS = ("Collision", "Common", "Dynamics")  # of the archive's Box2D/; Rope and the testbed are not needed
-# -flto lets the linker inline across Box2D's files (about 3 % of a run); it changes no floating-point operation
-FLAGS = ("-O3", "-DNDEBUG", "-fwrapv", "-fPIC", "-ffp-contract=off", "-flto", "-std=c++11", "-w")
-NATIVE = Path(native.__file__).parent  # the engine's sources, in the installed package
-ENGINE_SOURCE = NATIVE / "box2d_run.cpp"
-PROFILE_CLOCK = NATIVE / "profile_clock.cpp"  # replaces Box2D's b2Timer.cpp
-REPLACED = ("Common/b2Timer.cpp",)
 DEFAULT_WORK = Path(__file__).resolve().parents[1] / "build" / "pcg-box2d"  # ignored by git
 
 
@@ -90,6 +92,8 @@ def compile_library(sources: Path, output: Path, compiler: str) -> None:
 
         def compile_one(unit: Path, target: Path) -> subprocess.CompletedProcess[str]:
             command = [compiler, *FLAGS, f"-I{sources}", f"-I{scratch}", "-c", str(unit), "-o", str(target)]
+            if unit == ENGINE_SOURCE:
+                command.append(f'-DPCG_BUILD_DIGEST="{build_digest()}"')  # the stamp native._library checks
             return subprocess.run(command, capture_output=True, text=True, check=False)
 
         with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:

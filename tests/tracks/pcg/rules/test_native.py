@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from podium.core.errors import ConfigError, DependencyError
 from podium.tracks.pcg.official.levelxml import LevelFile, level_xml_text, parse_level
 from podium.tracks.pcg.rules import native
 from podium.tracks.pcg.rules.build import GridLevel, drop_blocks
+from podium.tracks.pcg.rules.native import recipe
 from podium.tracks.pcg.rules.physics import PhysicsParameters, StabilityResult, evaluate_stability
 
 BUILT = native.library_path().is_file()
@@ -32,6 +34,36 @@ def fresh_library_lookup() -> Iterator[None]:
 def test_make_test_builds_the_engine() -> None:
     assert BUILT, f"{native.library_path()} is missing: make test should have built it"
     assert native.use_native()
+    assert native.built_from(native.library_path()) == recipe.build_digest()
+
+
+@requires_engine
+def test_a_library_built_from_other_sources_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A library left from before an edit of the engine (a pull, a rebuild that failed) would judge with old code."""
+    built = native.library_path().read_bytes()
+    digest = recipe.build_digest().encode()
+    assert built.count(digest) == 1
+    stale = tmp_path / "stale.so"
+    stale.write_bytes(built.replace(digest, digest[::-1]))  # as if built from other sources: only the stamp differs
+    foreign = tmp_path / "foreign.so"  # a shared library with no stamp at all, as one built before the stamp
+    foreign.write_bytes(Path(_libm_path()).read_bytes())
+    for library in (stale, foreign):
+        monkeypatch.setenv(native.LIBRARY_VARIABLE, str(library))
+        for engine in ("auto", "native"):
+            monkeypatch.setenv(native.ENGINE_VARIABLE, engine)
+            native._library.cache_clear()
+            with pytest.raises(native.NativePhysicsError) as raised:
+                native.use_native()
+            assert raised.value.path == library
+            assert "other sources" in raised.value.message
+            assert raised.value.fix is not None and "scripts/build_pcg_physics.py" in raised.value.fix
+            assert isinstance(raised.value, DependencyError)  # the CLI prints "error: ..." and "fix: ...", exit 3
+
+
+def _libm_path() -> str:
+    """The C maths library's file, which any Linux process has mapped."""
+    maps = Path("/proc/self/maps").read_text().splitlines()
+    return next(line.split()[-1] for line in maps if "/libm.so" in line or "/libm-" in line)
 
 
 def random_tower(rng: random.Random) -> LevelFile | None:
@@ -102,8 +134,10 @@ def test_asking_for_the_native_engine_without_it_says_how_to_build_it(
 ) -> None:
     monkeypatch.setenv(native.LIBRARY_VARIABLE, str(tmp_path / "missing.so"))
     monkeypatch.setenv(native.ENGINE_VARIABLE, "native")
-    with pytest.raises(native.NativePhysicsError, match=r"missing\.so.*scripts/build_pcg_physics\.py"):
+    with pytest.raises(native.NativePhysicsError, match=r"missing\.so: .*not built") as raised:
         native.use_native()
+    assert raised.value.fix is not None and "scripts/build_pcg_physics.py" in raised.value.fix
     monkeypatch.setenv(native.ENGINE_VARIABLE, "fast")
-    with pytest.raises(native.NativePhysicsError, match="auto, native or pybox2d"):
+    with pytest.raises(ConfigError, match="'fast' is not an engine") as wrong:
         native.use_native()
+    assert wrong.value.fix == "use auto, native or pybox2d"

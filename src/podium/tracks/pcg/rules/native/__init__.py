@@ -9,7 +9,9 @@ worker on another machine), ``physics.py`` runs the same loop through pybox2d, w
 (``tests/tracks/pcg/rules/test_native.py``).
 
 ``PODIUM_PCG_PHYSICS`` chooses: ``auto`` (the default: native when built), ``native`` (fail without it) or
-``pybox2d``. ``PODIUM_PCG_PHYSICS_LIB`` names another library file.
+``pybox2d``. ``PODIUM_PCG_PHYSICS_LIB`` names another library file. A library that was not built from this podium's
+sources (``recipe.py``: a pull or an edit since the last build) is refused, with the fix, under ``auto`` as under
+``native``: it could compute other results, and quietly falling back to pybox2d would hide a build to redo.
 """
 
 from __future__ import annotations
@@ -20,6 +22,9 @@ from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from podium.core.errors import ConfigError, DependencyError, PodiumError
+from podium.tracks.pcg.rules.native.recipe import build_digest
 
 if TYPE_CHECKING:  # physics.py imports this module
     from podium.tracks.pcg.rules.physics import PhysicsParameters
@@ -33,8 +38,12 @@ ENGINE_VARIABLE = "PODIUM_PCG_PHYSICS"
 LIBRARY_VARIABLE = "PODIUM_PCG_PHYSICS_LIB"
 
 
-class NativePhysicsError(RuntimeError):
-    """The native engine was asked for and cannot run; the message says how to build it or how to do without."""
+REBUILD = "build it with `python scripts/build_pcg_physics.py` in a podium checkout (needs g++; `make install` does)"
+WITHOUT = f"or set {ENGINE_VARIABLE}=pybox2d (the same results, slower)"
+
+
+class NativePhysicsError(DependencyError):
+    """The native engine cannot be used: missing where it was asked for, or built from other sources."""
 
 
 class _Parameters(ctypes.Structure):
@@ -69,11 +78,28 @@ def library_path() -> Path:
     return Path(named) if named else Path(__file__).with_name(LIBRARY_NAME)
 
 
+def built_from(path: Path) -> str | None:
+    """The recipe digest stamped in the library at ``path`` (``None`` for a library with no stamp)."""
+    try:
+        stamp = ctypes.CDLL(str(path)).pcg_build_digest
+    except AttributeError:
+        return None
+    stamp.restype = ctypes.c_char_p
+    return str(stamp().decode())
+
+
 @cache
 def _library() -> ctypes.CDLL | None:
     path = library_path()
     if not path.is_file():
         return None
+    if (stamp := built_from(path)) != build_digest():
+        raise NativePhysicsError(
+            f"the native physics engine was built from other sources than this podium's (its stamp {stamp!r}, "
+            f"this podium's {build_digest()[:16]}…), so it may compute other results",
+            fix=f"re{REBUILD}, delete it to run on pybox2d, {WITHOUT}",
+            path=path,
+        )
     library = ctypes.CDLL(str(path))
     library.pcg_simulate_run.restype = ctypes.c_int
     library.pcg_simulate_run.argtypes = [
@@ -92,12 +118,13 @@ def use_native() -> bool:
     if choice == "pybox2d":
         return False
     if choice not in ("auto", "native"):
-        raise NativePhysicsError(f"{ENGINE_VARIABLE}={choice!r}: use auto, native or pybox2d")
+        raise ConfigError(f"{ENGINE_VARIABLE}={choice!r} is not an engine", fix="use auto, native or pybox2d")
     available = _library() is not None
     if choice == "native" and not available:
         raise NativePhysicsError(
-            f"{ENGINE_VARIABLE}=native but {library_path()} does not exist: build it with "
-            f"`python scripts/build_pcg_physics.py` in a podium checkout (needs g++), or set {ENGINE_VARIABLE}=pybox2d"
+            f"{ENGINE_VARIABLE}=native but the native physics engine is not built",
+            fix=f"{REBUILD}, {WITHOUT}",
+            path=library_path(),
         )
     return available
 
@@ -143,5 +170,7 @@ def simulate(params: PhysicsParameters, blocks: Sequence[tuple[float, float, flo
     removed = (ctypes.c_int32 * count)()
     fields, _ = _parameters(params)
     if library.pcg_simulate_run(ctypes.byref(fields), flat, count, poses, removed) < 0:
-        raise NativePhysicsError("the native engine failed inside Box2D; set PODIUM_PCG_PHYSICS=pybox2d to compare")
+        raise PodiumError(
+            "the native physics engine failed inside Box2D", fix=f"set {ENGINE_VARIABLE}=pybox2d to compare"
+        )
     return [(poses[3 * i], poses[3 * i + 1], poses[3 * i + 2]) for i in range(count)], [bool(r) for r in removed]

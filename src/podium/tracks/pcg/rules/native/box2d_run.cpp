@@ -101,6 +101,13 @@ b2PolygonShape box(double half_width, double half_height) {
 
 extern "C" {
 
+// The digest of the recipe this library was built from (native/recipe.py), which podium checks before using it.
+// scripts/build_pcg_physics.py defines it; a library compiled by other means is stamped "unknown" and refused.
+#ifndef PCG_BUILD_DIGEST
+#define PCG_BUILD_DIGEST "unknown"
+#endif
+const char* pcg_build_digest() { return PCG_BUILD_DIGEST; }
+
 // Simulates one run of `count` blocks, given in creation order as (x, y, angle, half width, half height).
 // Writes, per block in creation order, (x, y, angle) and whether it was removed: for a removed block the position
 // it had when it left the level, otherwise its final pose. Returns the steps run, or -1 if Box2D threw.
