@@ -38,7 +38,7 @@ ENGINE_VARIABLE = "PODIUM_PCG_PHYSICS"
 LIBRARY_VARIABLE = "PODIUM_PCG_PHYSICS_LIB"
 
 
-REBUILD = "build it with `python scripts/build_pcg_physics.py` in a podium checkout (needs g++; `make install` does)"
+BUILD_COMMAND = "`python scripts/build_pcg_physics.py` in a podium checkout (needs g++; `make install` runs it)"
 WITHOUT = f"or set {ENGINE_VARIABLE}=pybox2d (the same results, slower)"
 
 
@@ -85,7 +85,8 @@ def built_from(path: Path) -> str | None:
     except AttributeError:
         return None
     stamp.restype = ctypes.c_char_p
-    return str(stamp().decode())
+    value: bytes = stamp()
+    return value.decode()
 
 
 @cache
@@ -96,8 +97,8 @@ def _library() -> ctypes.CDLL | None:
     if (stamp := built_from(path)) != build_digest():
         raise NativePhysicsError(
             f"the native physics engine was built from other sources than this podium's (its stamp {stamp!r}, "
-            f"this podium's {build_digest()[:16]}…), so it may compute other results",
-            fix=f"re{REBUILD}, delete it to run on pybox2d, {WITHOUT}",
+            f"this podium's {build_digest()!r}), so it may compute other results",
+            fix=f"rebuild it with {BUILD_COMMAND}, delete it to run on pybox2d, {WITHOUT}",
             path=path,
         )
     library = ctypes.CDLL(str(path))
@@ -123,7 +124,7 @@ def use_native() -> bool:
     if choice == "native" and not available:
         raise NativePhysicsError(
             f"{ENGINE_VARIABLE}=native but the native physics engine is not built",
-            fix=f"{REBUILD}, {WITHOUT}",
+            fix=f"build it with {BUILD_COMMAND}, {WITHOUT}",
             path=library_path(),
         )
     return available
