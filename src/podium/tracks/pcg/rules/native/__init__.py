@@ -80,8 +80,12 @@ def library_path() -> Path:
 
 def built_from(path: Path) -> str | None:
     """The recipe digest stamped in the library at ``path`` (``None`` for a library with no stamp)."""
+    return _stamp(ctypes.CDLL(str(path)))
+
+
+def _stamp(library: ctypes.CDLL) -> str | None:
     try:
-        stamp = ctypes.CDLL(str(path)).pcg_build_digest
+        stamp = library.pcg_build_digest
     except AttributeError:
         return None
     stamp.restype = ctypes.c_char_p
@@ -94,14 +98,14 @@ def _library() -> ctypes.CDLL | None:
     path = library_path()
     if not path.is_file():
         return None
-    if (stamp := built_from(path)) != build_digest():
+    library = ctypes.CDLL(str(path))
+    if (stamp := _stamp(library)) != build_digest():
         raise NativePhysicsError(
             f"the native physics engine was built from other sources than this podium's (its stamp {stamp!r}, "
             f"this podium's {build_digest()!r}), so it may compute other results",
             fix=f"rebuild it with {BUILD_COMMAND}, delete it to run on pybox2d, {WITHOUT}",
             path=path,
         )
-    library = ctypes.CDLL(str(path))
     library.pcg_simulate_run.restype = ctypes.c_int
     library.pcg_simulate_run.argtypes = [
         ctypes.POINTER(_Parameters),
