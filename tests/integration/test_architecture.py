@@ -1,6 +1,7 @@
 """Arrows point down only (tracks -> cli/web -> core), and what is in the core is there because tracks share it.
 
-- ``core/``, ``cli/`` and ``web/`` import no track; a track imports no other track.
+- ``core/``, ``cli/`` and ``web/`` import no track; a track imports no other track; ``web/`` imports nothing from
+  ``cli/`` (the command line starts the server, never the other way round).
 - Inside the pcg track, the layers of ``PCG_LAYERS`` (interface, pipeline, drivers, rules and shared parts): a
   module imports only from its own layer or those below, never from a sibling group of its layer (the report never
   imports a stage driver), and every pcg module is in exactly one layer.
@@ -87,6 +88,13 @@ def test_core_cli_and_web_import_no_track() -> None:
 def test_the_core_imports_no_interface() -> None:
     for path in (SRC / "core").rglob("*.py"):
         bad = {m for m in imported_modules(path) if m.startswith(("podium.cli", "podium.web"))}
+        assert not bad, f"{path} imports {bad}"
+
+
+def test_the_web_imports_nothing_from_the_command_line() -> None:
+    # `podium serve` starts the web app; configuration both need (the database setting) lives in the core
+    for path in (SRC / "web").rglob("*.py"):
+        bad = {m for m in imported_modules(path) if m.startswith("podium.cli")}
         assert not bad, f"{path} imports {bad}"
 
 

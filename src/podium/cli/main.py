@@ -65,17 +65,21 @@ def build_cli() -> click.Group:
         """Serve the HTTP API and pages of the tracks named, or of those whose database has their tables.
 
         A track's database is --db, else PODIUM_<TRACK>_DB (PODIUM_WMEVAL_DB, PODIUM_DOJO_DB), else PODIUM_DB,
-        else podium.sqlite3 here. Without --track, a track is served where its tables exist (made by its own
-        commands, e.g. `podium wmeval ingest`), so serving never adds another track's tables to a database.
+        else podium.sqlite3 here: the order every command and worker of the track follows. Without --track, a
+        track is served where its tables exist (made by its own commands, e.g. `podium wmeval ingest`), so serving
+        never adds another track's tables to a database.
         Needs the `web` extra.
         """
         from podium.web.app import create_app
         from podium.web.serving import tracks_to_serve
 
         chosen = tracks_to_serve(names, db)
-        app = create_app({}, only=set(chosen), track_settings={name: {"db": url} for name, url in chosen.items()})
-        for name, url in chosen.items():
-            click.echo(f"serving /{name}/ on {url}", err=True)
+        settings = {name: {"db": choice.url} for name, choice in chosen.items()}
+        app = create_app({}, only=set(chosen), track_settings=settings)
+        for name, choice in chosen.items():
+            click.echo(f"serving /{name}/ on {choice.shown} (from {choice.source})", err=True)
+            if notice := choice.notice():
+                click.echo(notice, err=True)
         import uvicorn
 
         uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -1,8 +1,8 @@
 """Options that several commands share, declared once: ``--db``, ``--format``, ``--json`` and ``--workers``.
 
-One database serves the whole server: ``--db URL``, else ``PODIUM_DB``, else a track's older variable
-(``PODIUM_DOJO_DB`` for the dojo, kept as an alias), else ``podium.sqlite3`` in the current folder. Each track
-keeps its own tables and migration history in that database.
+A track's database is ``--db URL``, else ``PODIUM_<TRACK>_DB``, else ``PODIUM_DB``, else ``podium.sqlite3`` in the
+current folder: the one order of ``podium.core.storage.database_choice``, which ``podium serve`` follows too. Each
+track keeps its own tables and migration history in that database.
 """
 
 from __future__ import annotations
@@ -12,21 +12,30 @@ from typing import Any, TypeVar
 
 import click
 
+from podium.core.storage.database_choice import DB_ENV, choose_database, track_variable
+
 F = TypeVar("F", bound=Callable[..., Any])
 
-DB_ENV = "PODIUM_DB"
-DEFAULT_DB_URL = "sqlite:///./podium.sqlite3"
 TABLE_FORMATS = ("table", "markdown", "csv", "json")
 
 
-def db_option(*aliases: str) -> Callable[[F], F]:
-    """``--db URL``, read from ``PODIUM_DB`` and then from each alias variable when the option is not given."""
+def db_option(track: str) -> Callable[[F], F]:
+    """``--db URL`` for ``track``'s commands: the command gets the URL ``choose_database`` resolves.
+
+    When a setting that loses names another database, the command says on stderr which one it uses.
+    """
+
+    def resolve(_ctx: click.Context, _param: click.Parameter, given: str | None) -> str:
+        choice = choose_database(track, given)
+        if notice := choice.notice():
+            click.echo(notice, err=True)
+        return choice.url
+
     return click.option(
         "--db",
-        envvar=[DB_ENV, *aliases],
-        default=DEFAULT_DB_URL,
-        show_default=True,
-        help=f"database URL (or {' / '.join((DB_ENV, *aliases))}): "
+        default=None,
+        callback=resolve,
+        help=f"database URL, else {track_variable(track)}, else {DB_ENV}, else sqlite:///./podium.sqlite3: "
         "sqlite:///PATH or postgresql+psycopg://USER:PASSWORD@HOST/DB",
     )
 

@@ -1,10 +1,11 @@
 """Which tracks ``podium serve`` serves, each on which database.
 
 A track's database is ``--db``, else ``PODIUM_<TRACK>_DB``, else ``PODIUM_DB``, else ``podium.sqlite3`` in the
-current folder. Named tracks (``--track``) are served and get their tables. Without names, a track with pages is
-served where its database already holds its tables (its migration history, ``<track>_alembic_version``): they
-were made by the track's own commands, so serving never creates one track's tables in another's database, and a
-database of one track serves that track only.
+current folder: ``podium.core.storage.database_choice``, the order every command and worker follows too. Named
+tracks (``--track``) are served and get their tables. Without names, a track with pages is served where its
+database already holds its tables (its migration history, ``<track>_alembic_version``): they were made by the
+track's own commands, so serving never creates one track's tables in another's database, and a database of one
+track serves that track only.
 """
 
 from __future__ import annotations
@@ -15,14 +16,9 @@ from collections.abc import Sequence
 from sqlalchemy import create_engine, inspect
 from sqlalchemy.exc import SQLAlchemyError
 
-from podium.cli.options import DB_ENV, DEFAULT_DB_URL
 from podium.core.errors import ConfigError
 from podium.core.registry import TrackLoadError, load_track, track_names
-
-
-def database_of(track: str, db: str | None) -> str:
-    """The database URL ``track`` is served on."""
-    return db or os.environ.get(f"PODIUM_{track.upper()}_DB") or os.environ.get(DB_ENV) or DEFAULT_DB_URL
+from podium.core.storage.database_choice import DatabaseChoice, choose_database
 
 
 def has_tables(url: str, track: str) -> bool:
@@ -38,8 +34,8 @@ def has_tables(url: str, track: str) -> bool:
         engine.dispose()
 
 
-def tracks_to_serve(names: Sequence[str], db: str | None) -> dict[str, str]:
-    """Each track to serve and its database URL."""
+def tracks_to_serve(names: Sequence[str], db: str | None) -> dict[str, DatabaseChoice]:
+    """Each track to serve and its database."""
     with_pages = []
     for name in track_names():
         try:
@@ -51,8 +47,9 @@ def tracks_to_serve(names: Sequence[str], db: str | None) -> dict[str, str]:
     if unknown:
         raise ConfigError(f"no track with pages called {', '.join(unknown)}", fix=f"serve {', '.join(with_pages)}")
     if names:
-        return {name: database_of(name, db) for name in dict.fromkeys(names)}
-    found = {name: database_of(name, db) for name in with_pages if has_tables(database_of(name, db), name)}
+        return {name: choose_database(name, db) for name in dict.fromkeys(names)}
+    chosen = {name: choose_database(name, db) for name in with_pages}
+    found = {name: choice for name, choice in chosen.items() if has_tables(choice.url, name)}
     if not found:
         raise ConfigError(
             "no database here holds a track's tables, so there is nothing to serve",

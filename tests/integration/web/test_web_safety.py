@@ -170,6 +170,10 @@ def test_every_answer_carries_the_security_headers_and_no_page_runs_inline_scrip
     assert refused.status_code == 403 and refused.headers["x-frame-options"] == "DENY"
 
 
+def served_urls(names: tuple[str, ...], db: str | None) -> dict[str, str]:
+    return {name: choice.url for name, choice in tracks_to_serve(names, db).items()}
+
+
 def test_serve_takes_the_tracks_it_is_told_or_those_whose_tables_exist(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -181,13 +185,13 @@ def test_serve_takes_the_tracks_it_is_told_or_those_whose_tables_exist(
     assert not (tmp_path / "podium.sqlite3").exists()  # looking created no database
     wmeval_url = f"sqlite:///{tmp_path / 'wmeval.sqlite3'}"
     open_wmeval(wmeval_url)
-    assert tracks_to_serve((), wmeval_url) == {"wmeval": wmeval_url}  # not the dojo: its tables are not there
+    assert served_urls((), wmeval_url) == {"wmeval": wmeval_url}  # not the dojo: its tables are not there
     create_app({}, only={"wmeval"}, track_settings={"wmeval": {"db": wmeval_url}})
-    assert tracks_to_serve((), wmeval_url) == {"wmeval": wmeval_url}  # serving it added no dojo tables
+    assert served_urls((), wmeval_url) == {"wmeval": wmeval_url}  # serving it added no dojo tables
     dojo_url = f"sqlite:///{tmp_path / 'dojo.sqlite3'}"
     monkeypatch.setenv("PODIUM_WMEVAL_DB", wmeval_url)
     monkeypatch.setenv("PODIUM_DOJO_DB", dojo_url)
-    assert tracks_to_serve(("dojo",), None) == {"dojo": dojo_url}
-    assert tracks_to_serve((), None) == {"wmeval": wmeval_url}
+    assert served_urls(("dojo",), None) == {"dojo": dojo_url}
+    assert served_urls((), None) == {"wmeval": wmeval_url}
     with pytest.raises(ConfigError, match="no track with pages called pcg"):
         tracks_to_serve(("pcg",), None)

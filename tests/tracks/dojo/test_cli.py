@@ -100,7 +100,7 @@ def test_operator_commands_on_a_database_file(
     assert code == 0 and "replay matches the published results" in out
 
 
-def test_the_database_is_podium_db_then_the_dojo_alias_then_podium_sqlite3(
+def test_the_database_is_the_dojo_variable_then_podium_db_then_podium_sqlite3(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)
@@ -108,11 +108,11 @@ def test_the_database_is_podium_db_then_the_dojo_alias_then_podium_sqlite3(
     monkeypatch.delenv("PODIUM_DOJO_DB", raising=False)
     assert run(["dojo", "init"], capsys)[1] == "database ready: sqlite:///./podium.sqlite3\n"
     assert (tmp_path / "podium.sqlite3").exists()
-    alias, shared = f"sqlite:///{tmp_path / 'alias.sqlite3'}", f"sqlite:///{tmp_path / 'shared.sqlite3'}"
-    monkeypatch.setenv("PODIUM_DOJO_DB", alias)
-    assert run(["dojo", "init"], capsys)[1] == f"database ready: {alias}\n"
+    own, shared = f"sqlite:///{tmp_path / 'dojo.sqlite3'}", f"sqlite:///{tmp_path / 'shared.sqlite3'}"
     monkeypatch.setenv("PODIUM_DB", shared)
     assert run(["dojo", "init"], capsys)[1] == f"database ready: {shared}\n"
+    monkeypatch.setenv("PODIUM_DOJO_DB", own)
+    assert run(["dojo", "init"], capsys)[1] == f"database ready: {own}\n"
 
 
 def _closed_port() -> int:
@@ -130,7 +130,7 @@ def _closed_port() -> int:
             "error: cannot connect to the database postgresql+psycopg://x:***@127.0.0.1:{port}/x: connection failed: "
             'connection to server at "127.0.0.1", port {port} failed: Connection refused',
             "fix: start PostgreSQL there, or correct the host, port, user, password and database in --db "
-            "(or PODIUM_DB)",
+            "(or in PODIUM_<TRACK>_DB, else PODIUM_DB)",
         ),
         (
             "mysql://x@127.0.0.1:{port}/x",

@@ -77,7 +77,8 @@ def check_reachable(engine: Engine) -> None:
             fix = "check that the file's folder exists and is writable, or give another --db sqlite:///PATH"
         else:
             fix = (
-                "start PostgreSQL there, or correct the host, port, user, password and database in --db (or PODIUM_DB)"
+                "start PostgreSQL there, or correct the host, port, user, password and database in --db "
+                "(or in PODIUM_<TRACK>_DB, else PODIUM_DB)"
             )
         raise DatabaseUnreachable(f"cannot connect to the database {shown}: {why}", fix=fix) from error
 

@@ -1,7 +1,7 @@
 """``podium dojo`` commands for operators: database, users, seasons, problems, lifecycle, judging, results.
 
-The database is the server's one database (``podium.cli.options.db_option``): ``--db URL``, else ``PODIUM_DB``,
-else ``PODIUM_DOJO_DB`` (the older name, kept), else ``podium.sqlite3`` in the current folder.
+The database is the one ``podium serve`` serves the dojo on (``podium.core.storage.database_choice``): ``--db URL``,
+else ``PODIUM_DOJO_DB``, else ``PODIUM_DB``, else ``podium.sqlite3`` in the current folder.
 
 The platform's modules (and with them SQLAlchemy, about 0.17 s to import) are imported by the commands that use
 them, not here: ``podium dojo submit --server URL`` and ``podium dojo judge`` never need a database.
@@ -23,6 +23,7 @@ from podium.core.clock import SystemClock, parse_utc
 from podium.core.execution.sandbox import BACKENDS, Sandbox, open_sandbox
 from podium.core.reporting.tables import render_table
 from podium.core.storage.audit import verify_chain
+from podium.core.storage.database_choice import masked
 from podium.core.storage.files import read_bytes, read_json
 from podium.tracks.dojo.lifecycle import ProblemState
 from podium.tracks.dojo.problem import load_problem
@@ -31,7 +32,7 @@ from podium.tracks.dojo.rules import ScoringRules
 if TYPE_CHECKING:
     from podium.tracks.dojo.platform import Dojo
 
-DB = db_option("PODIUM_DOJO_DB")
+DB = db_option("dojo")
 ROLES = ("operator", "setter", "solver")  # the values of records.Role (a test keeps them equal)
 
 
@@ -79,7 +80,7 @@ def register(dojo: click.Group) -> None:
         from podium.tracks.dojo.store import open_store
 
         open_store(db)
-        click.echo(f"database ready: {db}")
+        click.echo(f"database ready: {masked(db)}")
 
     @dojo.group("user")
     def user() -> None:
@@ -296,6 +297,7 @@ def register(dojo: click.Group) -> None:
         """Judge queued submissions."""
         from podium.tracks.dojo.worker import work_in_threads
 
+        click.echo(f"worker: judging the queue of {masked(db)}", err=True)
         platform = connect(db, backend)
         done = work_in_threads(platform, sandbox_for(backend), threads, until_idle=not forever)
         click.echo(f"judged {done} submission(s)")
@@ -367,7 +369,7 @@ def register(dojo: click.Group) -> None:
         from podium.core.storage.backup import backup_database  # SQLAlchemy: only where a database is used
 
         pages = backup_database(db, target)
-        click.echo(f"backed up {db} to {target} ({pages} pages, integrity ok)")
+        click.echo(f"backed up {masked(db)} to {target} ({pages} pages, integrity ok)")
 
     @dojo.command("replay")
     @click.option("--season", required=True)

@@ -1,8 +1,9 @@
 """``podium wmeval ...``: ingest, assignment, annotator accounts, score imports, scores and reports.
 
-The database is the server's one database: ``--db URL``, else ``PODIUM_DB``, else ``PODIUM_WMEVAL_DB``, else
-``podium.sqlite3`` here. The media store folder is fixed by the first ingest (``--media``, else
-``PODIUM_WMEVAL_MEDIA``, else ``./wmeval-media``) and kept in the database, so ``podium serve`` finds it.
+The database is the one ``podium serve`` serves wmeval on (``podium.core.storage.database_choice``): ``--db URL``,
+else ``PODIUM_WMEVAL_DB``, else ``PODIUM_DB``, else ``podium.sqlite3`` here. The media store folder is fixed by the
+first ingest (``--media``, else ``PODIUM_WMEVAL_MEDIA``, else ``./wmeval-media``) and kept in the database, so
+``podium serve`` finds it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from podium.core.execution.executor import make_executor
 from podium.core.reporting.tables import render_table
 from podium.core.storage.audit import verify_chain
 from podium.core.storage.backup import backup_database
+from podium.core.storage.database_choice import masked
 from podium.core.storage.files import read_bytes
 from podium.tracks.wmeval.annotate import cant_judge_pending, import_scores, resolve
 from podium.tracks.wmeval.assign import AssignOptions, assign, assignments, reassign
@@ -35,7 +37,7 @@ from podium.tracks.wmeval.store import (
     set_disabled,
 )
 
-DB = db_option("PODIUM_WMEVAL_DB")
+DB = db_option("wmeval")
 MEDIA = click.option(
     "--media",
     type=click.Path(path_type=Path, file_okay=False),
@@ -64,7 +66,7 @@ def wmeval() -> None:
 def init(db: str) -> None:
     """Create or upgrade the database."""
     connect(db)
-    click.echo(f"database ready: {db}")
+    click.echo(f"database ready: {masked(db)}")
 
 
 @wmeval.command("ingest-gt")
@@ -317,7 +319,7 @@ def backup_command(target: Path, db: str) -> None:
     as the error says.
     """
     pages = backup_database(db, target)
-    click.echo(f"backed up {db} to {target} ({pages} pages, integrity ok)")
+    click.echo(f"backed up {masked(db)} to {target} ({pages} pages, integrity ok)")
 
 
 @wmeval.command("verify-audit")
