@@ -16,7 +16,17 @@ from pathlib import Path
 
 import pytest
 
-from podium.core.execution.sandbox.cgroups import Cgroup, _inside, _mounts, _own_paths, _V2Factory, detect
+from podium.core.execution.sandbox.cgroups import (
+    CPU_PERIOD_US,
+    Cgroup,
+    _inside,
+    _mounts,
+    _own_paths,
+    _v1_cpu_bases,
+    _V1Factory,
+    _V2Factory,
+    detect,
+)
 
 MOUNTINFO = """\
 31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755
@@ -169,3 +179,60 @@ def test_v2_kill_all_kills_the_group_or_else_each_listed_process(tmp_path: Path)
         if child.poll() is None:
             child.kill()
             child.wait()
+
+
+def test_a_v1_slot_counts_cpu_in_cpuacct_and_caps_it_at_one_cpu(tmp_path: Path) -> None:
+    roots = {name: tmp_path / name / "podium-sandbox-1" for name in ("memory", "pids", "cpu", "cpuacct")}
+    factory = _V1Factory(roots["memory"], roots["pids"], (roots["cpu"], roots["cpuacct"]))
+    for name in roots:
+        slot = roots[name] / "slot-0"
+        slot.mkdir(parents=True)
+        (slot / "cgroup.procs").write_text("")
+    memory, cpu, cpuacct = (roots[name] / "slot-0" for name in ("memory", "cpu", "cpuacct"))
+    for name in ("memory.limit_in_bytes", "memory.max_usage_in_bytes"):
+        (memory / name).write_text("0")
+    (memory / "memory.oom_control").write_text("oom_kill 0\n")
+    (memory / "memory.failcnt").write_text("0")
+    (roots["pids"] / "slot-0" / "pids.max").write_text("")
+    (cpu / "cpu.cfs_quota_us").write_text("-1")
+    (cpu / "cpu.cfs_period_us").write_text("100000")
+    (cpuacct / "cpuacct.usage").write_text("2500000000\n")
+    cgroup = factory.create("slot-0")
+    cgroup.prepare(64, 10)
+    assert (cpu / "cpu.cfs_quota_us").read_text() == str(CPU_PERIOD_US)  # one CPU's worth per period
+    assert (cpu / "cpu.cfs_period_us").read_text() == str(CPU_PERIOD_US)
+    assert cgroup.cpu_s() == 2.5
+    assert cgroup.folders() == (roots["memory"] / "slot-0", roots["pids"] / "slot-0", cpu, cpuacct)
+    cgroup.attach(77)
+    assert all((folder / "cgroup.procs").read_text() == "77" for folder in cgroup.folders())
+
+
+def test_a_v1_slot_without_cpu_controllers_counts_no_cpu(tmp_path: Path) -> None:
+    cgroup = _V1Factory(tmp_path / "memory", tmp_path / "pids").create("slot-0")
+    assert cgroup.cpu_s() is None and len(cgroup.folders()) == 2
+
+
+def test_a_v2_slot_reads_cpu_from_cpu_stat_and_sets_cpu_max(tmp_path: Path) -> None:
+    cgroup, slot = _v2_slot(tmp_path)
+    assert cgroup.cpu_s() is None  # no cpu.stat: nothing counts
+    (slot / "cpu.stat").write_text("usage_usec 1250000\nuser_usec 1000000\nsystem_usec 250000\n")
+    (slot / "cpu.max").write_text("max 100000")
+    cgroup.prepare(64, 10)
+    assert cgroup.cpu_s() == 1.25
+    assert (slot / "cpu.max").read_text() == f"{CPU_PERIOD_US} {CPU_PERIOD_US}"
+
+
+def test_v1_cpu_controllers_are_found_mounted_apart_or_together() -> None:
+    apart = (
+        "30 25 0:26 / /sys/fs/cgroup/cpu rw - cgroup cgroup rw,cpu\n"
+        "31 25 0:27 / /sys/fs/cgroup/cpuacct rw - cgroup cgroup rw,cpuacct\n"
+    )
+    together = "30 25 0:26 / /sys/fs/cgroup/cpu,cpuacct rw - cgroup cgroup rw,cpu,cpuacct\n"
+    own = _own_paths("2:cpuacct:/\n1:cpu:/\n")
+
+    def bases(mountinfo: str) -> list[Path]:
+        v1 = {c: m for m in _mounts(mountinfo) for c in ("cpu", "cpuacct") if c in m.options}
+        return _v1_cpu_bases(v1, own)
+
+    assert bases(apart) == [Path("/sys/fs/cgroup/cpu"), Path("/sys/fs/cgroup/cpuacct")]
+    assert bases(together) == [Path("/sys/fs/cgroup/cpu,cpuacct")]

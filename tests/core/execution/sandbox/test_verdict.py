@@ -28,6 +28,10 @@ def bwrap(code: int, **kw: object) -> Evidence:
     [
         (evidence(), RunStatus.OK),
         (evidence(Stop.LINES, None, 9, oom_kills=1), RunStatus.OK),
+        (evidence(Stop.LINES, None, 9, cpu_time_s=1.99), RunStatus.OK),  # within the limit at its last line
+        (evidence(Stop.LINES, None, 9, cpu_time_s=2.01), RunStatus.TIME_LIMIT),  # enough lines, too late
+        (evidence(code=None, sig=signal.SIGKILL, cpu_time_s=2.01), RunStatus.TIME_LIMIT),  # over: however it ended
+        (evidence(code=1, cpu_time_s=2.5), RunStatus.TIME_LIMIT),
         (evidence(Stop.OUTPUT, None, 9), RunStatus.OUTPUT_LIMIT),
         (evidence(Stop.WALL, None, 9, cpu_time_s=0.2), RunStatus.TIME_LIMIT),
         (evidence(code=None, sig=signal.SIGXCPU, cpu_time_s=2.0), RunStatus.TIME_LIMIT),

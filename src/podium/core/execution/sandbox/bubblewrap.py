@@ -63,6 +63,7 @@ from podium.core.execution.sandbox.supervise import (
     shrink_stdout_pipe,
     slot_pool,
     sweep_uid,
+    tree_cpu_s,
     uid_switch_args,
     util_linux_tools,
     wait_with_deadline,
@@ -254,11 +255,13 @@ class _Run:
             try:
                 self.registered.add_pid(proc.pid, pid1)  # before the program is released
                 self._confine(pid1)
+                # read last before the release: bubblewrap's own set-up until here is not the program's time
+                cpu_start = self.slot.cgroup.cpu_s() if self.slot.cgroup is not None else None
                 os.write(block_write, b"go")
             except OSError as error:
                 kill_pidfd(pidfd1)
                 return self._abandon(proc, outer, f"could not confine the sandbox: {error}")
-            return self._supervise(proc, outer, pid1, pidfd1, inherited_kib)
+            return self._supervise(proc, outer, pid1, pidfd1, inherited_kib, cpu_start)
 
     def _spawn(
         self, info_write: int, block_read: int, filter_read: int, channel_fd: int | None
@@ -337,11 +340,19 @@ class _Run:
         return internal_result(self.sandbox.name, self.sandbox.isolated, detail)
 
     def _supervise(
-        self, proc: subprocess.Popen[bytes], outer: int, pid1: int, pidfd1: int, inherited_kib: int
+        self,
+        proc: subprocess.Popen[bytes],
+        outer: int,
+        pid1: int,
+        pidfd1: int,
+        inherited_kib: int,
+        cpu_start: float | None,
     ) -> RunResult:
         assert proc.stdout is not None and proc.stderr is not None
         started = time.monotonic()
+        cgroup = self.slot.cgroup
         captured = capture_run(proc.stdout.fileno(), proc.stderr.fileno(), self.request, self.box)
+        cpu_at_stop = cgroup.cpu_s() if cgroup is not None else None  # before the kill: the figure at the last line
         if captured.stop is not Stop.EXITED:
             kill_pidfd(pidfd1)  # pid 1's death takes every process of the namespace with it
         code, outer_usage = wait_with_deadline(proc.pid, outer, _REAP_S)
@@ -349,10 +360,11 @@ class _Run:
         wall_time_s = time.monotonic() - started
         pid1_usage = reap_orphan(pid1, pidfd1)
         usages = [u for u in (outer_usage, pid1_usage) if u is not None]
-        memory, cgroup = MemoryUsage(0, False, None), self.slot.cgroup
+        memory, cpu_at_end = MemoryUsage(0, False, None), None
         if cgroup is not None:
-            memory = cgroup.usage()
+            memory, cpu_at_end = cgroup.usage(), cgroup.cpu_s()
             cgroup.kill_all()  # empty after a normal end; a safety net for the next run in this slot
+        tree_cpu = tree_cpu_s(cpu_start, cpu_at_stop, cpu_at_end, captured.stop)
         # the cgroup's own high-water mark where it has one; else pid 1's rusage, which covers the program it reaped
         # and, cloned by the outer bubblewrap after its exec, never carries the judge's size (judge_peak_kib) as
         # the outer's does
@@ -366,7 +378,7 @@ class _Run:
             captured,
             code,
             self.request,
-            cpu_time_s=sum(u.ru_utime + u.ru_stime for u in usages),
+            cpu_time_s=sum(u.ru_utime + u.ru_stime for u in usages) if tree_cpu is None else tree_cpu,
             peak_kib=peak_kib,
             oom_kills=memory.oom_kills,
             memory_limit_reached=memory.reached_limit,
@@ -375,6 +387,7 @@ class _Run:
             isolated=self.sandbox.isolated,
             shell_status=True,  # bubblewrap reports a death by signal N as status 128 + N
             box=box_after(captured, self.request, self.box),  # the namespace and all its processes are gone
+            cpu_from_cgroup=tree_cpu is not None,
         )
 
 

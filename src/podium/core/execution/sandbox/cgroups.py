@@ -1,4 +1,4 @@
-"""Per-run cgroups (v1 ``memory`` + ``pids``, or v2), created once per slot and reused from run to run.
+"""Per-run cgroups (v1 ``memory`` + ``pids`` + ``cpu``/``cpuacct``, or v2), created once per slot and reused.
 
 Creating and removing a cgroup per run costs about 33 ms (docs/rules/dojo-platform.md §11), more than bubblewrap itself,
 so each sandbox slot owns one cgroup for the life of the process: a run only rewrites the limits when they change, reads
@@ -11,6 +11,13 @@ Each run gets its own memory high-water mark: v1 zeroes ``memory.max_usage_in_by
 peak for that file descriptor alone, so ``prepare`` opens and resets one per run and ``usage`` reads through it. On
 older kernels the reset fails and a v2 run reports no peak rather than an earlier run's.
 
+CPU is counted for the whole tree, children and zombies included, where a CPU controller can be used: v1's
+``cpuacct.usage`` (nanoseconds) or v2's ``cpu.stat`` ``usage_usec``; the backends read it before the program starts
+and after the tree is gone. The same controller caps a run at one CPU's worth (v1 ``cpu.cfs_quota_us``, v2
+``cpu.max``), so a run that starts many busy processes slows itself, not another slot's run. Where the CPU
+controllers are missing or cannot be written, ``cpu_s`` is None and the backends fall back to the program's own
+rusage (and RLIMIT_CPU), which each result says.
+
 Where no cgroup can be written (no root, a read-only cgroupfs, a v2 tree whose controllers are not delegated),
 ``detect`` says why and the sandbox falls back to rlimits alone.
 """
@@ -20,13 +27,15 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 _MIB = 1 << 20
 SANDBOX_CGROUP_PREFIX = "podium-sandbox-"  # every cgroup folder the sandbox makes starts so
+CPU_PERIOD_US = 100_000
+"""The CPU quota's period: a run may use ``CPU_PERIOD_US`` of CPU time per period, one CPU's worth."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +66,10 @@ class Cgroup(Protocol):
         """The run's memory counters, each cgroup file read once."""
         ...
 
+    def cpu_s(self) -> float | None:
+        """CPU time every process ever in the cgroup has used, in seconds; None where no controller counts it."""
+        ...
+
     def kill_all(self) -> None:
         """SIGKILL every process still in the cgroup."""
         ...
@@ -66,7 +79,7 @@ class Cgroup(Protocol):
         ...
 
     def folders(self) -> tuple[Path, ...]:
-        """Its folders in the cgroup filesystem (two for v1: memory and pids), for the run registry."""
+        """Its folders in the cgroup filesystem (one per v1 hierarchy), for the run registry."""
         ...
 
 
@@ -136,11 +149,15 @@ def _kill_listed(procs: str) -> None:
 
 
 class _V1Cgroup:
-    """A pair of v1 cgroups, one in the ``memory`` hierarchy and one in ``pids``."""
+    """v1 cgroups of one slot: in the ``memory`` and ``pids`` hierarchies, and ``cpu``/``cpuacct`` where usable."""
 
-    def __init__(self, memory: Path, pids: Path) -> None:
-        self.memory, self.pids = memory, pids
+    def __init__(self, memory: Path, pids: Path, cpu: tuple[Path, ...] = ()) -> None:
+        self.memory, self.pids, self.cpu = memory, pids, cpu
         self._memory_dir, self._pids_dir = str(memory), str(pids)
+        # the folder holding cpuacct.usage and the one holding cpu.cfs_quota_us (the same where co-mounted)
+        self._usage = next((str(f) for f in cpu if (f / "cpuacct.usage").exists()), None)
+        self._quota = next((str(f) for f in cpu if (f / "cpu.cfs_quota_us").exists()), None)
+        self._quota_set = False
         self._swap = (memory / "memory.memsw.limit_in_bytes").exists()
         self._memory_bytes: int | None = None
         self._tasks: int | None = None
@@ -153,9 +170,16 @@ class _V1Cgroup:
         if tasks != self._tasks:
             _write(f"{self._pids_dir}/pids.max", str(tasks))
             self._tasks = tasks
+        if self._quota is not None and not self._quota_set:
+            _write(f"{self._quota}/cpu.cfs_period_us", str(CPU_PERIOD_US))
+            _write(f"{self._quota}/cpu.cfs_quota_us", str(CPU_PERIOD_US))
+            self._quota_set = True
         self._oom_before = _counters(f"{self._memory_dir}/memory.oom_control").get("oom_kill", 0)
         self._hits_before = int(_read(f"{self._memory_dir}/memory.failcnt"))
         self._peak_known = _reset(f"{self._memory_dir}/memory.max_usage_in_bytes")
+
+    def cpu_s(self) -> float | None:
+        return None if self._usage is None else int(_read(f"{self._usage}/cpuacct.usage")) / 1e9
 
     def _set_memory(self, limit: int) -> None:
         # memory+swap may never be below memory: raise memsw first when growing, lower it last when shrinking
@@ -170,11 +194,11 @@ class _V1Cgroup:
         self._memory_bytes = limit
 
     def attach(self, pid: int) -> None:
-        _write(f"{self._memory_dir}/cgroup.procs", str(pid))
-        _write(f"{self._pids_dir}/cgroup.procs", str(pid))
+        for folder in self.folders():
+            _write(f"{folder}/cgroup.procs", str(pid))
 
     def holds(self, pid: int) -> bool:
-        return all(str(pid) in _read(f"{path}/cgroup.procs").split() for path in (self._memory_dir, self._pids_dir))
+        return all(str(pid) in _read(f"{folder}/cgroup.procs").split() for folder in self.folders())
 
     def usage(self) -> MemoryUsage:
         oom_kills = _counters(f"{self._memory_dir}/memory.oom_control").get("oom_kill", 0) - self._oom_before
@@ -189,12 +213,12 @@ class _V1Cgroup:
         _kill_listed(f"{self._pids_dir}/cgroup.procs")
 
     def remove(self) -> None:
-        for path in (self.memory, self.pids):
+        for path in self.folders():
             with contextlib.suppress(OSError):
                 path.rmdir()
 
     def folders(self) -> tuple[Path, ...]:
-        return (self.memory, self.pids)
+        return (self.memory, self.pids, *self.cpu)
 
 
 def _at_limit(peak: int | None, limit_bytes: int | None) -> bool:
@@ -208,6 +232,7 @@ class _V2Cgroup:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._dir = str(path)
+        self._quota_set = False
         self._memory_bytes: int | None = None
         self._tasks: int | None = None
         self._oom_before = self._hits_before = 0
@@ -222,6 +247,10 @@ class _V2Cgroup:
         if tasks != self._tasks:
             _write(f"{self._dir}/pids.max", str(tasks))
             self._tasks = tasks
+        if not self._quota_set:
+            with contextlib.suppress(OSError):  # no cpu controller delegated: no quota (the docs say so)
+                _write(f"{self._dir}/cpu.max", f"{CPU_PERIOD_US} {CPU_PERIOD_US}")
+            self._quota_set = True
         events = _counters(f"{self._dir}/memory.events")
         self._oom_before, self._hits_before = events.get("oom_kill", 0), events.get("max", 0)
         self._reset_peak()
@@ -260,6 +289,14 @@ class _V2Cgroup:
         reached = _at_limit(peak, self._memory_bytes) or events.get("max", 0) > self._hits_before
         return MemoryUsage(events.get("oom_kill", 0) - self._oom_before, reached, peak)
 
+    def cpu_s(self) -> float | None:
+        # cpu.stat's usage_usec is kept by every v2 cgroup, whether or not the cpu controller is enabled
+        try:
+            usage = _counters(f"{self._dir}/cpu.stat").get("usage_usec")
+        except OSError:
+            return None
+        return None if usage is None else usage / 1e6
+
     def kill_all(self) -> None:
         try:
             _write(f"{self._dir}/cgroup.kill", "1")
@@ -276,17 +313,18 @@ class _V2Cgroup:
 
 
 class _V1Factory:
-    def __init__(self, memory_root: Path, pids_root: Path) -> None:
-        self.memory_root, self.pids_root = memory_root, pids_root
+    def __init__(self, memory_root: Path, pids_root: Path, cpu_roots: tuple[Path, ...] = ()) -> None:
+        self.memory_root, self.pids_root, self.cpu_roots = memory_root, pids_root, cpu_roots
 
     def create(self, name: str) -> Cgroup:
         memory, pids = self.memory_root / name, self.pids_root / name
-        memory.mkdir(parents=True, exist_ok=True)
-        pids.mkdir(parents=True, exist_ok=True)
-        return _V1Cgroup(memory, pids)
+        cpu = tuple(root / name for root in self.cpu_roots)
+        for folder in (memory, pids, *cpu):
+            folder.mkdir(parents=True, exist_ok=True)
+        return _V1Cgroup(memory, pids, cpu)
 
     def cleanup(self) -> None:
-        for root in (self.memory_root, self.pids_root):
+        for root in (self.memory_root, self.pids_root, *self.cpu_roots):
             with contextlib.suppress(OSError):
                 root.rmdir()
 
@@ -300,6 +338,8 @@ class _V2Factory:
             self.root.mkdir()
             # v2 hands controllers down one level at a time: the slots below need them enabled here too
             _write(self.root / "cgroup.subtree_control", "+memory +pids")
+            with contextlib.suppress(OSError):  # the cpu controller where the parent has it: the quota
+                _write(self.root / "cgroup.subtree_control", "+cpu")
         path = self.root / name
         path.mkdir(exist_ok=True)
         return _V2Cgroup(path)
@@ -349,12 +389,23 @@ def detect(mountinfo: str | None = None, proc_cgroup: str | None = None) -> Cgro
     proc_cgroup = Path("/proc/self/cgroup").read_text() if proc_cgroup is None else proc_cgroup
     mounts, own = _mounts(mountinfo), _own_paths(proc_cgroup)
     folder = f"{SANDBOX_CGROUP_PREFIX}{os.getpid()}"
-    v1 = {c: m for m in mounts if m.fstype == "cgroup" for c in ("memory", "pids") if c in m.options}
+    controllers: tuple[str, ...] = ("memory", "pids", "cpu", "cpuacct")
+    v1 = {c: m for m in mounts if m.fstype == "cgroup" for c in controllers if c in m.options}
     if "memory" in v1 and "pids" in v1:
         memory = _inside(v1["memory"], own.get("memory", "/"))
         pids = _inside(v1["pids"], own.get("pids", "/"))
+        cpu = _v1_cpu_bases(v1, own)
+        with_cpu = _try_folders(
+            "cgroup v1 (memory, pids, cpu, cpuacct)",
+            [memory, pids, *cpu],
+            lambda: _V1Factory(memory / folder, pids / folder, tuple(base / folder for base in cpu)),
+        )
+        if with_cpu.factory is not None or not cpu:
+            return with_cpu if cpu else CgroupSupport("cgroup v1 (memory, pids; no cpu controllers)", with_cpu.factory)
         return _try_folders(
-            "cgroup v1 (memory, pids)", [memory, pids], lambda: _V1Factory(memory / folder, pids / folder)
+            "cgroup v1 (memory, pids; the cpu controllers are not writable)",
+            [memory, pids],
+            lambda: _V1Factory(memory / folder, pids / folder),
         )
     v2 = [m for m in mounts if m.fstype == "cgroup2"]
     if v2:
@@ -364,6 +415,14 @@ def detect(mountinfo: str | None = None, proc_cgroup: str | None = None) -> Cgro
             return CgroupSupport(f"none: {reason}", None)
         return _try_folders("cgroup v2 (memory, pids)", [base], lambda: _V2Factory(base / folder))
     return CgroupSupport("none: no cgroup memory and pids controllers are mounted", None)
+
+
+def _v1_cpu_bases(v1: Mapping[str, _Mount], own: dict[str, str]) -> list[Path]:
+    """The judge's folders in the v1 ``cpu`` and ``cpuacct`` hierarchies (one where they are co-mounted)."""
+    if "cpu" not in v1 or "cpuacct" not in v1:
+        return []
+    bases = [_inside(v1[c], own.get(c, "/")) for c in ("cpu", "cpuacct")]
+    return bases[:1] if bases[0] == bases[1] else bases
 
 
 def _delegate_v2(base: Path) -> str | None:

@@ -53,6 +53,7 @@ from podium.core.execution.sandbox.supervise import (
     kill_pidfd,
     shrink_stdout_pipe,
     slot_pool,
+    tree_cpu_s,
 )
 from podium.core.execution.sandbox.verdict import Stop
 
@@ -191,6 +192,7 @@ class _Zygote:
         self.runs = 0
         self.healthy = True
         self._log_tail = b""
+        self.cpu_mark: float | None = None  # the slot cgroup's CPU counter while empty, before the next init joined
 
     @staticmethod
     def start(slot: Slot, plan: PythonRun, seccomp_filter: bytes) -> _Zygote:
@@ -216,6 +218,7 @@ class _Zygote:
         try:
             zygote.send(hello)
             zygote.receive("ready")
+            zygote.cpu_mark = slot.cgroup.cpu_s() if slot.cgroup is not None else None
             zygote.send({"prepare": True})
         except OSError:
             zygote.close()
@@ -329,7 +332,8 @@ class _Report:
 
     wait_status: int | None
     cpu_s: float | None
-    setup_cpu_s: float
+    setup_cpu_s: float  # the program's own set-up, before it ran anything of its own
+    init_setup_cpu_s: float  # init's work in the cgroup before it forked the program
     error: str | None
 
 
@@ -347,7 +351,13 @@ def _read_report(fd: int, seconds: float) -> _Report | None:
     for line in data.splitlines():
         with contextlib.suppress(ValueError):
             said.update(json.loads(line))
-    return _Report(said.get("status"), said.get("cpu"), float(said.get("setup_cpu", 0.0)), said.get("error"))
+    return _Report(
+        said.get("status"),
+        said.get("cpu"),
+        float(said.get("setup_cpu", 0.0)),
+        float(said.get("init_setup_cpu", 0.0)),
+        said.get("error"),
+    )
 
 
 class _Run:
@@ -381,18 +391,20 @@ class _Run:
     def _supervise(self, pidfd: int, stdout: int, stderr: int, report_fd: int, cgroup: Cgroup | None) -> RunResult:
         started = time.monotonic()
         captured = capture_run(stdout, stderr, self.request, None)
+        cpu_at_stop = cgroup.cpu_s() if cgroup is not None else None  # before the kill: the figure at the last line
         if captured.stop is not Stop.EXITED:
             kill_pidfd(pidfd)  # pid 1's death takes every process of the namespace with it
         report = _read_report(report_fd, _REPORT_S)
         if report is None:
             kill_pidfd(pidfd)
             report = _read_report(report_fd, _REPORT_S)
-        self.zygote.receive("ended")
+        self.zygote.receive("ended")  # init is reaped, and with it every process of the namespace
         wall_time_s = time.monotonic() - started
-        memory = None
+        memory, cpu_at_end = None, None
         if cgroup is not None:
-            memory = cgroup.usage()
+            memory, cpu_at_end = cgroup.usage(), cgroup.cpu_s()
             cgroup.kill_all()  # empty after a normal end; a safety net for the next run in this slot
+        cpu_start, self.zygote.cpu_mark = self.zygote.cpu_mark, cpu_at_end
         if self.zygote.runs < RUNS_PER_ZYGOTE:  # else it is closed after this run: nothing to prepare
             self.zygote.send({"prepare": True})  # the next run's processes may join the cgroup now
         if report is not None and report.error is not None:
@@ -404,12 +416,16 @@ class _Run:
         if report is not None and report.wait_status is not None:
             returncode = os.waitstatus_to_exitcode(report.wait_status)
             cpu = max(0.0, (report.cpu_s or 0.0) - report.setup_cpu_s)
+        tree_cpu = tree_cpu_s(cpu_start, cpu_at_stop, cpu_at_end, captured.stop)
+        if tree_cpu is not None and report is not None:
+            # the cgroup counted init's and the program's set-up too (both reported before any untrusted code ran)
+            tree_cpu = max(0.0, tree_cpu - report.init_setup_cpu_s - report.setup_cpu_s)
         peak = None if memory is None or memory.peak_bytes is None else memory.peak_bytes // 1024
         return conclude(
             captured,
             returncode,
             self.request,
-            cpu_time_s=cpu,
+            cpu_time_s=cpu if tree_cpu is None else tree_cpu,
             peak_kib=peak,
             oom_kills=memory.oom_kills if memory is not None else 0,
             memory_limit_reached=memory.reached_limit if memory is not None else False,
@@ -417,6 +433,7 @@ class _Run:
             backend=self.sandbox.name,
             isolated=self.sandbox.isolated,
             shell_status=False,  # init reports the program's own wait status: a signal is a signal
+            cpu_from_cgroup=tree_cpu is not None,
         )
 
 

@@ -134,6 +134,9 @@ class RunResult:
     isolated: bool
     detail: str
     box: Mapping[str, bytes] | None = None  # a writable box's files after the run (regular files only)
+    # where cpu_time_s comes from: "cgroup" (the whole process tree, children and zombies included), or "rusage"
+    # (the program and the children it waited for; where no cgroup CPU controller can be used)
+    cpu_counted_by: str = "rusage"
 
 
 class Sandbox(Protocol):

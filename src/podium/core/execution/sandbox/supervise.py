@@ -573,6 +573,19 @@ def box_after(captured: Captured, request: RunRequest, box: Path) -> dict[str, b
     return read_box(box)
 
 
+def tree_cpu_s(start_s: float | None, at_stop_s: float | None, at_end_s: float | None, stop: Stop) -> float | None:
+    """The run's CPU time from its cgroup's counter, or None where no controller counts it.
+
+    ``start_s`` is read before the program starts; ``at_stop_s`` the moment the reader stopped (before any kill),
+    which is the figure when the reader stopped after enough lines, as a line printed within the limit is; else
+    ``at_end_s``, read once the whole tree is gone.
+    """
+    end_s = at_stop_s if stop is Stop.LINES else at_end_s
+    if start_s is None or end_s is None:
+        return None
+    return max(0.0, end_s - start_s)
+
+
 def address_space_mib(limits: Limits, cgroup: bool) -> int:
     """The RLIMIT_AS backstop: tight without a cgroup, roomy with one (threads reserve address space they never use)."""
     return limits.memory_mib * 2 + 64 if cgroup else limits.memory_mib + 64
@@ -627,11 +640,12 @@ def conclude(
     isolated: bool,
     shell_status: bool,
     box: Mapping[str, bytes] | None = None,
+    cpu_from_cgroup: bool = False,
 ) -> RunResult:
     """The result of a finished run, decided from the evidence gathered outside it (shared by every backend).
 
     ``shell_status``: the backend reports a death by signal N as status 128 + N (bubblewrap), so such a status
-    may be either.
+    may be either. ``cpu_from_cgroup``: ``cpu_time_s`` is the whole tree's, from the run's cgroup.
     """
     exit_code, signal_number = (None, 9) if captured.stop is not Stop.EXITED else split_status(returncode)
     peak_mib = None if peak_kib is None else peak_kib / 1024
@@ -661,4 +675,5 @@ def conclude(
         isolated=isolated,
         detail=detail if isolated else f"{detail} (not isolated)",
         box=box,
+        cpu_counted_by="cgroup" if cpu_from_cgroup else "rusage",
     )

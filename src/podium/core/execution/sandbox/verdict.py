@@ -2,12 +2,16 @@
 
 A limit verdict needs evidence the program cannot make up: the reader's own count of stdout bytes and lines, the
 parent's own kill at the wall limit, the cgroup's OOM and limit-hit counters, the CPU time and peak memory the
-kernel accounted. An exit status alone proves nothing: bubblewrap reports a death by signal N and an exit with
-status 128 + N alike, and even where a backend sees the real signal, a program can send itself ``SIGXCPU``. So
-``os._exit(152)`` after 16 ms of CPU is a runtime error "exited with status 152", not a time limit; a death by
-``SIGXCPU`` is a time limit only when the run's CPU time reached the limit. What the program writes on stderr
-(``MemoryError``, ``File too large``) decides nothing: the verdict is the runtime error, and the program's own
-words stay in its stderr for whoever reads it. There is no counter for files a program writes in its own
+kernel accounted. CPU time is the whole process tree's where a cgroup counts it (children that were never waited
+for, and zombies, included), and it is compared with the exact limit on every path: a run whose CPU time is over
+``Limits.cpu_time_s`` is a time limit however it ended, also when the reader stopped it after enough lines (with the
+figure read when the last line came) and also when it ignored ``SIGXCPU`` (RLIMIT_CPU, in whole seconds above the
+limit, is only the backstop). An exit status alone proves nothing: bubblewrap reports a death by signal N and an
+exit with status 128 + N alike, and even where a backend sees the real signal, a program can send itself
+``SIGXCPU``. So ``os._exit(152)`` after 16 ms of CPU is a runtime error "exited with status 152", not a time limit;
+a death by ``SIGXCPU`` is a time limit only when the run's CPU time reached the limit. What the program writes on
+stderr (``MemoryError``, ``File too large``) decides nothing: the verdict is the runtime error, and the program's
+own words stay in its stderr for whoever reads it. There is no counter for files a program writes in its own
 ``/tmp``, so a file over the size limit (``SIGXFSZ``, or ``EFBIG`` for Python, which ignores the signal) is a
 runtime error too; ``OUTPUT_LIMIT`` is the stdout reader's.
 """
@@ -66,7 +70,11 @@ class Evidence:
 
 def decide(evidence: Evidence, limits: Limits) -> tuple[RunStatus, str]:
     """The status of a run and one line saying why."""
+    spent = evidence.cpu_time_s or 0.0
+    over_cpu = spent > limits.cpu_time_s
     if evidence.stop is Stop.LINES:
+        if over_cpu:
+            return RunStatus.TIME_LIMIT, f"CPU time over {limits.cpu_time_s:g} s ({spent:.2f} s) by its last line"
         return RunStatus.OK, "stopped after enough lines"
     if evidence.stop is Stop.OUTPUT:
         return RunStatus.OUTPUT_LIMIT, f"more than {limits.stdout_bytes} bytes on stdout"
@@ -74,10 +82,10 @@ def decide(evidence: Evidence, limits: Limits) -> tuple[RunStatus, str]:
         return RunStatus.OUTPUT_LIMIT, f"more than {limits.box_mib} MiB written in its working folder"
     if evidence.oom_kills and evidence.failed:
         return RunStatus.MEMORY_LIMIT, f"killed by the cgroup's OOM killer at {limits.memory_mib} MiB"
-    spent = evidence.cpu_time_s or 0.0
     # RLIMIT_CPU ends a process with SIGXCPU, and SIGKILL a second later if it ignored that
-    cpu_limit_hit = spent >= limits.cpu_time_s * (1 - CPU_SLACK) and (
-        evidence.ended_by(signals.SIGXCPU) or evidence.ended_by(signals.SIGKILL)
+    cpu_limit_hit = over_cpu or (
+        spent >= limits.cpu_time_s * (1 - CPU_SLACK)
+        and (evidence.ended_by(signals.SIGXCPU) or evidence.ended_by(signals.SIGKILL))
     )
     if (cpu_limit_hit or evidence.stop is Stop.WALL) and evidence.memory_limit_reached:
         # Without swap the kernel reclaims the program's own file pages (the interpreter, its libraries) at the
@@ -94,8 +102,6 @@ def decide(evidence: Evidence, limits: Limits) -> tuple[RunStatus, str]:
         # where no cgroup counts, the kernel's high-water mark shows the program did reach its limit
         return RunStatus.MEMORY_LIMIT, f"ended after reaching the {limits.memory_mib} MiB limit (peak {peak:.0f} MiB)"
     if evidence.exit_code == 0:
-        if spent > limits.cpu_time_s:
-            return RunStatus.TIME_LIMIT, f"finished, but used {spent:.2f} s of CPU time"
         return RunStatus.OK, "exited with code 0"
     return RunStatus.RUNTIME_ERROR, _describe_end(evidence)
 
