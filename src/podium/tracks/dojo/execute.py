@@ -5,7 +5,9 @@ with no arguments, empty stdin, a cleared environment, a fixed hash seed and Pyt
 printing integers lifted. The sandbox's reader stops the program once ``n_check`` lines have arrived.
 
 A run that printed ``n_check`` complete lines is judged on them whatever it did afterwards — crashed, ran out of
-time or memory — so the verdict does not depend on a race between the reader and the program's end.
+time or memory — so the verdict does not depend on a race between the reader and the program's end. Its CPU time
+counts up to its last line: over the limit by then (the whole process tree's, read when the line came) is a time
+limit, however many lines it printed.
 """
 
 from __future__ import annotations
@@ -69,7 +71,8 @@ def execute(
     if run.status is RunStatus.INTERNAL_ERROR:
         return Execution(RunVerdict.INTERNAL_ERROR, (), f"the sandbox failed: {run.detail}", run)
     enough = complete_lines(run.stdout) >= n_check
-    if run.status is not RunStatus.OK and not enough:
+    late = run.status is RunStatus.TIME_LIMIT and run.stopped_early  # over the CPU limit by its last line
+    if run.status is not RunStatus.OK and (not enough or late):
         return Execution(_STATUS_VERDICTS[run.status], (), run.detail, run)
     terms = parse_terms(run.stdout, n_check, output_ended=not run.stopped_early and run.status is RunStatus.OK)
     if terms.error is not None:
