@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from podium.core.execution.sandbox import Limits, RunRequest, RunResult, RunStatus, Sandbox
+from podium.core.execution.sandbox import FilterProfile, Limits, RunRequest, RunResult, RunStatus, Sandbox
 from podium.tracks.dojo.rules import ScoringRules
 from podium.tracks.dojo.terms import complete_lines, parse_terms
 from podium.tracks.dojo.verdicts import RunVerdict
@@ -66,6 +66,7 @@ def execute(
         limits=limits,
         env=python_env(hash_seed),
         stop_after_lines=n_check,
+        profile=FilterProfile.SOLVER,  # no file locks, watches or page-cache calls: the host's, shared by all runs
     )
     run = sandbox.run(request)
     if run.status is RunStatus.INTERNAL_ERROR:

@@ -10,9 +10,27 @@ that says ``isolated=False`` on every result. See ``docs/design/core.md`` and do
 from __future__ import annotations
 
 from podium.core.errors import ConfigError, DependencyError
-from podium.core.execution.sandbox.records import BASE_ENV, Limits, RunRequest, RunResult, RunStatus, Sandbox
+from podium.core.execution.sandbox.records import (
+    BASE_ENV,
+    FilterProfile,
+    Limits,
+    RunRequest,
+    RunResult,
+    RunStatus,
+    Sandbox,
+)
 
-__all__ = ["BACKENDS", "BASE_ENV", "Limits", "RunRequest", "RunResult", "RunStatus", "Sandbox", "open_sandbox"]
+__all__ = [
+    "BACKENDS",
+    "BASE_ENV",
+    "FilterProfile",
+    "Limits",
+    "RunRequest",
+    "RunResult",
+    "RunStatus",
+    "Sandbox",
+    "open_sandbox",
+]
 
 BACKENDS = ("auto", "forkserver", "bubblewrap", "rlimits")
 """``auto``: the fork-server where the host supports it, else bubblewrap."""

@@ -87,7 +87,7 @@ class BubblewrapSandbox:
 
     def __init__(self, *, cgroups: bool = True) -> None:
         self._tools = _tools()
-        self._filter = filter_program()
+        filter_program()  # compiled now: a host without libseccomp fails here, not in the first run
         self._pool = slot_pool(cgroups)
         self._layout = _as_arguments(host_files())  # the interpreter's files, as this host lays them out
         become_subreaper()
@@ -226,7 +226,7 @@ class _Run:
     def _execute(self, channel_fd: int | None) -> RunResult:
         info_read, info_write = os.pipe()
         block_read, block_write = os.pipe()
-        filter_read = _filter_pipe(self.sandbox._filter)
+        filter_read = _filter_pipe(filter_program(self.request.profile))
         inherited_kib = judge_peak_kib()
         try:
             proc = self.slot.spawner.start(lambda: self._spawn(info_write, block_read, filter_read, channel_fd))

@@ -39,7 +39,7 @@ from typing import Any
 from podium.core.errors import DependencyError
 from podium.core.execution.sandbox.bubblewrap import BubblewrapSandbox
 from podium.core.execution.sandbox.cgroups import Cgroup
-from podium.core.execution.sandbox.records import RunRequest, RunResult, RunStatus
+from podium.core.execution.sandbox.records import FilterProfile, RunRequest, RunResult, RunStatus
 from podium.core.execution.sandbox.root import devices, host_files
 from podium.core.execution.sandbox.seccomp import filter_program
 from podium.core.execution.sandbox.supervise import (
@@ -83,6 +83,7 @@ class PythonRun:
     script: str
     arguments: tuple[str, ...]
     environment: tuple[tuple[str, str], ...]
+    profile: FilterProfile  # a zygote installs one filter in every run it forks
 
 
 def python_run(request: RunRequest) -> PythonRun | None:
@@ -101,7 +102,9 @@ def python_run(request: RunRequest) -> PythonRun | None:
     executable = _which(program, environment.get("PATH", ""))
     if executable is None:
         return None
-    return PythonRun((executable, program, *options), script, tuple(arguments), tuple(environment.items()))
+    return PythonRun(
+        (executable, program, *options), script, tuple(arguments), tuple(environment.items()), request.profile
+    )
 
 
 @functools.lru_cache(maxsize=64)
@@ -120,7 +123,6 @@ class ForkServerSandbox:
         if not can_switch_uid():
             raise DependencyError("the fork-server sandbox needs root (it makes user namespaces)", fix=_FIX)
         self._fallback = BubblewrapSandbox(cgroups=cgroups)
-        self._filter = filter_program()
         self._pool = slot_pool(cgroups, fork_server=True)
         self._zygotes: dict[int, _Zygote] = {}
         self._lock = threading.Lock()
@@ -150,7 +152,7 @@ class ForkServerSandbox:
             zygote.close()
             zygote = None
         if zygote is None:
-            zygote = _Zygote.start(slot, plan, self._filter)
+            zygote = _Zygote.start(slot, plan, filter_program(plan.profile))
         try:
             yield zygote
         finally:
@@ -226,7 +228,11 @@ class _Zygote:
         return zygote
 
     def serves(self, plan: PythonRun) -> bool:
-        return plan.interpreter == self.plan.interpreter and plan.environment == self.plan.environment
+        return (plan.interpreter, plan.environment, plan.profile) == (
+            self.plan.interpreter,
+            self.plan.environment,
+            self.plan.profile,
+        )
 
     def send(self, message: Mapping[str, Any], fds: tuple[int, ...] = ()) -> None:
         data = json.dumps(message).encode()

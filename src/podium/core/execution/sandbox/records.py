@@ -20,6 +20,16 @@ BASE_ENV: Mapping[str, str] = {"PATH": "/usr/bin", "LANG": "C.UTF-8"}
 """The whole environment of a sandboxed program, before ``RunRequest.env`` is merged over it."""
 
 
+class FilterProfile(StrEnum):
+    """Which system-call filter a run gets (``seccomp.py``): every run's, or that and more for judged solvers."""
+
+    STANDARD = "standard"
+    """Refuses what no judged program needs: keyrings, other processes, namespaces, mounts, the kernel's state."""
+    SOLVER = "solver"
+    """The standard filter, plus the calls that reach objects of the host kernel every run shares (file locks,
+    file watches, the page cache): a short program that prints integers never needs them."""
+
+
 class RunStatus(StrEnum):
     """How a run ended (closed set)."""
 
@@ -83,6 +93,7 @@ class RunRequest:
     writable: bool = False
     workdir: str = ""
     readable: tuple[Path, ...] = ()
+    profile: FilterProfile = FilterProfile.STANDARD
 
     def __post_init__(self) -> None:
         if not self.argv:

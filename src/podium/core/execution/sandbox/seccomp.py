@@ -32,6 +32,7 @@ import struct
 from dataclasses import dataclass
 
 from podium.core.errors import DependencyError
+from podium.core.execution.sandbox.records import FilterProfile
 
 _FIX = "apt-get install libseccomp2"
 
@@ -84,6 +85,46 @@ DENIED: tuple[Denial, ...] = (
     Denial(("iopl", "ioperm", "modify_ldt", "uselib", "personality", "fanotify_init"), "legacy or hardware access"),
 )
 """Refused outright (``personality`` only when it would change the persona: the query stays allowed)."""
+
+SOLVER_DENIED: tuple[Denial, ...] = (
+    Denial(
+        ("inotify_init", "inotify_init1", "inotify_add_watch", "fanotify_mark"),
+        "watching files: a run watching the shared standard library sees another run open its files, as symbols",
+    ),
+    Denial(("flock",), "file locks: a shared file's locks are the host's, so another run can test them as bits"),
+    Denial(
+        ("fadvise64", "readahead", "mincore", "cachestat", "remap_file_pages", "process_madvise"),
+        "the page cache: evicting, loading or probing the cached pages of files every run reads",
+    ),
+    Denial(
+        ("io_setup", "io_submit", "io_getevents", "io_pgetevents", "io_cancel", "io_destroy"),
+        "Linux AIO: its RWF_NOWAIT reads probe the page cache",
+    ),
+)
+"""Refused outright under ``FilterProfile.SOLVER`` besides ``DENIED``: the host kernel's objects every run shares.
+
+What no namespace separates (``docs/design/core.md``, "What the kernel shares") is closed here where a call reaches
+it; plain read timing reaches the page cache with no call to refuse, which clean-room verification covers."""
+
+LOCK_COMMANDS = {
+    "F_GETLK": 5,
+    "F_SETLK": 6,
+    "F_SETLKW": 7,
+    "F_OFD_GETLK": 36,
+    "F_OFD_SETLK": 37,
+    "F_OFD_SETLKW": 38,
+    "F_SETLEASE": 1024,
+    "F_GETLEASE": 1025,
+    "F_NOTIFY": 1026,
+}
+"""``fcntl`` commands refused under the solver profile: record locks, leases and directory notification (dnotify),
+each a view of state that other runs on the host share."""
+
+PAGE_CACHE_ADVICE = {"MADV_WILLNEED": 3, "MADV_COLD": 20, "MADV_PAGEOUT": 21}
+"""``madvise`` advice refused under the solver profile: each loads or evicts the pages of a mapped shared file."""
+
+RW_FLAG_CALLS = ("preadv2", "pwritev2")
+"""Refused under the solver profile when given any flag: ``RWF_NOWAIT`` tells whether a page is cached."""
 
 CLONE_NAMESPACE_FLAGS = {
     "CLONE_NEWTIME": 0x80,
@@ -186,9 +227,10 @@ def unknown_numbers() -> range:
     return range(highest_known_number() + 1, UNKNOWN_CEILING)
 
 
-def denied_calls() -> list[str]:
-    """Every system call the filter refuses outright, in ``DENIED`` order."""
-    return [call for denial in DENIED for call in denial.calls]
+def denied_calls(profile: FilterProfile = FilterProfile.STANDARD) -> list[str]:
+    """Every system call the profile's filter refuses outright, in ``DENIED`` (then ``SOLVER_DENIED``) order."""
+    denials = DENIED if profile is FilterProfile.STANDARD else (*DENIED, *SOLVER_DENIED)
+    return [call for denial in denials for call in denial.calls]
 
 
 class _Builder:
@@ -248,12 +290,22 @@ def _unknown_numbers_refused() -> bytes:
     return b"".join(struct.pack("=HBBI", *instruction) for instruction in program)
 
 
+def _refuse_shared_kernel_state(builder: _Builder) -> None:
+    """The solver profile's refusals that depend on an argument (its outright ones are in ``SOLVER_DENIED``)."""
+    for command in LOCK_COMMANDS.values():  # the kernel reads the command as 32 bits, as ioctl's request
+        builder.refuse("fcntl", (1, _CMP_MASKED_EQ, _LOW_32_BITS, command))
+    for advice in PAGE_CACHE_ADVICE.values():
+        builder.refuse("madvise", (2, _CMP_MASKED_EQ, _LOW_32_BITS, advice))
+    for call in RW_FLAG_CALLS:  # flags are the sixth argument; any bit set is refused
+        builder.refuse(call, (5, _CMP_NE, 0, 0))
+
+
 @functools.cache
-def filter_program() -> bytes:
-    """The compiled filter (classic BPF, as ``--seccomp`` reads it), built once per process."""
+def filter_program(profile: FilterProfile = FilterProfile.STANDARD) -> bytes:
+    """The profile's compiled filter (classic BPF, as ``--seccomp`` reads it), built once per process."""
     builder = _Builder()
     try:
-        for call in denied_calls():
+        for call in denied_calls(profile):
             if call == "personality":
                 builder.refuse(call, (0, _CMP_NE, _PERSONALITY_QUERY, 0))
             else:
@@ -269,6 +321,8 @@ def filter_program() -> bytes:
         for request in TERMINAL_IOCTLS.values():
             # the kernel reads the request as 32 bits: compare those only, or high bits would slip past
             builder.refuse("ioctl", (1, _CMP_MASKED_EQ, _LOW_32_BITS, request))
+        if profile is FilterProfile.SOLVER:
+            _refuse_shared_kernel_state(builder)
         return _unknown_numbers_refused() + builder.export()
     finally:
         builder.release()
