@@ -74,7 +74,7 @@ def fork_server() -> ForkServerSandbox:
 
 def _zygotes() -> set[int]:
     """This process's zygotes."""
-    return {pid for pid in processes_with("zygote.py") if parent_of(pid) == os.getpid()}
+    return {pid for pid in processes_with(forkserver.ZYGOTE_MARK) if parent_of(pid) == os.getpid()}
 
 
 def _run(sandbox: ForkServerSandbox, source: bytes, env: dict[str, str] | None = None) -> RunStatus:

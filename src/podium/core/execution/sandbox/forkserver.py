@@ -58,6 +58,8 @@ from podium.core.execution.sandbox.supervise import (
 from podium.core.execution.sandbox.verdict import Stop
 
 ZYGOTE = Path(__file__).with_name("zygote.py")
+ZYGOTE_MARK = "# podium fork-server zygote"
+"""The first line of a zygote's command line (``ps`` shows it; the rest is the zygote's text)."""
 RUNS_PER_ZYGOTE = 1000
 """Runs before a zygote is replaced: a bound on how long one root process per slot lives."""
 
@@ -292,9 +294,15 @@ class _Zygote:
         os.close(self._log)
 
 
+@functools.cache
+def _zygote_text() -> str:
+    # given as text (-c), not as a path: the zygote's code then names no host file a program could look at
+    return f"{ZYGOTE_MARK}\n{ZYGOTE.read_text('utf-8')}"
+
+
 def _exec_zygote(plan: PythonRun, sock: int, stdout: int, log: int) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [*plan.interpreter[1:], str(ZYGOTE), str(sock)],
+        [*plan.interpreter[1:], "-c", _zygote_text(), str(sock)],
         executable=plan.interpreter[0],
         stdin=subprocess.DEVNULL,
         stdout=stdout,

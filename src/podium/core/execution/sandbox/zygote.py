@@ -1,8 +1,9 @@
 """The fork-server's zygote: a pre-started interpreter that forks a freshly isolated process tree per run.
 
-This file runs under the sandbox's own interpreter (``/usr/bin/python3`` with the request's options, never the
-judge's), as root,
-started by exec from the judge (``forkserver.py``), one per sandbox slot, and imports the standard library only.
+This file's text runs under the sandbox's own interpreter (``/usr/bin/python3`` with the request's options, never
+the judge's) as ``python3 [options] -c TEXT SOCKET``, as root, started by exec from the judge (``forkserver.py``),
+one per sandbox slot, and imports the standard library only. Given as text, not as a path, its code names no file
+of the host: a program that looks at the code above it finds ``<string>``.
 It never runs untrusted code and never holds a run's source or output: the judge hands each run's request (a
 memfd) and pipes to the run's own processes, which the zygote forwards unread. ``docs/design/core.md``
 ("The fork-server") gives the design and its weaknesses.
@@ -28,6 +29,13 @@ Protocol with the judge (one UNIX socketpair, messages are JSON objects, descrip
 ``run`` in with four descriptors (request memfd, stdout, stderr, report pipe), ``started`` out (init's host pid),
 ``ended`` out (init's wait status). On the report pipe the program writes its set-up CPU time before any
 untrusted code runs, and init writes the program's wait status and CPU time.
+
+**Nothing of the judge above the program.** Once sandboxed, the program's process raises ``_StartProgram``, which
+unwinds every frame of the zygote's (``serve``, ``_init``, ``_program``: the judge's ``hello`` with the slot's uid,
+the cgroup paths and the filter, and the run's request) back to this file's top level, where it is caught; only
+then does the program start, from ``_start_program``, whose frames hold only the program's own source, path and
+namespace. A program that walks its frames up, the collector's objects or ``sys.modules`` finds no host path, uid,
+pid or cgroup path (``test_isolation.py``).
 """
 
 import sys
@@ -241,7 +249,8 @@ def _init(config: Config, host_proc: int, cgroup_fds: list[int], maps_read: int,
     if not signal_message:
         os._exit(0)  # the zygote is going away
     request_fd, stdout_fd, stderr_fd, report_fd = fds
-    report = os.fdopen(report_fd, "w")
+    # closefd=False: the program's process, unwinding past this frame, must not close a descriptor number again
+    report = os.fdopen(report_fd, "w", closefd=False)
     try:
         request = _read_request(request_fd)
         _make_box(request)
@@ -250,6 +259,8 @@ def _init(config: Config, host_proc: int, cgroup_fds: list[int], maps_read: int,
             _child(lambda: _program(config, request, stdout_fd, stderr_fd, report_fd))
         report.write(json.dumps({"init_setup_cpu": _own_cpu() - joined_cpu}) + "\n")
         report.flush()
+    except _StartProgram:
+        raise  # in the program's process: on up to the top level
     except BaseException as error:  # noqa: BLE001 -- reported to the judge as the sandbox's failure
         report.write(json.dumps({"error": f"{type(error).__name__}: {error}"}) + "\n")
         report.flush()
@@ -298,8 +309,15 @@ def _make_box(request: Config) -> None:
     _mount(None, "/box", None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
 
 
+class _StartProgram(BaseException):
+    """Raised in the program's sandboxed process: unwinds the zygote's frames to the top level, which starts it."""
+
+
+_PENDING: list[Config] = []  # the run's request, from ``_program`` to ``_start_program``
+
+
 def _program(config: Config, request: Config, stdout_fd: int, stderr_fd: int, report_fd: int) -> None:
-    """Pid 2: drop everything, then run the program's text as ``python3 FILE`` would."""
+    """Pid 2: drop everything, then leave the zygote's frames for the top level, which runs the program."""
     try:
         _drop_everything(config, request, stdout_fd, stderr_fd, report_fd)
     except BaseException as error:  # noqa: BLE001 -- the sandbox failed, not the program: the judge says so
@@ -308,7 +326,15 @@ def _program(config: Config, request: Config, stdout_fd: int, stderr_fd: int, re
     usage = resource.getrusage(resource.RUSAGE_SELF)
     os.write(report_fd, (json.dumps({"setup_cpu": usage.ru_utime + usage.ru_stime}) + "\n").encode())
     os.close(report_fd)
-    _run_as_fresh_interpreter(request)
+    _PENDING.append(request)
+    raise _StartProgram
+
+
+def _start_program() -> None:
+    """Run the pending program as ``python3 FILE`` would, once nothing of the zygote's is left above it."""
+    globals()["__doc__"] = None  # the zygote's own description names cgroup files: none of the program's business
+    gc.collect()  # what the unwinding left in cycles goes now, before the program has a descriptor to lose
+    _run_as_fresh_interpreter(_PENDING.pop())
 
 
 def _drop_everything(config: Config, request: Config, stdout_fd: int, stderr_fd: int, report_fd: int) -> None:
@@ -342,7 +368,7 @@ def _compiled_filter(program: str) -> _Filter:
 
 
 _KEPT: list[dict[str, types.ModuleType]] = []
-_INTERPRETER = sys.orig_argv[:-2]  # the interpreter and its options, without this file and its socket
+_INTERPRETER = sys.orig_argv[:-3]  # the interpreter and its options, without "-c", this text and its socket
 
 
 def _run_as_fresh_interpreter(request: Config) -> None:
@@ -415,9 +441,11 @@ def _finish(status: int) -> int:
 
 
 def _child(body: Callable[[], None]) -> None:
-    """Run ``body`` in a forked process that never returns to the zygote's loop."""
+    """Run ``body`` in a forked process that never returns to the zygote's loop (the program leaves by raising)."""
     try:
         body()
+    except _StartProgram:
+        raise
     except BaseException:  # noqa: BLE001 -- reaches the zygote's stderr, the judge's log
         traceback.print_exc()
         os._exit(70)
@@ -472,4 +500,10 @@ def _reap_all() -> None:
 
 
 if __name__ == "__main__":
-    serve(int(sys.argv[-1]))
+    try:
+        serve(int(sys.argv[-1]))
+    except _StartProgram:
+        pass  # a run's program process, every frame of the zygote's gone with the exception
+    else:
+        raise SystemExit(0)  # the judge closed the socket
+    _start_program()

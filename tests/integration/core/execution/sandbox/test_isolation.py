@@ -12,6 +12,7 @@ import concurrent.futures
 import contextlib
 import ctypes
 import importlib.util
+import json
 import os
 import platform
 import subprocess
@@ -27,9 +28,9 @@ import pytest
 
 from podium.core.execution.sandbox import RunRequest, RunResult, RunStatus, Sandbox, seccomp
 from podium.core.execution.sandbox.bubblewrap import BubblewrapSandbox
-from podium.core.execution.sandbox.forkserver import ForkServerSandbox
+from podium.core.execution.sandbox.forkserver import ZYGOTE_MARK, ForkServerSandbox
 from podium.core.execution.sandbox.spawn import Spawner
-from podium.core.execution.sandbox.supervise import Slot, SlotPool, can_switch_uid, is_slot_uid
+from podium.core.execution.sandbox.supervise import MAX_SLOTS, Slot, SlotPool, can_switch_uid, is_slot_uid
 from tests.processes import is_live, processes_with
 
 ATTACKS = Path(__file__).parents[4] / "core" / "sandbox_attacks"  # tests/core/sandbox_attacks
@@ -277,7 +278,8 @@ def test_no_run_holds_the_previous_runs_source_in_its_memory(sandbox: Bubblewrap
     assert _scan_while_running(sandbox, f"SECRET = {token!r}\n{sleeper}", token.encode())
     # the next run of the same slot (the same zygote, on the fork-server) holds nothing of it
     assert not _scan_while_running(sandbox, sleeper, token.encode())
-    zygotes = [pid for pid in processes_with("zygote.py") if pid != os.getpid()]
+    zygotes = [pid for pid in processes_with(ZYGOTE_MARK) if pid != os.getpid()]
+    assert zygotes or not isinstance(sandbox, ForkServerSandbox)
     assert not any(_memory_holds(pid, token.encode()) for pid in zygotes)  # nor ever did the zygote
 
 
@@ -303,3 +305,64 @@ def test_a_spawner_starts_each_run_in_a_fresh_keyring_and_leaves_the_callers_alo
 def test_a_spawner_hands_back_what_the_launch_raised() -> None:
     with pytest.raises(OSError, match="no such program"):
         Spawner("podium-test-spawner").start(lambda: (_ for _ in ()).throw(OSError("no such program")))
+
+
+# Everything a program can reach in its own process without reading raw memory: its frames up the stack, every
+# object the collector tracks, and every loaded module.
+LOOK_AROUND = """
+import gc, json, sys
+NEEDLES = [bytes.fromhex(needle).decode() for needle in NEEDLES]  # not in the source, which its frames may hold
+found = set()
+seen = set()
+OWN = (NEEDLES, UIDS, found, seen)
+def look(value, where):
+    if isinstance(value, bytes):
+        value = value.decode('latin-1')
+    if isinstance(value, str):
+        found.update(f'{where}: {needle}' for needle in NEEDLES if needle in value)
+    elif isinstance(value, int) and not isinstance(value, bool) and any(value in block for block in UIDS):
+        found.add(f'{where}: uid {value}')
+def look_into(value, where, depth=0):
+    if any(value is own for own in OWN) or id(value) in seen or depth > 6:
+        return
+    look(value, where)
+    if isinstance(value, dict):
+        seen.add(id(value))
+        for key, item in list(value.items()):  # a copy: the module's own globals change as it looks
+            look(key, where); look_into(item, where, depth + 1)
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        seen.add(id(value))
+        for item in list(value):
+            look_into(item, where, depth + 1)
+    elif isinstance(getattr(value, '__code__', None), type(look.__code__)):  # a function: where it was written
+        look(value.__code__.co_filename, where)
+frame, depth = sys._getframe(), 0
+while frame is not None:
+    look(frame.f_code.co_filename, f'frame {depth}')
+    for name, value in list(frame.f_locals.items()):
+        look_into(value, f'frame {depth} {name}')
+    frame, depth = frame.f_back, depth + 1
+for value in gc.get_objects():
+    look_into(value, f'object {type(value).__name__}')
+for name, module in list(sys.modules.items()):
+    look(getattr(module, '__file__', None) or '', f'module {name}')
+    look_into(vars(module), f'module {name}')
+for value in (sys.argv, sys.orig_argv, sys.path, dict(__import__('os').environ)):
+    look_into(value, 'sys')
+print(json.dumps(sorted(found)))
+"""
+
+
+def test_a_run_finds_no_trace_of_the_judge_in_its_own_process(sandbox: BubblewrapSandbox) -> None:
+    checkout = str(Path(__file__).resolve().parents[4].parent)  # the repository's folder on the host
+    needles = [text.encode().hex() for text in (checkout, "podium-sandbox-", "cgroup.procs", "/sys/fs/cgroup")]
+    pools = [sandbox._pool, *([sandbox._fallback._pool] if isinstance(sandbox, ForkServerSandbox) else [])]  # type: ignore[attr-defined]
+    # the slots' host uids, written so that no constant of the program's own holds one
+    uids = [f"range(int('{pool._base_uid:x}', 16), int('{pool._base_uid + MAX_SLOTS:x}', 16))" for pool in pools]
+    program = f"NEEDLES = {needles!r}\nUIDS = [{', '.join(uids)}]\n{LOOK_AROUND}"
+    for _ in range(2):  # the second run comes from a zygote that has served one already
+        result = sandbox.run(
+            RunRequest(("python3", "-s", "-S", "-P", "-B", "solver.py"), {"solver.py": program.encode()})
+        )
+        assert result.status is RunStatus.OK, result.stderr_tail.decode()
+        assert json.loads(result.stdout) == [], result.stdout.decode()
