@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from podium.tracks.dojo.bonus import (
+    OTHER,
     UNSPECIFIED,
     DiversityEntry,
     brevity_bonus,
@@ -51,12 +52,45 @@ def test_problem_score_by_gate() -> None:
         (7, UNSPECIFIED),
         ("", UNSPECIFIED),
         ("   ", UNSPECIFIED),
-        ("x" * 64, "x" * 64),
+        ("x" * 64, OTHER),  # a name §6.1 does not give
         ("x" * 65, UNSPECIFIED),
+        (" Closed_Form ", "closed_form"),  # case-folded and stripped
+        ("ｍａｔｒｉｘ＿ｐｏｗｅｒ", "matrix_power"),  # NFKC: full-width letters are the same tag
+        ("closed_f\u043erm", OTHER),  # a Cyrillic о: a look-alike, not a new tag
+        ("my_own_trick", OTHER),
     ],
 )
 def test_method_tags(value: object, tag: str) -> None:
-    assert method_tag(value, RULES) == tag
+    claim = method_tag(value, RULES)
+    assert claim.tag == tag
+    assert bool(claim.warning) == (tag == OTHER or (tag == UNSPECIFIED and value is not None)), claim
+
+
+V2 = ScoringRules(diversity_rule="diversity-v2")
+
+
+def test_one_user_with_one_solver_under_invented_tags_earns_one_first_tag_bonus_only() -> None:
+    # the red team's 47-byte solver under two invented tags: both count as "other", one tag, no shared bonus
+    tags = [method_tag(claimed, RULES).tag for claimed in ("trick_a", "closed_f\u043erm")]
+    entries = [entry(1, 7, tags[0], 0), entry(2, 7, tags[1], 1)]
+    for rules in (RULES, V2):
+        assert diversity_bonuses(entries, rules, None) == {1: 30, 2: 0}
+
+
+def test_under_v2_one_user_counts_under_one_tag_and_unspecified_is_no_claim() -> None:
+    alone = [entry(1, 7, "closed_form", 0), entry(2, 7, UNSPECIFIED, 1)]  # a tagged solver and an untagged copy
+    assert diversity_bonuses(alone, RULES, None) == {1: 50, 2: 50}  # v0.1: two tags from one user, +50 alone
+    assert diversity_bonuses(alone, V2, None) == {1: 30, 2: 0}
+    two_users = [entry(1, 7, "closed_form", 0), entry(2, 8, "matrix_power", 1), entry(3, 7, "search_enum", 2)]
+    assert diversity_bonuses(two_users, V2, None) == {1: 50, 2: 50, 3: 20}  # 7's later tag counts as closed_form
+    untagged_rival = [entry(1, 7, "closed_form", 0), entry(2, 8, UNSPECIFIED, 1)]
+    assert diversity_bonuses(untagged_rival, V2, None) == {1: 30, 2: 0}  # no second tag: no shared bonus
+
+
+def test_seasons_created_now_get_diversity_v2_and_stored_ones_keep_what_they_stored() -> None:
+    assert ScoringRules.for_new_season().diversity_rule == "diversity-v2"
+    assert ScoringRules.for_new_season({"diversity_rule": "v0.1"}).diversity_rule == "v0.1"
+    assert ScoringRules.from_json({}).diversity_rule == "v0.1"  # a season stored before the rule existed
 
 
 def entry(sid: int, user: int, tag: str, minutes: int, *, correct: bool = True, sha: str = "") -> DiversityEntry:

@@ -23,6 +23,7 @@ from podium.tracks.dojo.problem import ProblemFiles
 from podium.tracks.dojo.records import Role
 from podium.tracks.dojo.replay import replay_season
 from podium.tracks.dojo.results import problem_leaderboard_csv, problem_tags, season_leaderboard_text
+from podium.tracks.dojo.rules import ScoringRules
 from podium.tracks.dojo.schema import audit_log, submissions
 from podium.tracks.dojo.store import audit_entries, open_store
 from podium.tracks.dojo.worker import MAX_ATTEMPTS, judge_queue, work
@@ -54,7 +55,7 @@ def dojo(tmp_path: Path, clock: ManualClock, bubblewrap: Sandbox) -> Dojo:
     platform = Dojo(open_store(sqlite_url(tmp_path / "dojo.sqlite3")), clock, lambda: bubblewrap, lambda n: next(salts))
     platform.add_user("ops", Role.OPERATOR)
     platform.add_user("sam", Role.SETTER)
-    platform.create_season("s1")
+    platform.create_season("s1", ScoringRules())  # the scoring rules v0.1 as written: the hand computations below
     return platform
 
 

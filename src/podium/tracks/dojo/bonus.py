@@ -14,12 +14,22 @@ whole window of submissions, so ``diversity_bonuses`` takes them all at once:
 5. the total is capped at 50.
 
 A missing tag, or one that is not a string, empty (or only whitespace) or longer than 64 characters, is the tag
-``unspecified`` — which counts as a tag of its own, as docs/rules/dojo-scoring.md §6.1 says.
+``unspecified`` — which counts as a tag of its own under ``v0.1``, as docs/rules/dojo-scoring.md §6.1 says. A tag is
+read after NFKC normalisation and case folding, and one outside the six names §6.1 gives counts as ``other`` (the
+submitter is told), so invented tags and look-alikes (``closed_fоrm`` with a Cyrillic о) are one tag, not new ones.
+
+The season's ``diversity_rule`` picks the rule: ``v0.1`` is the above; ``diversity-v2`` (the default of seasons
+created since) closes what v0.1 lets one user farm (docs/rules/dojo-platform.md §9):
+
+- a user's Reward Correct submissions on a problem all count under one tag, that of their earliest in the window;
+- ``unspecified`` is no claim: it earns no first-of-tag bonus and does not count towards the distinct tags;
+- the shared bonus needs at least two distinct tags, which one tag per user means from at least two users.
 """
 
 from __future__ import annotations
 
 import math
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -28,6 +38,10 @@ from datetime import datetime
 from podium.tracks.dojo.rules import ScoringRules
 
 UNSPECIFIED = "unspecified"
+OTHER = "other"
+KNOWN_TAGS = ("closed_form", "linear_recurrence", "matrix_power", "symbolic_guess", "search_enum", OTHER)
+"""The tags docs/rules/dojo-scoring.md §6.1 names; any other claim counts as ``other``."""
+DIVERSITY_V2 = "diversity-v2"
 
 
 def brevity_bonus(length: int, rules: ScoringRules) -> int:
@@ -35,11 +49,23 @@ def brevity_bonus(length: int, rules: ScoringRules) -> int:
     return math.floor(rules.brevity_max * math.exp(-length / rules.brevity_scale_chars))
 
 
-def method_tag(value: object, rules: ScoringRules) -> str:
-    """The tag a submission's ``solution.json`` claims, or ``unspecified``."""
+@dataclass(frozen=True, slots=True)
+class TagClaim:
+    """The tag a claim counts as, and what the submitter is told when that is not what they wrote."""
+
+    tag: str
+    warning: str = ""
+
+
+def method_tag(value: object, rules: ScoringRules) -> TagClaim:
+    """The tag a submission's ``solution.json`` claims: one of ``KNOWN_TAGS``, or ``unspecified``."""
     if not isinstance(value, str) or not value.strip() or len(value) > rules.max_method_tag_chars:
-        return UNSPECIFIED
-    return value
+        said = "" if value is None else f"method_tag {str(value)[:80]!r} is not a usable tag; it counts as unspecified"
+        return TagClaim(UNSPECIFIED, said)
+    read = unicodedata.normalize("NFKC", value).casefold().strip()
+    if read in KNOWN_TAGS:
+        return TagClaim(read)
+    return TagClaim(OTHER, f"method_tag {value!r} is none of {', '.join(KNOWN_TAGS)}; it counts as {OTHER}")
 
 
 def problem_score(*, stage_pass: bool, reward_correct: bool, length: int, diversity: int, rules: ScoringRules) -> int:
@@ -78,12 +104,17 @@ def diversity_bonuses(
         (e for e in entries if e.reward_correct and in_window(e.created_at, freeze_started_at)),
         key=lambda e: (e.created_at, e.solver_hash, e.submission_id),
     )
+    v2 = rules.diversity_rule == DIVERSITY_V2
+    users_tag: dict[int, str] = {}  # diversity-v2: each user's earliest tag stands for all their submissions
+    for entry in window:
+        users_tag.setdefault(entry.user_id, entry.method_tag)
     kept: dict[tuple[int, str], DiversityEntry] = {}
     for entry in window:
-        kept.setdefault((entry.user_id, entry.method_tag), entry)
+        kept.setdefault((entry.user_id, users_tag[entry.user_id] if v2 else entry.method_tag), entry)
     first_of_tag: dict[str, DiversityEntry] = {}
-    for entry in kept.values():  # insertion order is the window's order, so the first seen is the earliest
-        first_of_tag.setdefault(entry.method_tag, entry)
+    for (_, tag), entry in kept.items():  # insertion order is the window's order, so the first seen is the earliest
+        if not (v2 and tag == UNSPECIFIED):
+            first_of_tag.setdefault(tag, entry)
     for entry in first_of_tag.values():
         bonuses[entry.submission_id] += rules.diversity_first_tag_bonus
     if len(first_of_tag) >= rules.diversity_min_tags_for_shared:

@@ -3,8 +3,8 @@
 The rules: docs/rules/dojo-scoring.md §6.1 and docs/rules/dojo-platform.md §9. A tag is a claim that earns diversity
 points, so the platform checks the known tags coarsely and ignores one that *strongly* conflicts with the program (it
 then counts as ``unspecified``; the claim and the reason are stored and shown). The review is conservative: a tag is
-overridden only when the evidence it needs is absent, never because another tag looks likelier, and ``other``,
-``unspecified`` and free-text tags are never touched.
+overridden only when the evidence it needs is absent, never because another tag looks likelier, and ``other``
+and ``unspecified`` are never touched (any other name was stored as ``other`` when it was submitted).
 
 - ``linear_recurrence`` (dynamic): Berlekamp–Massey must find, in the first half of the solver's output, a
   recurrence with constant coefficients that predicts the whole output.

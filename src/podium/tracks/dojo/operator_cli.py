@@ -165,7 +165,7 @@ def register(dojo: click.Group) -> None:
     @DB
     def season_create(name: str, rules_file: Path | None, db: str) -> None:
         """Create a season."""
-        rules = ScoringRules.from_json(read_json(rules_file)) if rules_file else ScoringRules()
+        rules = ScoringRules.for_new_season(read_json(rules_file) if rules_file else None)
         created = connect(db).create_season(name, rules)
         click.echo(f"season {created.name} created ({rules.version})")
 

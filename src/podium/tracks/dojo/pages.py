@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from podium.tracks.dojo.bonus import KNOWN_TAGS
 from podium.tracks.dojo.lifecycle import PUBLISHED as PUBLISHED_STATES
 from podium.tracks.dojo.lifecycle import REVEALED_STATES, ProblemState
 from podium.tracks.dojo.listing import QUEUE_COLUMNS, SUBMISSION_COLUMNS
@@ -145,8 +146,14 @@ def submit_form(slug: str) -> str:
         f"<h2>Submit</h2><form method='post' action='../submit/{esc(slug)}'>"
         "<p><label>API token <input name='token' type='password'></label> (once: the browser stays signed in)</p>"
         "<p><textarea name='source' rows='12' cols='80' placeholder='solver.py'></textarea></p>"
-        "<p><label>method tag <input name='method_tag'></label></p><button>Submit</button></form>"
+        f"<p><label>method tag <select name='method_tag'>{TAG_OPTIONS}</select></label></p>"
+        "<button>Submit</button></form>"
     )
+
+
+TAG_OPTIONS = "<option value=''>(none: unspecified)</option>" + "".join(
+    f"<option>{esc(tag)}</option>" for tag in KNOWN_TAGS
+)  # the six names docs/rules/dojo-scoring.md §6.1 gives: any other text would count as "other"
 
 
 def cell(value: Any) -> str:

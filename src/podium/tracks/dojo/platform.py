@@ -81,8 +81,8 @@ class Dojo(SubmissionDesk):
         return self.users.names()
 
     def create_season(self, name: str, rules: ScoringRules | None = None) -> Season:
-        """A new season under ``rules`` (the scoring rules v0.1 defaults, docs/rules/dojo-scoring.md)."""
-        rules = rules or ScoringRules()
+        """A new season under ``rules`` (default: the scoring rules v0.1 with ``NEW_SEASON_RULES``)."""
+        rules = rules or ScoringRules.for_new_season()
         with transaction(self.engine) as db:
             if db.execute(select(seasons.c.id).where(seasons.c.name == check_name("season", name))).first():
                 raise ConfigError(f"season {name!r} exists already")

@@ -16,6 +16,11 @@ from podium.core.execution.sandbox.records import Limits
 
 # The name seasons store for the scoring rules v0.1 (docs/rules/dojo-scoring.md): a stored value, never reworded.
 SCORING_VERSION = "SCORING.md v0.1"
+DIVERSITY_RULES = ("v0.1", "diversity-v2")
+"""How the diversity bonus counts tags: ``v0.1`` as docs/rules/dojo-scoring.md §6.2 says; ``diversity-v2`` one tag
+per user, no bonus for ``unspecified`` (``bonus.py``; docs/rules/dojo-platform.md §9)."""
+NEW_SEASON_RULES = {"diversity_rule": "diversity-v2"}
+"""What a season created now gets unless its rules file says otherwise; a season stored without them keeps v0.1."""
 LITERAL_POLICIES = ("v0.1", "payload-budget-v1")
 """How literals are limited: ``v0.1`` counts tokens and string lengths exactly as docs/rules/dojo-scoring.md §3 says;
 ``payload-budget-v1`` adds a cap on the literal payload in bytes (``docs/design/dojo.md``, "The payload budget")."""
@@ -43,6 +48,7 @@ class ScoringRules:
     diversity_shared_bonus_repeats: int = 2
     diversity_min_tags_for_shared: int = 2
     diversity_bonus_cap: int = 50
+    diversity_rule: str = "v0.1"  # one of DIVERSITY_RULES; a season that stored none was judged under v0.1
     max_method_tag_chars: int = 64
     # how fast one user may submit, over the season's problems: at most this many in any sliding window (a season
     # stored before these existed gets these defaults; 0 submissions means no limit)
@@ -71,6 +77,10 @@ class ScoringRules:
             raise ConfigError(
                 f"unknown literal_policy {self.literal_policy!r}", fix=f"choose one of: {', '.join(LITERAL_POLICIES)}"
             )
+        if self.diversity_rule not in DIVERSITY_RULES:
+            raise ConfigError(
+                f"unknown diversity_rule {self.diversity_rule!r}", fix=f"choose one of: {', '.join(DIVERSITY_RULES)}"
+            )
         if self.max_submissions_per_window < 0 or self.submission_window_s <= 0:
             raise ConfigError("max_submissions_per_window must be >= 0 and submission_window_s > 0")
         if self.max_literal_payload_bytes < 0:
@@ -93,6 +103,11 @@ class ScoringRules:
     def to_json(self) -> dict[str, Any]:
         """The rules as a JSON object (stored with a season)."""
         return dataclasses.asdict(self)
+
+    @classmethod
+    def for_new_season(cls, data: dict[str, Any] | None = None) -> ScoringRules:
+        """The rules of a season created now: ``NEW_SEASON_RULES`` under what ``data`` (a rules file) sets."""
+        return cls.from_json({**NEW_SEASON_RULES, **(data or {})})
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ScoringRules:

@@ -22,7 +22,7 @@ from podium.core.records import StageFailure
 from podium.core.storage.sql import inserted_id
 from podium.core.storage.text import unstorable
 from podium.tracks.dojo.admit import admit
-from podium.tracks.dojo.bonus import method_tag
+from podium.tracks.dojo.bonus import TagClaim, method_tag
 from podium.tracks.dojo.lifecycle import PUBLISHED, LifecycleError, ProblemState
 from podium.tracks.dojo.queueing import judge_queue
 from podium.tracks.dojo.records import JobStatus, Problem, Role, Season, Submission, User
@@ -43,7 +43,8 @@ class Receipt:
     length: int | None
     created_at: str
     practice: bool
-    method_tag: str
+    method_tag: str  # the tag it counts as
+    warning: str = ""  # set when that is not the tag the submitter wrote (an unknown name counts as "other")
 
 
 def unknown_submission(submission_id: int) -> NotFoundError:
@@ -80,7 +81,8 @@ class SubmissionDesk:
         if problem.state not in PUBLISHED:
             raise LifecycleError(f"problem {slug!r} is {problem.state.value}; it takes no submissions")
         rules = self.season_of(problem).rules
-        tag, notes = solution_claims(solution_json, rules)
+        claim, notes = solution_claims(solution_json, rules)
+        tag = claim.tag
         admitted = admit(source, max_bytes=rules.max_source_bytes)
         if isinstance(admitted, StageFailure):
             raise InputError(
@@ -127,7 +129,7 @@ class SubmissionDesk:
                     "practice": practice,
                 },
             )
-        return Receipt(sid, digest, length, created_at, practice, tag)
+        return Receipt(sid, digest, length, created_at, practice, tag, claim.warning)
 
     def submission(self, submission_id: int) -> Submission:
         """One submission by id."""
@@ -261,12 +263,12 @@ def _check_rate(db: Connection, user: User, season_id: int, rules: ScoringRules,
         )
 
 
-def solution_claims(solution_json: bytes | None, rules: ScoringRules) -> tuple[str, str]:
+def solution_claims(solution_json: bytes | None, rules: ScoringRules) -> tuple[TagClaim, str]:
     """The method tag and notes a ``solution.json`` claims (InputError, with the reason, when it is malformed).
 
     A file that is not UTF-8 JSON holding an object is refused: silently counting it as ``unspecified`` would cost
     the solver a bonus they meant to claim. Inside a well-formed object, a missing or invalid ``method_tag`` is
-    ``unspecified`` (docs/rules/dojo-scoring.md §6.1).
+    ``unspecified``, and a name outside the six of docs/rules/dojo-scoring.md §6.1 is ``other``, with a warning.
     """
     if not solution_json:
         return method_tag(None, rules), ""

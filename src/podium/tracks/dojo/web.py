@@ -289,6 +289,7 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
             "created_at": receipt.created_at,
             "practice": receipt.practice,
             "method_tag": receipt.method_tag,
+            "warnings": [receipt.warning] if receipt.warning else [],
         }
 
     @router.get("/api/submissions/{submission_id}")

@@ -203,7 +203,7 @@ def test_a_solver_submits_through_the_pages_and_finds_their_score(tab: Tab, site
     # submit through the form with the token, as a user would type it
     page.get_by_label("API token").fill(site.tokens["ann"])
     page.get_by_placeholder("solver.py").fill(ANN_SOLVER)
-    page.get_by_label("method tag").fill("iterative")
+    page.get_by_label("method tag").select_option("linear_recurrence")  # the six names of the rules, no free text
     page.get_by_role("button", name="Submit").click()
     page.wait_for_url(f"{site.base}/me")
 
@@ -225,7 +225,8 @@ def test_a_solver_submits_through_the_pages_and_finds_their_score(tab: Tab, site
     # is open a solver learns the run verdict only: reason and score come at reveal (docs/rules/dojo-platform.md §2)
     assert judged == {
         "id": queued["id"], "problem": "fib", "submitted": judged["submitted"], "status": "judged", "verdict": "OK",
-        "reason": "at reveal", "L": str(ANN_LENGTH), "score": "at reveal", "practice": "no", "method tag": "iterative",
+        "reason": "at reveal", "L": str(ANN_LENGTH), "score": "at reveal", "practice": "no",
+        "method tag": "linear_recurrence",
     }  # fmt: skip
 
     # before any reveal the season page says why its table is empty and when scores come
@@ -274,7 +275,7 @@ def test_a_solver_submits_through_the_pages_and_finds_their_score(tab: Tab, site
     assert (problem_board["ann"]["L"], problem_board["ann"]["reward_correct"]) == (str(ANN_LENGTH), "yes")
     # the method tags of the Reward Correct submissions, published for auditing: ann's free-text tag stands
     tags = tab.table(tab.after("Method tags of Reward Correct submissions", "table"))
-    assert tags == [{"method tag": "iterative", "claimed": "1", "counted": "1"}]
+    assert tags == [{"method tag": "linear_recurrence", "claimed": "1", "counted": "1"}]
     salt = bytes.fromhex(page.locator("#salt").inner_text())
     setter = page.locator("#setter").text_content() or ""
     terms = tab.terms("all-terms")
