@@ -113,3 +113,31 @@ def test_closed_form_table_in_the_design_note(shape: str, source: str, overridde
     compile(source, shape, "exec")  # every example is real Python
     reason = conflict("closed_form", source, [])
     assert (reason is not None) is overridden, f"{shape}: {reason}"
+
+
+EXEC_TUPLE_SHIFT = 'exec("a,b=0,1\\nfor _ in range(200):print(a);a,b=b,a+b")\n'
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        EXEC_TUPLE_SHIFT,
+        'eval(compile("print(1)", "x", "exec"))\n',
+        'import os\ngetattr(__builtins__, "ex" + "ec")("print(1)")\n',
+        '__builtins__.__dict__["ex" + "ec"]("print(1)")\n',
+        'vars(__builtins__)["".join(["e", "val"])]("1")\n',
+        "__import__('sys')\n",
+    ],
+)
+def test_under_payload_budget_v2_code_that_runs_code_it_builds_voids_a_claim(source: str) -> None:
+    reason = conflict("closed_form", source, [], built_code_unreviewable=True)
+    assert reason is not None and "runs code it builds" in reason
+    assert conflict("unspecified", source, [], built_code_unreviewable=True) is None  # nothing was claimed
+
+
+def test_before_payload_budget_v2_a_claim_on_built_code_stands_and_plain_code_is_reviewed_as_ever() -> None:
+    assert conflict("closed_form", EXEC_TUPLE_SHIFT, []) is None  # the review cannot see inside the string
+    assert conflict("closed_form", SQUARES, [], built_code_unreviewable=True) is None
+    assert conflict("closed_form", "print(getattr(7, 'real'))\n", [], built_code_unreviewable=True) is None
+    reason = conflict("closed_form", TUPLE_SHIFT, [], built_code_unreviewable=True)
+    assert reason == "closed_form claimed, but the code computes terms from earlier terms"

@@ -83,3 +83,33 @@ def test_string_literal_chars_sum_over_all_literals_including_docstrings_and_byt
 def test_four_hundred_kilobytes_of_additions_do_not_crash_the_screen() -> None:
     result = screen("x=" + "1+" * 200_000 + "1\n", RULES)
     assert isinstance(result, StageFailure)
+
+
+V2 = ScoringRules(literal_policy="payload-budget-v2")
+V1 = ScoringRules(literal_policy="payload-budget-v1")
+
+
+def test_a_table_hidden_in_one_long_identifier_is_payload_under_v2_only() -> None:
+    # the red team's shape: 200 terms as one 772-character name, read back through dir()
+    name = "t" + "0123456789abcdefghijklmnopqrstuvwxyz"[:35] * 22
+    source = f"{name} = 0\nn = [x for x in dir() if len(x) > 99][0]\nprint(len(n))\n"
+    assert isinstance(screen(source, V1), ScreenPassed)
+    refused = screen(source, V2)
+    assert isinstance(refused, StageFailure) and refused.verdict is RunVerdict.POLICY_REJECT
+    assert f"{len(name) - 8 + 2 + 2} bytes of literal payload, {len(name) - 8} of them in long identifiers" in (
+        refused.reason
+    )
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import functools\n@functools.lru_cache(None)\n"
+        "def fibonacci(n): return n if n < 2 else fibonacci(n-1) + fibonacci(n-2)\n"
+        "for index in range(200): print(fibonacci(index))\n",
+        "a,b=0,1\nfor _ in range(200):print(a);a,b=b,a+b\n",
+    ],
+)
+def test_ordinary_names_cost_little_under_v2(source: str) -> None:
+    passed = screen(source, V2)
+    assert isinstance(passed, ScreenPassed) and passed.figures.name_payload_bytes <= 4, passed

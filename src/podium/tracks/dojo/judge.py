@@ -117,7 +117,12 @@ def judge_submission(
         isolated=run.isolated,
         wall_time_s=run.wall_time_s,
         tag_override=(
-            conflict(method_tag, admitted.text, execution.terms)
+            conflict(
+                method_tag,
+                admitted.text,
+                execution.terms,
+                built_code_unreviewable=rules.names_count_as_payload,
+            )
             if method_tag is not None and execution.verdict is RunVerdict.OK
             else None
         ),

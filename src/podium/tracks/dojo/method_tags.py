@@ -21,6 +21,12 @@ and ``unspecified`` are never touched (any other name was stored as ``other`` wh
   in the loop body, e.g. ``x = 2 * x + 1``). Names bound afresh for each term (generator and comprehension
   variables, inner loop indices) are not carried state; ``docs/design/dojo.md`` tabulates the shapes.
 
+Under ``payload-budget-v2`` (``ScoringRules.names_count_as_payload``) any claimed tag but ``unspecified`` counts
+as ``unspecified`` when the code runs code it builds, which no static review can read (a tuple-shift Fibonacci
+inside ``exec("...")`` kept its ``closed_form`` claim): a use of ``exec``, ``eval``, ``compile`` or ``__import__``, an
+attribute fetched by a name the code computes (``getattr(x, "ex" + "ec")``), or a subscript by a computed key of
+``__builtins__``, ``__dict__``, ``vars()``, ``globals()`` or ``locals()``.
+
 The review reads a syntax tree at most ``MAX_REVIEW_DEPTH`` levels deep (its depth is measured without
 recursion first): deeper code, such as a 1,500-link attribute chain in dead code, makes a reviewed tag count as
 ``unspecified`` with that reason, rather than exhausting the judge's stack.
@@ -64,8 +70,21 @@ class Evidence:
     recurrence: bool
 
 
-def conflict(claimed: str, source: str, terms: Sequence[str]) -> str | None:
-    """Why ``claimed`` conflicts with the canonical ``source`` that printed ``terms``; None where it stands."""
+def conflict(claimed: str, source: str, terms: Sequence[str], *, built_code_unreviewable: bool = False) -> str | None:
+    """Why ``claimed`` conflicts with the canonical ``source`` that printed ``terms``; None where it stands.
+
+    ``built_code_unreviewable`` (``payload-budget-v2``): code that runs code it builds voids any claim.
+    """
+    if built_code_unreviewable and claimed != "unspecified":
+        try:
+            runs_built_code = _runs_code_it_builds(parse_source(source))
+        except (SyntaxError, RecursionError, MemoryError):
+            runs_built_code = True  # unreadable is unreviewable
+        if runs_built_code:
+            return (
+                f"{claimed} claimed, but the code runs code it builds (exec, eval, compile or a name computed from "
+                "strings), which the review cannot read; the tag counts as unspecified"
+            )
     if claimed == "linear_recurrence":
         if linear_recurrence_order(terms, len(terms) // 2) is None:
             return "linear_recurrence claimed, but no constant-coefficient recurrence fits the output"
@@ -89,6 +108,33 @@ def conflict(claimed: str, source: str, terms: Sequence[str]) -> str | None:
         return "closed_form claimed, but the code computes terms from earlier terms" if found.recurrence else None
     feature, missing = STATIC_NEEDS[claimed]
     return None if getattr(found, feature) else f"{claimed} claimed, but {missing}"
+
+
+BUILT_CODE_CALLS = frozenset({"exec", "eval", "compile", "__import__"})
+NAMESPACES = frozenset({"__builtins__", "__dict__", "vars", "globals", "locals"})
+
+
+def _runs_code_it_builds(tree: ast.AST) -> bool:
+    """Whether the code can run code the review never sees (the module docstring lists the shapes)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in BUILT_CODE_CALLS:
+            return True
+        if isinstance(node, ast.Attribute) and node.attr in BUILT_CODE_CALLS:
+            return True
+        if isinstance(node, ast.Call) and _computes_an_attribute_name(node):
+            return True
+        if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Constant):
+            holder = node.value.func if isinstance(node.value, ast.Call) else node.value
+            name = holder.id if isinstance(holder, ast.Name) else getattr(holder, "attr", "")
+            if name in NAMESPACES:
+                return True
+    return False
+
+
+def _computes_an_attribute_name(call: ast.Call) -> bool:
+    """``getattr(x, name)`` or ``setattr(x, name, v)`` with a name that is not written out."""
+    named = _call_name(call) in ("getattr", "setattr") and len(call.args) >= 2
+    return named and not isinstance(call.args[1], ast.Constant)
 
 
 def tree_depth(tree: ast.AST) -> int:

@@ -100,8 +100,10 @@ def rules_text(rules: ScoringRules) -> str:
         "characters"
         + (
             f", and {rules.max_literal_payload_bytes} bytes of literal payload (digits of every number in its own "
-            "base, UTF-8 bytes of every string)"
-            if rules.literal_policy == "payload-budget-v1"
+            "base, UTF-8 bytes of every string"
+            + (", every byte of a name beyond its eighth" if rules.names_count_as_payload else "")
+            + ")"
+            if rules.payload_budget
             else ""
         )
         + "; your best submission counts. Comments are removed before your program runs.</li></ul>"

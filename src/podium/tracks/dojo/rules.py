@@ -19,11 +19,14 @@ SCORING_VERSION = "SCORING.md v0.1"
 DIVERSITY_RULES = ("v0.1", "diversity-v2")
 """How the diversity bonus counts tags: ``v0.1`` as docs/rules/dojo-scoring.md §6.2 says; ``diversity-v2`` one tag
 per user, no bonus for ``unspecified`` (``bonus.py``; docs/rules/dojo-platform.md §9)."""
-NEW_SEASON_RULES = {"diversity_rule": "diversity-v2"}
+NEW_SEASON_RULES = {"diversity_rule": "diversity-v2", "literal_policy": "payload-budget-v2"}
 """What a season created now gets unless its rules file says otherwise; a season stored without them keeps v0.1."""
-LITERAL_POLICIES = ("v0.1", "payload-budget-v1")
+LITERAL_POLICIES = ("v0.1", "payload-budget-v1", "payload-budget-v2")
 """How literals are limited: ``v0.1`` counts tokens and string lengths exactly as docs/rules/dojo-scoring.md §3 says;
-``payload-budget-v1`` adds a cap on the literal payload in bytes (``docs/design/dojo.md``, "The payload budget")."""
+``payload-budget-v1`` adds a cap on the literal payload in bytes (``docs/design/dojo.md``, "The payload budget");
+``payload-budget-v2`` counts identifier characters beyond 8 per distinct name into that payload too, and a claimed
+method tag on code that runs code it builds (``exec``, ``eval``, ``compile``, names looked up from strings) counts
+as ``unspecified``: the review cannot read it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +43,7 @@ class ScoringRules:
     max_string_literal_chars: int = 2000
     max_list_tuple_elements: int = 400
     literal_policy: str = "v0.1"  # one of LITERAL_POLICIES; a season that stored none was judged under v0.1
-    max_literal_payload_bytes: int = 256  # payload-budget-v1 only: digits of numbers plus UTF-8 bytes of strings
+    max_literal_payload_bytes: int = 256  # payload budgets only: digits of numbers plus UTF-8 bytes of strings
     max_source_bytes: int = 64 * 1024
     diversity_enabled: bool = True
     diversity_first_tag_bonus: int = 30
@@ -85,6 +88,16 @@ class ScoringRules:
             raise ConfigError("max_submissions_per_window must be >= 0 and submission_window_s > 0")
         if self.max_literal_payload_bytes < 0:
             raise ConfigError(f"max_literal_payload_bytes must not be negative, not {self.max_literal_payload_bytes}")
+
+    @property
+    def payload_budget(self) -> bool:
+        """Whether the literal payload is capped (``payload-budget-v1`` and ``-v2``)."""
+        return self.literal_policy != "v0.1"
+
+    @property
+    def names_count_as_payload(self) -> bool:
+        """``payload-budget-v2``: long identifiers count as payload, and code built at run time is unreviewable."""
+        return self.literal_policy == "payload-budget-v2"
 
     def solver_limits(self) -> Limits:
         """The sandbox limits of a solver's run, every one given (none left to the core's defaults)."""

@@ -11,7 +11,9 @@ v0.1's thresholds count tokens and characters, which the scoring rules themselve
 measures the information instead, in bytes: the digits of every numeric literal in its own base (``0x1F`` is 2,
 ``1_000`` is 4, ``1.5e10`` is 4) plus the UTF-8 bytes of every ``str`` constant (f-string pieces and docstrings
 included) and the length of every ``bytes`` one. It is always measured (and published after reveal); a season under
-``payload-budget-v1`` also caps it.
+``payload-budget-v1`` also caps it. Under ``payload-budget-v2`` the identifiers count too: every byte beyond the
+eighth of each distinct name (``NAME_ALLOWANCE``), so a table hidden in one 772-character identifier (decoded back
+through ``dir()``) is payload like the string it replaces, while ordinary names cost nothing or a byte or two.
 
 Hostile text can make the parser itself fail (``MemoryError``, ``RecursionError`` on 100,000 nested unary minus
 signs): the size is capped by ``admit`` first and every parser exception becomes a rejection with its reason.
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import io
+import keyword
 import tokenize
 from dataclasses import dataclass
 
@@ -51,6 +54,8 @@ FORBIDDEN_OS_ATTRIBUTES = frozenset(
 )  # fmt: skip
 FORBIDDEN_OS_PREFIXES = ("exec", "spawn", "wait")
 FORBIDDEN_BUILTINS = frozenset({"open", "__import__", "input", "breakpoint", "help"})
+NAME_ALLOWANCE = 8
+"""Bytes of each distinct identifier that are free under ``payload-budget-v2`` (``functools`` costs 1)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +66,7 @@ class PolicyFigures:
     string_literal_chars: int
     largest_list_tuple: int
     literal_payload_bytes: int
+    name_payload_bytes: int = 0  # identifier bytes beyond NAME_ALLOWANCE per distinct name (payload-budget-v2)
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,10 +110,12 @@ def screen(source: str, rules: ScoringRules, *, numeric_literal_limit: bool = Tr
             f"hardcode-like: a list/tuple literal of {figures.largest_list_tuple} elements "
             f"(at most {rules.max_list_tuple_elements})",
         )
-    if rules.literal_policy == "payload-budget-v1" and figures.literal_payload_bytes > rules.max_literal_payload_bytes:
+    names = figures.name_payload_bytes if rules.names_count_as_payload else 0
+    if rules.payload_budget and figures.literal_payload_bytes + names > rules.max_literal_payload_bytes:
+        of_names = f", {names} of them in long identifiers" if names else ""
         return StageFailure(
             RunVerdict.POLICY_REJECT,
-            f"hardcode-like: {figures.literal_payload_bytes} bytes of literal payload (at most "
+            f"hardcode-like: {figures.literal_payload_bytes + names} bytes of literal payload{of_names} (at most "
             f"{rules.max_literal_payload_bytes} under the season's payload budget)",
         )
     return ScreenPassed(figures)
@@ -119,10 +127,11 @@ def literal_payload(source: str) -> int:
 
 
 def _payload_figures(tree: ast.AST, source: str) -> PolicyFigures:
+    tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
     # docs/rules/dojo-scoring.md §3.2 counts NUMBER tokens (those inside an f-string's fields too, from Python 3.12 on)
-    numeric = sum(
-        1 for token in tokenize.generate_tokens(io.StringIO(source).readline) if token.type == tokenize.NUMBER
-    )
+    numeric = sum(1 for token in tokens if token.type == tokenize.NUMBER)
+    names = {token.string for token in tokens if token.type == tokenize.NAME and not keyword.iskeyword(token.string)}
+    name_payload = sum(max(0, len(name.encode("utf-8")) - NAME_ALLOWANCE) for name in names)
     lines = [line.encode("utf-8") for line in source.splitlines(keepends=True)]  # AST columns count UTF-8 bytes
     characters = payload = largest = 0
     for node in ast.walk(tree):
@@ -138,7 +147,7 @@ def _payload_figures(tree: ast.AST, source: str) -> PolicyFigures:
             payload += 0 if isinstance(node.value, bool) else _digits(written)
         elif isinstance(node, ast.List | ast.Tuple):
             largest = max(largest, len(node.elts))
-    return PolicyFigures(numeric, characters, largest, payload)
+    return PolicyFigures(numeric, characters, largest, payload, name_payload)
 
 
 def _digits(number: str) -> int:

@@ -22,6 +22,7 @@ DOJO_TESTS = Path(__file__).parents[3] / "tracks" / "dojo"  # tests/tracks/dojo:
 TABLES = ("base91_table.py", "hex_table.py", "astral_table.py")
 V01 = ScoringRules()
 BUDGET = ScoringRules(literal_policy="payload-budget-v1")
+V2 = ScoringRules(literal_policy="payload-budget-v2")
 
 
 @pytest.fixture(scope="module")
@@ -47,19 +48,35 @@ def test_the_base91_table_scores_as_the_red_team_found(truth: tuple[str, ...], b
     assert (judged.length, judged.score) == (701, 1083)
 
 
+@pytest.mark.parametrize("rules", [BUDGET, V2], ids=["v1", "v2"])
 @pytest.mark.parametrize("table", TABLES)
-def test_the_payload_budget_rejects_every_table(table: str, truth: tuple[str, ...], bubblewrap: Sandbox) -> None:
-    judged = judge_submission((DOJO_TESTS / "payload" / table).read_bytes(), truth, bubblewrap, BUDGET)
-    assert judged.verdict.value == "POLICY_REJECT" and "bytes of literal payload (at most 256" in judged.reason
+def test_the_payload_budget_rejects_every_table(
+    table: str, rules: ScoringRules, truth: tuple[str, ...], bubblewrap: Sandbox
+) -> None:
+    judged = judge_submission((DOJO_TESTS / "payload" / table).read_bytes(), truth, bubblewrap, rules)
+    assert judged.verdict.value == "POLICY_REJECT" and "bytes of literal payload" in judged.reason
+    assert "(at most 256 under the season's payload budget)" in judged.reason
 
 
-def test_the_payload_budget_accepts_every_honest_solver_of_the_corpus() -> None:
+@pytest.mark.parametrize("rules", [BUDGET, V2], ids=["v1", "v2"])
+def test_the_payload_budget_accepts_every_honest_solver_of_the_corpus(rules: ScoringRules) -> None:
     from podium.tracks.dojo.screen import screen
 
     accepted = sorted((DOJO_TESTS / "corpus" / "accepted").glob("*.py"))
     assert accepted
     for path in accepted:
-        assert not hasattr(screen(path.read_text(), BUDGET), "verdict"), path
+        assert not hasattr(screen(path.read_text(), rules), "verdict"), path
+
+
+def test_under_v2_a_tag_claimed_for_code_run_through_exec_counts_as_unspecified(
+    truth: tuple[str, ...], bubblewrap: Sandbox
+) -> None:
+    # the red team's tuple-shift Fibonacci inside exec("..."), claiming closed_form, kept its tag before v2
+    source = b'exec("a,b=0,1\\nfor _ in range(200):print(a);a,b=b,a+b")\n'
+    before = judge_submission(source, truth, bubblewrap, BUDGET, method_tag="closed_form")
+    assert before.verdict.value == "OK" and before.tag_override is None
+    judged = judge_submission(source, truth, bubblewrap, V2, method_tag="closed_form")
+    assert judged.tag_override is not None and "runs code it builds" in judged.tag_override
 
 
 @pytest.mark.parametrize(
@@ -106,7 +123,7 @@ def test_reveal_publishes_each_accepted_solvers_payload_beside_its_l(bubblewrap:
     dojo = Dojo(open_store(url), ManualClock(datetime(2026, 11, 1, tzinfo=UTC)), lambda: bubblewrap)
     dojo.add_user("sam", Role.SETTER)
     ann, _ = dojo.add_user("ann", Role.SOLVER)
-    dojo.create_season("s1")
+    dojo.create_season("s1", ScoringRules())  # v0.1: the table is accepted, and its payload published
     setter = (DOJO_TESTS / "payload" / "setter.py").read_bytes()
     dojo.add_problem("s1", "random", "sam", ProblemFiles(Path("random"), setter, "Random", "", 0, 10))
     assert dojo.validate("random").accepted
