@@ -70,9 +70,12 @@ class AuditLog:
         """The newest entry's hash (64 zeros for an empty log)."""
         return connection.execute(self._newest).scalar() or GENESIS
 
-    def entries(self, connection: Connection) -> list[AuditEntry]:
-        """Every entry in order."""
-        rows = connection.execute(select(self.table).order_by(self.table.c.id)).all()
+    def entries(self, connection: Connection, kinds: tuple[str, ...] | None = None) -> list[AuditEntry]:
+        """Every entry in order, or those of ``kinds`` only."""
+        query = select(self.table).order_by(self.table.c.id)
+        if kinds is not None:
+            query = query.where(self.table.c.kind.in_(kinds))
+        rows = connection.execute(query).all()
         return [AuditEntry(r.id, r.at, r.kind, r.payload, r.prev_hash, r.entry_hash) for r in rows]
 
 

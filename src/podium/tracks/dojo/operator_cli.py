@@ -110,9 +110,15 @@ def register(dojo: click.Group) -> None:
     @click.option("--reason", required=True, help="Why (audited).")
     @DB
     def user_disable(name: str, reason: str, db: str) -> None:
-        """Refuse NAME's token and sessions everywhere and leave their submissions out of new leaderboards."""
+        """Refuse NAME's token and sessions everywhere and leave their submissions out of boards not yet revealed.
+
+        A revealed board is a record: to take NAME off one, `podium dojo disqualify NAME --problem P --reason ...`.
+        """
         ended = connect(db).users.disable(name, reason)
-        click.echo(f"{name} disabled ({ended} session(s) ended); their submissions leave the leaderboards")
+        click.echo(
+            f"{name} disabled ({ended} session(s) ended); their submissions leave the boards not revealed yet "
+            f"(revealed boards change only by `podium dojo disqualify {name} --problem P --reason ...`)"
+        )
 
     @user.command("enable")
     @click.argument("name")
@@ -352,14 +358,42 @@ def register(dojo: click.Group) -> None:
     @dojo.command("verify-audit")
     @DB
     def verify_audit(db: str) -> None:
-        """Check the audit log's hash chain; prints the head hash."""
-        from podium.tracks.dojo.store import audit_entries, open_store
+        """Check the audit log's hash chain and every published board against the rows; prints the head hash."""
+        from podium.tracks.dojo.replay import check_published_boards
+        from podium.tracks.dojo.store import audit_entries
 
-        with open_store(db).connect() as connection:
+        platform = connect(db)
+        with platform.engine.connect() as connection:
             check = verify_chain(audit_entries(connection))
         if not check.ok:
             raise click.ClickException(f"audit log broken at entry {check.broken_at}: {check.problem}")
-        click.echo(f"audit log intact: {check.entries} entries, head {check.head}")
+        found = check_published_boards(platform)
+        if found:
+            raise click.ClickException(
+                "the rows disagree with the published boards:\n"
+                + "\n".join(found)
+                + "\n(a row was edited after reveal, or a board was not published from these rows)"
+            )
+        click.echo(f"audit log intact: {check.entries} entries, head {check.head}; published boards match the rows")
+
+    @dojo.command("disqualify")
+    @click.argument("target")
+    @click.option("--problem", "slug", required=True, help="the revealed problem whose board is amended")
+    @click.option("--season", default=None, help="the problem's season, when several seasons use the slug")
+    @click.option("--reason", required=True, help="why (published with the new version of the board)")
+    @DB
+    def disqualify(target: str, slug: str, season: str | None, reason: str, db: str) -> None:
+        """Take USER's row, or SUBMISSION's (an id), off a revealed problem's board: a new, audited version.
+
+        No other score is recomputed; the earlier versions stay published beside it. Before reveal, disable the
+        user instead (their submissions then leave the board revealed later).
+        """
+        from podium.tracks.dojo.published import Amendment
+
+        amendment = Amendment(reason, submission=int(target)) if target.isdigit() else Amendment(reason, user=target)
+        version = connect(db).disqualify(slug, amendment, season)
+        gone = ", ".join(f"{row['user']} (submission {row['submission']})" for row in version.removed)
+        click.echo(f"{slug}: version {version.version} of the board published without {gone}: {reason}")
 
     @dojo.command("backup")
     @click.argument("target", type=click.Path(path_type=Path, dir_okay=False))

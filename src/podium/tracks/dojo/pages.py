@@ -113,8 +113,8 @@ def rules_text(rules: ScoringRules) -> str:
 def problem_body(problem: Problem, rules: ScoringRules, revealed: Mapping[str, Any] | None) -> str:
     """The problem page: statement, schedule, terms, commitments, rules; then the submit form, or the results.
 
-    ``revealed`` (after reveal) holds ``setter``, ``leaderboard`` (records), ``tags`` (as ``problem_tags``) and
-    ``payloads`` (as ``problem_payloads``).
+    ``revealed`` (after reveal) holds ``setter``, ``leaderboard`` (records), ``versions`` (``web.version_json``),
+    ``tags`` (as ``problem_tags``) and ``payloads`` (as ``problem_payloads``).
     """
     parts = [
         f"<p>{esc(problem.statement)}</p>",
@@ -131,6 +131,7 @@ def problem_body(problem: Problem, rules: ScoringRules, revealed: Mapping[str, A
         terms_block("all-terms", "All terms", problem.terms or ()),
         "<h2>setter.py</h2>" + copyable("setter", revealed["setter"]),
         "<h2>Leaderboard</h2>" + leaderboard_table(revealed["leaderboard"], empty="Nobody submitted."),
+        amendments(revealed["versions"]),
         "<h2>Method tags of Reward Correct submissions</h2>" + tags_table(revealed["tags"]),
         "<h2>Literal payload of Reward Correct submissions</h2><p>The bytes of information in each solution's "
         "literals (digits of numbers, UTF-8 bytes of strings), beside its L: a solution that is mostly a table "
@@ -140,6 +141,23 @@ def problem_body(problem: Problem, rules: ScoringRules, revealed: Mapping[str, A
         "<code>podium dojo judge</code>.</p>",
     ]
     return "".join(parts)
+
+
+def amendments(versions: Sequence[Mapping[str, Any]]) -> str:
+    """The board's history when it was amended after reveal: each version, its reason and the rows it took off."""
+    if len(versions) < 2:
+        return ""
+    items = "".join(
+        f"<li>Version {v['version']}, {esc(v['published_at'])}: without "
+        + esc(", ".join(f"{row['user']} (submission {row['submission']})" for row in v["removed"]))
+        + f". Reason: {esc(v['reason'])}</li>"
+        for v in versions[1:]
+    )
+    return (
+        f"<h3>Amended after reveal</h3><p>The board above is version {versions[-1]['version']}; the board as "
+        "revealed, version 1, and every version since stay published (<code>/api/problems/…/leaderboard/versions"
+        "</code>). No other score was recomputed.</p><ul class='amendments'>" + items + "</ul>"
+    )
 
 
 def submit_form(slug: str) -> str:

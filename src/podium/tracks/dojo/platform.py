@@ -23,15 +23,18 @@ from podium.core.accounts import check_name
 from podium.core.clock import Clock, parse_utc, utc_text
 from podium.core.errors import ConfigError, NotFoundError, PermissionDenied
 from podium.core.execution.sandbox import Sandbox
+from podium.core.reporting.tables import render_table
 from podium.core.storage.sql import inserted_id
 from podium.tracks.dojo.commit import SALT_BYTES, commit, terms_bytes
-from podium.tracks.dojo.lifecycle import LifecycleError, ProblemState, check_transition
+from podium.tracks.dojo.lifecycle import REVEALED_STATES, LifecycleError, ProblemState, check_transition
 from podium.tracks.dojo.problem import ProblemFiles, admit_setter
+from podium.tracks.dojo.published import BOARD_KINDS, Amendment, BoardVersion, amended, records_csv, versions_of
 from podium.tracks.dojo.records import Problem, Role, Season, User
-from podium.tracks.dojo.results import problem_leaderboard_csv, problem_payloads
+from podium.tracks.dojo.results import problem_leaderboard, problem_payloads
 from podium.tracks.dojo.rules import ScoringRules
 from podium.tracks.dojo.schema import problems, seasons
-from podium.tracks.dojo.store import append_audit, audit_head, transaction
+from podium.tracks.dojo.standings import PROBLEM_HEADER, problem_records, problem_rows
+from podium.tracks.dojo.store import append_audit, audit_entries, audit_head, transaction
 from podium.tracks.dojo.submitting import SubmissionDesk
 from podium.tracks.dojo.users import Users
 from podium.tracks.dojo.validate import SetterValidation, validate_setter
@@ -308,7 +311,8 @@ class Dojo(SubmissionDesk):
                 "`podium dojo skip ID --reason TEXT` (an internal error, audited)",
             )
         when = utc_text(at) if at else self.now()
-        board, payloads = problem_leaderboard_csv(self, problem), problem_payloads(self, problem)
+        standings, payloads = problem_leaderboard(self, problem), problem_payloads(self, problem)
+        names, excluded, season_name = self.user_names(), self.users.disabled_ids(), self.season_of(problem).name
         with transaction(self.engine) as db:
             self._move(db, problem, ProblemState.REVEALED, revealed_at=when)
             return append_audit(
@@ -317,13 +321,68 @@ class Dojo(SubmissionDesk):
                 "revealed",
                 {
                     "problem": slug,
+                    "season": season_name,
                     "salt_hex": problem.salt_hex,
                     "setter_sha256": hashlib.sha256(problem.setter_source).hexdigest(),
                     "terms_sha256": hashlib.sha256(terms_bytes(problem.terms or ())).hexdigest(),
-                    "leaderboard_csv": board,
+                    # the board as published: from now on it is served from here, never recomputed (published.py)
+                    "leaderboard_csv": render_table(PROBLEM_HEADER, problem_rows(standings), "csv"),
+                    "leaderboard": problem_records(standings),
+                    "excluded_users": sorted(names[user_id] for user_id in excluded),
                     "literal_payloads": payloads,
                 },
             )
+
+    def board_versions(self, problem: Problem) -> list[BoardVersion]:
+        """The published versions of a revealed problem's board, oldest first (empty before reveal)."""
+        with self.engine.connect() as db:
+            entries = audit_entries(db, BOARD_KINDS)
+        return versions_of(entries, problem.slug, self.season_of(problem).name)
+
+    def disqualify(self, slug: str, amendment: Amendment, season: str | None = None) -> BoardVersion:
+        """Publish a new version of a revealed problem's board without the rows ``amendment`` names (audited).
+
+        No other score is recomputed (published.py); the versions before stay published beside it.
+        """
+        problem = self.problem(slug, season)
+        if problem.state not in REVEALED_STATES:
+            raise LifecycleError(
+                f"problem {slug!r} is {problem.state.value}: its board is not published yet",
+                fix="disable the user (`podium dojo user disable NAME --reason ...`): a board revealed later leaves "
+                "their submissions out",
+            )
+        if not amendment.reason.strip():
+            raise ConfigError("a disqualification needs a reason", fix="give --reason TEXT: it is published")
+        season_name = self.season_of(problem).name
+        with transaction(self.engine) as db:
+            versions = versions_of(audit_entries(db, BOARD_KINDS), slug, season_name)
+            if not versions:
+                raise NotFoundError(f"problem {slug!r} has no published board in the audit log")
+            latest = versions[-1]
+            kept, removed = amended(latest.records, amendment.matches)
+            if not removed:
+                who = f"user {amendment.user}" if amendment.user is not None else f"submission {amendment.submission}"
+                raise NotFoundError(
+                    f"{who} has no row on version {latest.version} of {slug}'s published board",
+                    fix=f"see the board: podium dojo leaderboard --problem {slug}",
+                )
+            when = self.now()
+            board = records_csv(kept)
+            append_audit(
+                db,
+                when,
+                "amended",
+                {
+                    "problem": slug,
+                    "season": season_name,
+                    "version": latest.version + 1,
+                    "reason": amendment.reason,
+                    "removed": removed,
+                    "leaderboard_csv": board,
+                    "leaderboard": kept,
+                },
+            )
+        return BoardVersion(latest.version + 1, when, tuple(kept), board, amendment.reason, tuple(removed))
 
     def set_state(self, slug: str, target: ProblemState, season: str | None = None) -> Problem:
         """The operator's other moves: ARCHIVED, WITHDRAWN, VOID."""

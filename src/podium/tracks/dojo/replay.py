@@ -7,8 +7,9 @@
    counted.
 4. Rejudging every counted submission in the sandbox (optional; judging is deterministic) gives the stored verdict,
    gates and method-tag override, and each matches its ``judged`` audit entry.
-5. The per-problem leaderboard recomputed from the database equals, byte for byte, the one in the ``revealed``
-   audit entry.
+5. The per-problem leaderboard recomputed from the database (with the users left out as the ``revealed`` entry
+   records) equals, byte for byte, the one that entry published, and every amendment is the version before it with
+   its rows removed (``published.py``).
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ from podium.tracks.dojo.commit import Commitments, verify_reveal
 from podium.tracks.dojo.judge import judge_submission
 from podium.tracks.dojo.lifecycle import REVEALED_STATES
 from podium.tracks.dojo.platform import Dojo
-from podium.tracks.dojo.records import JobStatus, Submission
-from podium.tracks.dojo.results import counted, problem_leaderboard_csv
+from podium.tracks.dojo.published import check_versions
+from podium.tracks.dojo.records import JobStatus, Problem, Submission
+from podium.tracks.dojo.results import counted, recomputed_leaderboard_csv
 from podium.tracks.dojo.rules import ScoringRules
 from podium.tracks.dojo.store import audit_entries
 
@@ -99,9 +101,24 @@ def replay_season(dojo: Dojo, season: str, sandbox: Sandbox | None = None) -> Re
                         f"submission {submission.id}: rejudged {again.verdict.value} (stage {again.stage_pass}, "
                         f"reward {again.reward_correct}, tag override {again.tag_override}), stored {stored}"
                     )
-        if problem_leaderboard_csv(dojo, problem) != final["leaderboard_csv"]:
-            report.discrepancies.append(f"{problem.slug}: recomputed leaderboard differs from the published one")
+        report.discrepancies.extend(published_problems(dojo, problem))
     return report
+
+
+def published_problems(dojo: Dojo, problem: Problem) -> list[str]:
+    """How a revealed problem's published versions disagree with its rows and with each other (empty: they hold)."""
+    versions = dojo.board_versions(problem)
+    excluded = None
+    if versions and versions[0].excluded_users is not None:
+        ids = {name: user_id for user_id, name in dojo.user_names().items()}
+        excluded = frozenset(ids[name] for name in versions[0].excluded_users if name in ids)
+    return check_versions(problem.slug, versions, recomputed_leaderboard_csv(dojo, problem, excluded))
+
+
+def check_published_boards(dojo: Dojo) -> list[str]:
+    """``published_problems`` for every revealed problem of every season (``podium dojo verify-audit``)."""
+    return [found for problem in dojo.problems() if problem.state in REVEALED_STATES
+            for found in published_problems(dojo, problem)]  # fmt: skip
 
 
 def _length_problems(submission: Submission, logged: dict[str, object] | None, rules: ScoringRules) -> list[str]:

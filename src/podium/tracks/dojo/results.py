@@ -1,7 +1,10 @@
-"""Scores and leaderboards from what the database holds: judged, counted submissions with their diversity bonus.
+"""Scores and leaderboards: a revealed problem's as published, any other computed from the database.
 
-Practice submissions (after the freeze, or on a closed problem) are judged but never counted. The diversity window
-is the problem's ``freeze_started_at`` (every counted submission while it is still open).
+A revealed problem's board is the record its ``revealed`` entry holds, as amended since (``published.py``): it is
+never recomputed from rows, which can be edited. Before reveal (an operator's preview, the checks of replay and
+``verify-audit``) a board is computed from judged, counted submissions with their diversity bonus. Practice
+submissions (after the freeze, or on a closed problem) are judged but never counted. The diversity window is the
+problem's ``freeze_started_at`` (every counted submission while it is still open).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from podium.core.ranking.leaderboard import Ranked
 from podium.core.reporting.tables import render_table
 from podium.tracks.dojo.bonus import DiversityEntry, diversity_bonuses, problem_score, tag_distribution
 from podium.tracks.dojo.lifecycle import REVEALED_STATES
+from podium.tracks.dojo.published import BoardVersion, standings_of
 from podium.tracks.dojo.records import JobStatus, Problem, Season, Submission
 from podium.tracks.dojo.rules import ScoringRules
 from podium.tracks.dojo.screen import literal_payload
@@ -58,6 +62,8 @@ class ScoringSource(Protocol):
     def submissions(self, problem_id: int | None = None, user_id: int | None = None) -> list[Submission]: ...
 
     def submissions_by_problem(self, problem_ids: Iterable[int]) -> dict[int, list[Submission]]: ...
+
+    def board_versions(self, problem: Problem) -> list[BoardVersion]: ...
 
 
 def counted(submission: Submission) -> bool:
@@ -113,10 +119,24 @@ def score_submissions(
     ]
 
 
-def problem_scores(dojo: ScoringSource, problem: Problem) -> list[ScoredSubmission]:
-    """A problem's counted submissions, scored."""
+def problem_scores(
+    dojo: ScoringSource, problem: Problem, excluded: frozenset[int] | None = None
+) -> list[ScoredSubmission]:
+    """A problem's counted submissions, scored from the rows.
+
+    ``excluded``: the users whose submissions are left out (default: those disabled now).
+    """
     rules = dojo.season_of(problem).rules
-    return score_submissions(problem, dojo.submissions(problem.id), dojo.user_names(), rules, dojo.users.disabled_ids())
+    left_out = dojo.users.disabled_ids() if excluded is None else excluded
+    return score_submissions(problem, dojo.submissions(problem.id), dojo.user_names(), rules, left_out)
+
+
+def published_scores(dojo: ScoringSource, problem: Problem) -> list[ScoredSubmission] | None:
+    """A revealed problem's rows as its newest published version holds them; None before reveal."""
+    if problem.state not in REVEALED_STATES:
+        return None
+    versions = dojo.board_versions(problem)
+    return [row.entry for row in standings_of(versions[-1], problem.slug)] if versions else None
 
 
 def problem_tags(dojo: ScoringSource, problem: Problem) -> dict[str, Any]:
@@ -155,8 +175,15 @@ def problem_payloads(dojo: ScoringSource, problem: Problem) -> list[dict[str, An
 
 
 def problem_leaderboard(dojo: ScoringSource, problem: Problem) -> list[Ranked[ScoredSubmission]]:
-    """The per-problem leaderboard."""
+    """The per-problem leaderboard: as published once revealed, else computed from the rows."""
+    if problem.state in REVEALED_STATES and (versions := dojo.board_versions(problem)):
+        return standings_of(versions[-1], problem.slug)
     return problem_standings(problem_scores(dojo, problem))
+
+
+def recomputed_leaderboard_csv(dojo: ScoringSource, problem: Problem, excluded: frozenset[int] | None) -> str:
+    """The per-problem board computed from the rows, whatever the problem's state (for the checks of a record)."""
+    return render_table(PROBLEM_HEADER, problem_rows(problem_standings(problem_scores(dojo, problem, excluded))), "csv")
 
 
 def problem_leaderboard_text(dojo: ScoringSource, problem: Problem, fmt: str) -> str:
@@ -182,7 +209,10 @@ def season_leaderboard(dojo: ScoringSource, season: str, *, final_only: bool = T
     judged = dojo.submissions_by_problem(p.id for p in counted_problems)  # one query for the whole season
     scored: list[ScoredSubmission] = []
     for problem in counted_problems:
-        scored.extend(score_submissions(problem, judged[problem.id], names, rules, excluded))
+        published = published_scores(dojo, problem)
+        if published is None:
+            published = score_submissions(problem, judged[problem.id], names, rules, excluded)
+        scored.extend(published)
     return season_standings(scored)
 
 

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from podium.core.clock import parse_utc
 from podium.core.ranking.leaderboard import Ranked, TieBreak, rank_entries
-from podium.tracks.dojo.lifecycle import PUBLISHED, REVEALED_STATES
-from podium.tracks.dojo.results import counted, score_submissions
+from podium.tracks.dojo.lifecycle import PUBLISHED
+from podium.tracks.dojo.results import counted, published_scores, score_submissions
 from podium.tracks.dojo.standings import ScoredSubmission, season_standings
 
 if TYPE_CHECKING:
@@ -50,7 +50,10 @@ def scoreboard(dojo: Dojo, season: str, *, live: bool = False) -> list[Ranked[Bo
     every = dojo.submissions_by_problem(p.id for p in published)  # one query for the whole season
     for problem in published:
         judged = [s for s in every[problem.id] if counted(s) and s.user_id not in excluded]
-        if live or problem.state in REVEALED_STATES:
+        record = published_scores(dojo, problem)  # a revealed problem's scores are its published board's
+        if record is not None:
+            revealed += record
+        elif live:
             revealed += score_submissions(problem, judged, names, rules, excluded)
         cutoff = parse_utc(problem.freeze_at) if problem.freeze_at and not live else now
         passed: set[str] = set()

@@ -54,6 +54,7 @@ from podium.tracks.dojo import pages
 from podium.tracks.dojo.lifecycle import PUBLISHED, REVEALED_STATES
 from podium.tracks.dojo.listing import queue_rows, submission_rows
 from podium.tracks.dojo.platform import Dojo, unknown_problem
+from podium.tracks.dojo.published import BoardVersion
 from podium.tracks.dojo.records import JobStatus, Problem, Role, Submission, User
 from podium.tracks.dojo.results import (
     problem_leaderboard,
@@ -218,6 +219,17 @@ def problem_json(problem: Problem) -> dict[str, Any]:
     return shown
 
 
+def version_json(version: BoardVersion) -> dict[str, Any]:
+    """One published version of a board: when, why, which rows it took off, and the board itself."""
+    return {
+        "version": version.version,
+        "published_at": version.at,
+        "reason": version.reason,
+        "removed": list(version.removed),
+        "leaderboard": list(version.records),
+    }
+
+
 def submission_json(submission: Submission, problem: Problem) -> dict[str, Any]:
     """A submission as its author may see it."""
     shown: dict[str, Any] = {
@@ -308,6 +320,10 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
         problem = revealed(slug, "leaderboard is")
         return problem_records(problem_leaderboard(platform, problem))
 
+    @router.get("/api/problems/{slug}/leaderboard/versions")
+    def get_problem_board_versions(slug: str) -> list[dict[str, Any]]:
+        return [version_json(v) for v in platform.board_versions(revealed(slug, "leaderboard is"))]
+
     @router.get("/api/problems/{slug}/tags")
     def get_problem_tags(slug: str) -> dict[str, Any]:
         return problem_tags(platform, revealed(slug, "method tags are"))
@@ -387,6 +403,7 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
             revealed = {
                 "setter": problem.setter_source.decode("utf-8"),
                 "leaderboard": problem_records(problem_leaderboard(platform, problem)),
+                "versions": [version_json(v) for v in platform.board_versions(problem)],
                 "tags": problem_tags(platform, problem),
                 "payloads": problem_payloads(platform, problem),
             }
