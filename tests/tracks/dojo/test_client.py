@@ -115,7 +115,7 @@ def test_an_unreachable_server_is_one_line_with_the_fix(tmp_path: Path, capsys: 
     solver.write_text(SOLVER)
     code, _, err = submit([str(solver), "--problem", "fib", "--token", "t", "--server", closed], capsys)
     assert code == 1
-    assert err.splitlines()[0].startswith(f"error: cannot reach the dojo server at {closed}: ")
+    assert err.splitlines()[0].startswith(f"error: cannot reach the dojo server at {closed} (4 attempt(s)): ")
     assert "podium serve" in err.splitlines()[1]
 
 

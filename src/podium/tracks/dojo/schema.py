@@ -92,11 +92,13 @@ submissions = Table(
     Column("isolated", Boolean),
     Column("judged_at", String(32)),
     Column("tag_override", Text),  # why the judge ignored the claimed tag; NULL where the claim stands
+    Column("idempotency_key", String(64)),  # the client's, unique per user: a retried post gets its first receipt
     # a judged row has the length the judge measured (only a source never admitted, stored before 0003, has none)
     CheckConstraint(JUDGED_HAS_LENGTH, name="ck_dojo_submissions_judged_length"),
     # a claim reads the next turn from the first, queueing a submission its solver's last turn from the second
     Index("ix_dojo_submissions_claim_order", "status", "turn", "id"),
     Index("ix_dojo_submissions_user_turn", "user_id", "status", "turn"),
+    Index("ux_dojo_submissions_idempotency", "user_id", "idempotency_key", unique=True),
 )
 
 audit_log = audit_table(metadata, "dojo_audit_log")

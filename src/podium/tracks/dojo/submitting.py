@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, Engine, bindparam, insert, select, update
 
 from podium.core.clock import Clock, parse_utc, utc_text
-from podium.core.errors import InputError, NotFoundError, PermissionDenied, RateLimited
+from podium.core.errors import ConflictError, InputError, NotFoundError, PermissionDenied, RateLimited
 from podium.core.records import StageFailure
 from podium.core.storage.sql import inserted_id
 from podium.core.storage.text import unstorable
@@ -66,13 +67,25 @@ class SubmissionDesk:
 
         def season_of(self, problem: Problem) -> Season: ...
 
-    def submit(self, user: User, slug: str, source: bytes, solution_json: bytes | None = None) -> Receipt:
+    def submit(
+        self,
+        user: User,
+        slug: str,
+        source: bytes,
+        solution_json: bytes | None = None,
+        idempotency_key: str | None = None,
+    ) -> Receipt:
         """Queue a submission; it counts only while the problem is open and before its freeze time.
 
         Only solvers compete (operators and setters never do). A source the judge would not admit (too large, not
         UTF-8) and a malformed ``solution.json`` are refused here with the judge's reason (InputError): nothing is
         stored, so no row ever holds a truncated source or lacks the length the judge measures.
+
+        ``idempotency_key`` (the client's): a post repeated with the same key, after a failure the client could not
+        tell from success, gets the first receipt back and stores nothing, nor spends the rate limit again; the same
+        key with another source is refused (ConflictError).
         """
+        key = check_idempotency_key(idempotency_key)
         if user.role is not Role.SOLVER:
             raise PermissionDenied(
                 f"user {user.name!r} is a {user.role.value}; only solvers submit (operators and setters do not compete)"
@@ -91,6 +104,14 @@ class SubmissionDesk:
             )
         stored, digest, length = admitted.canonical, admitted.sha256, admitted.length
         with transaction(self.engine) as db:
+            if key is not None and (first := _keyed(db, user, key)) is not None:
+                if (first.problem_id, first.solver_hash) != (problem.id, digest):
+                    raise ConflictError(
+                        f"idempotency key {key!r} was used for submission {first.id}, another source or problem",
+                        fix="send a new key with each new submission",
+                    )
+                return Receipt(first.id, first.solver_hash, first.length, first.created_at, first.practice,
+                               first.method_tag, claim.warning)  # fmt: skip
             now = self.clock.now()
             created_at = utc_text(now)
             _check_rate(db, user, problem.season_id, rules, now)
@@ -113,6 +134,7 @@ class SubmissionDesk:
                     status=JobStatus.QUEUED.value,
                     attempts=0,
                     turn=judge_queue(self).turns(db, [user.id])[0],
+                    idempotency_key=key,
                 ),
             )
             append_audit(
@@ -261,6 +283,26 @@ def _check_rate(db: Connection, user: User, season_id: int, rules: ScoringRules,
             retry_after_s=wait,
             fix=f"submit again in {wait} s",
         )
+
+
+IDEMPOTENCY_KEY = re.compile(r"[\x21-\x7e]{1,64}")
+"""What an idempotency key may be: 1 to 64 printable ASCII characters (a UUID's 36 fit)."""
+
+
+def check_idempotency_key(key: str | None) -> str | None:
+    """``key`` as given, or InputError when it is not 1 to 64 printable ASCII characters; None stays None."""
+    if key is not None and not IDEMPOTENCY_KEY.fullmatch(key):
+        raise InputError(
+            "an idempotency key is 1 to 64 printable ASCII characters, without spaces",
+            fix="send a UUID, e.g. from uuid.uuid4()",
+        )
+    return key
+
+
+def _keyed(db: Connection, user: User, key: str) -> Any:
+    """The submission ``user`` made with idempotency ``key``, or None."""
+    query = select(submissions).where(submissions.c.user_id == user.id, submissions.c.idempotency_key == key)
+    return db.execute(query).first()
 
 
 def solution_claims(solution_json: bytes | None, rules: ScoringRules) -> tuple[TagClaim, str]:

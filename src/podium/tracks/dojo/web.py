@@ -5,9 +5,10 @@ API (JSON; ``Authorization: Bearer TOKEN`` where a user is needed):
 - ``GET  /api/problems`` and ``/api/problems/{slug}``: published problems with their visible terms and
   commitments; after reveal also the salt, the setter program and every term.
 - ``POST /api/problems/{slug}/submissions``: ``{"source": "...", "solution": {"method_tag": ...}}`` → a receipt
-  (202). Judging happens in the workers (``podium dojo worker``). A source the judge would not admit is refused
-  with its reason (400); a source that is not valid Unicode (a lone surrogate), and text no database stores (a
-  lone surrogate or a NUL character) anywhere in the solution, are 422; a body over
+  (202); with an ``Idempotency-Key`` header, a repeated post gets the first receipt back and stores nothing.
+  Judging happens in the workers (``podium dojo worker``). A source the judge would not admit is refused with its
+  reason (400); a source that is not valid Unicode (a lone surrogate), and text no database stores (a lone
+  surrogate or a NUL character) anywhere in the solution, are 422; a body over
   ``max_body_bytes`` (twice the largest source a season accepts, plus 64 KiB for JSON escapes and the solution)
   is 413, refused from its ``Content-Length`` before it is read, or as soon as a streamed body passes the limit.
 - ``GET  /api/submissions/{id}`` and ``/api/me/submissions``: your own submissions. While a problem is not revealed
@@ -290,10 +291,12 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
         return problem_json(published(slug))
 
     @router.post("/api/problems/{slug}/submissions", status_code=202)
-    def post_submission(slug: str, body: SubmissionIn, user: User = caller) -> dict[str, Any]:
+    def post_submission(
+        slug: str, body: SubmissionIn, user: User = caller, idempotency_key: str | None = Header(None)
+    ) -> dict[str, Any]:
         published(slug)  # a hidden problem is not found, before the platform would name its state
         solution = json.dumps(body.solution).encode() if body.solution is not None else None
-        receipt = platform.submit(user, slug, body.source.encode("utf-8"), solution)
+        receipt = platform.submit(user, slug, body.source.encode("utf-8"), solution, idempotency_key)
         return {
             "id": receipt.submission_id,
             "solver_hash": receipt.solver_hash,
