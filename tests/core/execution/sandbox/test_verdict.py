@@ -46,7 +46,9 @@ def bwrap(code: int, **kw: object) -> Evidence:
         (evidence(Stop.WALL, None, 9, memory_limit_reached=True), RunStatus.MEMORY_LIMIT),
         (evidence(code=1, memory_limit_reached=True), RunStatus.RUNTIME_ERROR),  # reclaimed at the limit, then crashed
         (evidence(code=1, peak_memory_mib=300.0), RunStatus.MEMORY_LIMIT),  # no cgroup: the kernel's high-water mark
-        (evidence(code=1, peak_memory_mib=12.0), RunStatus.RUNTIME_ERROR),  # MemoryError on one huge request
+        (evidence(code=1, peak_memory_mib=12.0), RunStatus.RUNTIME_ERROR),  # no sign of memory at all
+        (evidence(code=1, memory_error=True), RunStatus.MEMORY_LIMIT),  # its own MemoryError: one huge request
+        (evidence(code=0, memory_error=True), RunStatus.OK),  # caught, and it ended well
         (evidence(code=None, sig=signal.SIGXFSZ), RunStatus.RUNTIME_ERROR),  # no counter of /tmp's files
         (evidence(code=0, cpu_time_s=2.01), RunStatus.TIME_LIMIT),
         (evidence(code=3), RunStatus.RUNTIME_ERROR),

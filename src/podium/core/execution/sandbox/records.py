@@ -37,12 +37,12 @@ class RunStatus(StrEnum):
     """Exited 0, or was stopped by the reader after ``stop_after_lines`` lines."""
     RUNTIME_ERROR = "runtime_error"
     """Non-zero exit, or killed by a signal, with no evidence of a limit (verdict.py): a file over
-    ``file_size_mib`` and a ``MemoryError`` the address-space limit caused are runtime errors too."""
+    ``file_size_mib`` is a runtime error too."""
     TIME_LIMIT = "time_limit"
     """The CPU limit (a death by SIGXCPU or SIGKILL after the limit's CPU time) or the parent's wall limit."""
     MEMORY_LIMIT = "memory_limit"
-    """Killed by the cgroup's OOM killer, out of time after reaching the cgroup's limit, or, where no cgroup
-    counts, ended with a peak at or over the limit."""
+    """Killed by the cgroup's OOM killer, out of time after reaching the cgroup's limit, where no cgroup counts
+    ended with a peak at or over the limit, or failed with Python's ``MemoryError`` (verdict.py)."""
     OUTPUT_LIMIT = "output_limit"
     """More than ``stdout_bytes`` before enough lines, or a writable box grown past ``box_mib``."""
     INTERNAL_ERROR = "internal_error"

@@ -573,6 +573,12 @@ def box_after(captured: Captured, request: RunRequest, box: Path) -> dict[str, b
     return read_box(box)
 
 
+def _ends_in_memory_error(stderr_tail: bytes) -> bool:
+    """Whether the last line a program wrote on stderr is Python's ``MemoryError`` (a traceback's end)."""
+    lines = stderr_tail.rstrip().splitlines()
+    return bool(lines) and lines[-1].startswith(b"MemoryError")
+
+
 def tree_cpu_s(start_s: float | None, at_stop_s: float | None, at_end_s: float | None, stop: Stop) -> float | None:
     """The run's CPU time from its cgroup's counter, or None where no controller counts it.
 
@@ -658,6 +664,7 @@ def conclude(
         memory_limit_reached,
         shell_status=shell_status,
         peak_memory_mib=peak_mib,
+        memory_error=_ends_in_memory_error(captured.stderr_tail),
     )
     status, detail = decide(evidence, request.limits)
     return RunResult(

@@ -10,10 +10,12 @@ limit, is only the backstop). An exit status alone proves nothing: bubblewrap re
 exit with status 128 + N alike, and even where a backend sees the real signal, a program can send itself
 ``SIGXCPU``. So ``os._exit(152)`` after 16 ms of CPU is a runtime error "exited with status 152", not a time limit;
 a death by ``SIGXCPU`` is a time limit only when the run's CPU time reached the limit. What the program writes on
-stderr (``MemoryError``, ``File too large``) decides nothing: the verdict is the runtime error, and the program's
-own words stay in its stderr for whoever reads it. There is no counter for files a program writes in its own
-``/tmp``, so a file over the size limit (``SIGXFSZ``, or ``EFBIG`` for Python, which ignores the signal) is a
-runtime error too; ``OUTPUT_LIMIT`` is the stdout reader's.
+stderr (``File too large``) decides nothing, with one exception: a failed run whose stderr ends in Python's
+``MemoryError`` is a memory limit. The address-space backstop refuses one huge request (a 600 MiB ``bytearray``)
+before the cgroup counts anything, so the program's own ``MemoryError`` is the only sign; forging it gains nothing,
+since a memory limit scores as little as the runtime error it would otherwise be. There is no counter for files a
+program writes in its own ``/tmp``, so a file over the size limit (``SIGXFSZ``, or ``EFBIG`` for Python, which
+ignores the signal) is a runtime error too; ``OUTPUT_LIMIT`` is the stdout reader's.
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ class Evidence:
     memory_limit_reached: bool
     shell_status: bool = False
     peak_memory_mib: float | None = None
+    memory_error: bool = False  # its stderr ends in Python's MemoryError (module docstring)
 
     def ended_by(self, number: int) -> bool:
         """Whether the end reads as a death by signal ``number`` (a status that may be an exit is included)."""
@@ -103,6 +106,8 @@ def decide(evidence: Evidence, limits: Limits) -> tuple[RunStatus, str]:
         return RunStatus.MEMORY_LIMIT, f"ended after reaching the {limits.memory_mib} MiB limit (peak {peak:.0f} MiB)"
     if evidence.exit_code == 0:
         return RunStatus.OK, "exited with code 0"
+    if evidence.memory_error:
+        return RunStatus.MEMORY_LIMIT, f"its own MemoryError under the {limits.memory_mib} MiB limit"
     return RunStatus.RUNTIME_ERROR, _describe_end(evidence)
 
 

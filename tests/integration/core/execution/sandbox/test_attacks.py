@@ -218,12 +218,12 @@ def test_a_big_bytearray_is_a_memory_limit(sandbox: BubblewrapSandbox) -> None:
     assert result.status is RunStatus.MEMORY_LIMIT, result
 
 
-def test_one_request_over_the_address_space_limit_is_the_programs_own_runtime_error(
-    sandbox: BubblewrapSandbox,
-) -> None:
-    # refused at once: nothing but the program's own MemoryError says why, and the program could print that
-    result = solve(sandbox, "data = bytearray(1 << 30)\nprint(len(data))", ROOMY_CLOCK)
-    assert result.status is RunStatus.RUNTIME_ERROR and result.detail == "exited with code 1", result
+@pytest.mark.parametrize("mib", [600, 1024])
+def test_one_request_over_the_address_space_limit_is_a_memory_limit(sandbox: BubblewrapSandbox, mib: int) -> None:
+    # refused at once by the address-space backstop, before the cgroup counts anything: the program's own
+    # MemoryError is the sign, and forging it would gain nothing (a memory limit scores as a runtime error does)
+    result = solve(sandbox, f"data = bytearray({mib} << 20)\nprint(len(data))", ROOMY_CLOCK)
+    assert result.status is RunStatus.MEMORY_LIMIT and result.detail == "its own MemoryError under the 256 MiB limit"
     assert result.stderr_tail.rstrip().endswith(b"MemoryError"), result.stderr_tail
 
 
@@ -604,13 +604,19 @@ FORGED_ENDS = [
         "exited with code 153",
     ),
     ("import os, signal\nos.kill(os.getpid(), signal.SIGXCPU)", "exited with status 152", "killed by signal SIGXCPU"),
-    ("import sys\nprint('MemoryError', file=sys.stderr)\nsys.exit(1)", "exited with code 1", "exited with code 1"),
     (
         "import sys\nprint('OSError: [Errno 27] File too large', file=sys.stderr)\nsys.exit(1)",
         "exited with code 1",
         "exited with code 1",
     ),
 ]
+
+
+def test_a_forged_memory_error_is_a_memory_limit_and_gains_nothing(sandbox: BubblewrapSandbox) -> None:
+    forged = solve(sandbox, "import sys\nprint('MemoryError', file=sys.stderr)\nsys.exit(1)")
+    assert forged.status is RunStatus.MEMORY_LIMIT, forged  # a failure either way: no gate, no points
+    caught = solve(sandbox, "import sys\nprint('MemoryError', file=sys.stderr)\nprint(1)")
+    assert caught.status is RunStatus.OK, caught  # a program that coped and ended well is judged on its output
 
 
 @pytest.mark.parametrize(("source", "bubblewrap_says", "fork_server_says"), FORGED_ENDS)
