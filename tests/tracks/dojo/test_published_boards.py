@@ -7,6 +7,7 @@ shared +20, so recomputing after a disqualification moved another contestant fro
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -142,3 +143,33 @@ def test_a_disqualification_takes_a_submission_id_and_needs_a_reason_and_a_row(r
     assert (
         json.loads(cli("leaderboard", "--problem", "fib", "--format", "json", "--db", url).output)[0]["user"] == "ann"
     )
+
+
+def test_every_judgment_keeps_what_its_run_cost_and_which_judge_gave_it(revealed: Dojo) -> None:
+    from podium.tracks.dojo.judge import JUDGE_VERSION
+
+    for row in revealed.submissions(revealed.problem("fib").id):
+        assert row.judge_version == JUDGE_VERSION and row.stderr == ""
+        assert row.wall_time_s is not None and row.wall_time_s > 0 and row.cpu_time_s is not None
+        assert row.cpu_counted_by in ("cgroup", "rusage") and (row.peak_memory_mib or 0) < 256
+
+
+def test_replay_tells_a_judge_that_changed_since_from_a_tampered_row(
+    revealed: Dojo, bubblewrap: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import podium.tracks.dojo.replay as replay
+
+    real = replay.judge_submission
+
+    def todays_judge(*args: object, **kwargs: object) -> object:  # a judge that now refuses what it once accepted
+        judged = real(*args, **kwargs)  # type: ignore[arg-type]
+        return dataclasses.replace(judged, reward_correct=False) if judged.reward_correct else judged
+
+    monkeypatch.setattr(replay, "judge_submission", todays_judge)
+    same_judge = replay_season(revealed, "s1", bubblewrap)
+    assert not same_judge.ok and len(same_judge.discrepancies) == 3 and not same_judge.judge_changes
+    with revealed.engine.begin() as db:  # the rows an older judge judged
+        db.execute(update(submissions).values(judge_version="2026.11.01"))
+    older_judge = replay_season(revealed, "s1", bubblewrap)
+    assert older_judge.ok and len(older_judge.judge_changes) == 3, older_judge
+    assert "judge changed since (2026.11.01, now " in older_judge.judge_changes[0]

@@ -28,6 +28,10 @@ from podium.tracks.dojo.verdicts import Outcome, RunVerdict, outcome_of
 
 INTERNAL_ERROR_ATTEMPTS = 3
 STDERR_SHOWN = 2048
+JUDGE_VERSION = "2026.11.29"
+"""Stored with every judgment: a change that can give a stored submission another verdict, gates or tag override
+gets a new one, so a replay tells a judge that changed since from a tampered row (docs/design/dojo.md, "Judge
+versions", lists what each changed)."""
 UNCOPYABLE = (
     "the judge could not copy this source into the sandbox without its comments and keep its meaning "
     "(a layout it does not know; please report it); it was not run"
@@ -53,6 +57,9 @@ class Judgment:
     wall_time_s: float | None
     tag_override: str | None = None  # why the claimed method tag is ignored (it then counts as "unspecified")
     stderr: str = ""  # the last STDERR_SHOWN bytes the program wrote there: for its author, never published
+    cpu_time_s: float | None = None
+    cpu_counted_by: str | None = None  # "cgroup" (the whole process tree) or "rusage" (the program's own)
+    peak_memory_mib: float | None = None
 
     @property
     def outcome(self) -> Outcome:
@@ -127,6 +134,9 @@ def judge_submission(
             else None
         ),
         stderr=run.stderr_tail[-STDERR_SHOWN:].decode("utf-8", "replace"),
+        cpu_time_s=run.cpu_time_s,
+        cpu_counted_by=run.cpu_counted_by,
+        peak_memory_mib=run.peak_memory_mib,
     )
 
 

@@ -419,6 +419,8 @@ def register(dojo: click.Group) -> None:
             f"audit entries {report.audit_entries}, head {report.audit_head}; problems {report.problems_checked}; "
             f"rejudged {report.submissions_rejudged}"
         )
+        for line in report.judge_changes:
+            click.echo(f"judge changed since: {line}")
         for line in report.discrepancies:
             click.echo(f"discrepancy: {line}")
         if not report.ok:

@@ -131,6 +131,13 @@ class Submission:
     backend: str | None
     isolated: bool | None
     tag_override: str | None  # why the claimed tag was ignored, once judged
+    # what its run cost and which judge judged it (None before migration 0009, and until judged)
+    stderr: str | None = None
+    wall_time_s: float | None = None
+    cpu_time_s: float | None = None
+    cpu_counted_by: str | None = None
+    peak_memory_mib: float | None = None
+    judge_version: str | None = None
 
     @property
     def counted_tag(self) -> str:

@@ -6,7 +6,9 @@
    (and those in its ``judged`` audit entry, where the entry records them); a row without a length is never
    counted.
 4. Rejudging every counted submission in the sandbox (optional; judging is deterministic) gives the stored verdict,
-   gates and method-tag override, and each matches its ``judged`` audit entry.
+   gates and method-tag override, and each matches its ``judged`` audit entry. A submission an older judge judged
+   (its stored ``judge_version``) that today's judges differently is reported as "judge changed since", apart from
+   the discrepancies: the judge that gave the stored result cannot run again, and its result stands.
 5. The per-problem leaderboard recomputed from the database (with the users left out as the ``revealed`` entry
    records) equals, byte for byte, the one that entry published, and every amendment is the version before it with
    its rows removed (``published.py``).
@@ -21,7 +23,7 @@ from podium.core.records import StageFailure
 from podium.core.storage.audit import audit_payload, verify_chain
 from podium.tracks.dojo.admit import admit
 from podium.tracks.dojo.commit import Commitments, verify_reveal
-from podium.tracks.dojo.judge import judge_submission
+from podium.tracks.dojo.judge import JUDGE_VERSION, judge_submission
 from podium.tracks.dojo.lifecycle import REVEALED_STATES
 from podium.tracks.dojo.platform import Dojo
 from podium.tracks.dojo.published import check_versions
@@ -40,6 +42,8 @@ class ReplayReport:
     problems_checked: int = 0
     submissions_rejudged: int = 0
     discrepancies: list[str] = field(default_factory=list)
+    # rejudged differently by today's judge, where an older judge version judged it: not tampering
+    judge_changes: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -97,10 +101,15 @@ def replay_season(dojo: Dojo, season: str, sandbox: Sandbox | None = None) -> Re
                 )
                 report.submissions_rejudged += 1
                 if (again.verdict.value, again.stage_pass, again.reward_correct, again.tag_override) != stored:
-                    report.discrepancies.append(
+                    said = (
                         f"submission {submission.id}: rejudged {again.verdict.value} (stage {again.stage_pass}, "
                         f"reward {again.reward_correct}, tag override {again.tag_override}), stored {stored}"
                     )
+                    if submission.judge_version == JUDGE_VERSION:
+                        report.discrepancies.append(said)
+                    else:  # today's judge cannot be yesterday's: the stored result stands as that judge gave it
+                        judged_by = submission.judge_version or "a judge from before versions were stored"
+                        report.judge_changes.append(f"{said}; judge changed since ({judged_by}, now {JUDGE_VERSION})")
         report.discrepancies.extend(published_problems(dojo, problem))
     return report
 

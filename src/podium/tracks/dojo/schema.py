@@ -10,6 +10,7 @@ from sqlalchemy import (
     Boolean,
     CheckConstraint,
     Column,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -93,6 +94,13 @@ submissions = Table(
     Column("judged_at", String(32)),
     Column("tag_override", Text),  # why the judge ignored the claimed tag; NULL where the claim stands
     Column("idempotency_key", String(64)),  # the client's, unique per user: a retried post gets its first receipt
+    # what the run cost and who judged it (migration 0009): for the jury, disputes and replays; never published
+    Column("stderr", Text),  # the program's last STDERR_SHOWN bytes
+    Column("wall_time_s", Float),
+    Column("cpu_time_s", Float),
+    Column("cpu_counted_by", String(16)),  # "cgroup": the whole process tree; "rusage": the program's own
+    Column("peak_memory_mib", Float),
+    Column("judge_version", String(32)),  # judge.JUDGE_VERSION
     # a judged row has the length the judge measured (only a source never admitted, stored before 0003, has none)
     CheckConstraint(JUDGED_HAS_LENGTH, name="ck_dojo_submissions_judged_length"),
     # a claim reads the next turn from the first, queueing a submission its solver's last turn from the second

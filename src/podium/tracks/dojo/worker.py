@@ -23,7 +23,7 @@ from podium.core.execution.sandbox import Sandbox
 from podium.core.queue import MAX_ATTEMPTS, MAX_REASON_CHARS, Claim, default_worker_id
 from podium.core.queue import work_in_threads as run_in_threads
 from podium.core.storage.text import one_line
-from podium.tracks.dojo.judge import Judgment, failed_judgment, judge_submission
+from podium.tracks.dojo.judge import JUDGE_VERSION, Judgment, failed_judgment, judge_submission
 from podium.tracks.dojo.platform import Dojo
 from podium.tracks.dojo.queueing import judge_queue
 from podium.tracks.dojo.records import Problem, Season
@@ -84,6 +84,7 @@ def record(dojo: Dojo, job: Job, judgment: Judgment, *, max_attempts: int = MAX_
         "isolated": judgment.isolated,
         "length": judgment.length,
         "solver_hash": judgment.solver_hash,
+        "judge_version": JUDGE_VERSION,
     }
     if judgment.tag_override:
         audited["tag_override"] = judgment.tag_override
@@ -107,6 +108,13 @@ def record(dojo: Dojo, job: Job, judgment: Judgment, *, max_attempts: int = MAX_
             # the length and hash the judge measured: a row on a leaderboard never has an L nobody judged
             "length": judgment.length,
             "solver_hash": judgment.solver_hash,
+            # what the run cost, for the jury and disputes (never published), and which judge judged it
+            "stderr": judgment.stderr,
+            "wall_time_s": judgment.wall_time_s,
+            "cpu_time_s": judgment.cpu_time_s,
+            "cpu_counted_by": judgment.cpu_counted_by,
+            "peak_memory_mib": judgment.peak_memory_mib,
+            "judge_version": JUDGE_VERSION,
         },
         retry=judgment.verdict is RunVerdict.INTERNAL_ERROR,
         then=audit,
