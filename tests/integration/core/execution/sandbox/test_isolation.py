@@ -160,14 +160,20 @@ def test_the_judges_secret_is_out_of_reach_of_a_run(judge_secret: str, sandbox: 
 
 # Each call made with all-zero arguments: the filter answers before the kernel looks at them, where the kernel
 # itself would mostly say EFAULT or EINVAL (or succeed: unshare(0), ptrace(PTRACE_TRACEME), kcmp, personality(0)).
-SYSCALLS = """
-import ctypes, errno, os, socket, subprocess, sys, threading
+CALL = """
+import ctypes, errno
 libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall.restype = ctypes.c_long
 def call(number, *args):
     ctypes.set_errno(0)
     result = libc.syscall(number, *(ctypes.c_long(a) for a in args))
     return errno.errorcode.get(ctypes.get_errno(), 'OK') if result < 0 else 'OK'
+"""
+"""A program's ``call(number, *args)``: a system call by number, answered as its errno's name or ``OK``."""
+SYSCALLS = (
+    CALL
+    + """
+import os, socket, subprocess, sys, threading
 for name, number in NUMBERS.items():
     print(name, call(number, 0, 0, 0, 0, 0, 0))
 print('personality-query', call(NUMBERS['personality'], 0xFFFFFFFF))
@@ -182,6 +188,7 @@ socket.socket(socket.AF_UNIX).close(); socket.socket(socket.AF_INET6).close()
 thread = threading.Thread(target=print, args=('thread', 'OK')); thread.start(); thread.join()
 print('child', subprocess.run(['true']).returncode + os.waitpid(os.fork() or os._exit(3), 0)[1] >> 8)
 """
+)
 
 
 def test_the_system_call_filter_refuses_what_no_judged_program_needs(sandbox: BubblewrapSandbox) -> None:

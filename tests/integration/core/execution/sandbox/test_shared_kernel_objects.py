@@ -21,6 +21,7 @@ import uuid
 import pytest
 
 from podium.core.execution.sandbox import FilterProfile, Limits, RunRequest, RunResult, RunStatus, Sandbox, seccomp
+from tests.integration.core.execution.sandbox.test_isolation import CALL
 
 PYTHON = ("python3", "-s", "-S", "-B", "solver.py")
 HOST_PYTHON = "/usr/bin/python3"  # the interpreter a run has, so host and sandbox read the same stdlib files
@@ -164,14 +165,10 @@ def test_file_watches_pass_a_message_on_the_host_but_not_between_solver_runs(san
     assert read.status is RunStatus.OK and read.stdout.startswith(b"refused 1"), read
 
 
-REFUSALS = """
-import ctypes, errno, mmap, os
-libc = ctypes.CDLL(None, use_errno=True)
-libc.syscall.restype = ctypes.c_long
-def call(number, *args):
-    ctypes.set_errno(0)
-    result = libc.syscall(number, *(ctypes.c_long(a) for a in args))
-    return errno.errorcode.get(ctypes.get_errno(), 'OK') if result < 0 else 'OK'
+REFUSALS = (
+    CALL
+    + """
+import mmap, os
 fd = os.open(os.__file__, os.O_RDONLY)
 buffer = ctypes.create_string_buffer(4096)
 iov = (ctypes.c_void_p * 2)(ctypes.cast(buffer, ctypes.c_void_p), 4096)
@@ -189,6 +186,7 @@ for name, number in RW.items():
     print(name, 'RWF_NOWAIT', call(number, fd, ctypes.addressof(iov), 1, 0, 0, 8))
     print(name, 'no flags', call(number, fd, ctypes.addressof(iov), 1, 0, 0, 0))
 """
+)
 
 
 @pytest.mark.parametrize("profile", list(FilterProfile))
