@@ -239,7 +239,17 @@ def test_the_filter_refuses_by_number_the_calls_libseccomp_cannot_name(sandbox: 
 
 
 def _memory_holds(pid: int, needle: bytes) -> bool:
-    """Whether any readable page of process ``pid`` holds ``needle`` (read as root, through ``/proc``)."""
+    """Whether any readable page of process ``pid`` holds ``needle`` (read as root, through ``/proc``).
+
+    A process that ends before or during the scan (a zygote replaced meanwhile) holds nothing any more.
+    """
+    try:
+        return _pages_hold(pid, needle)
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+
+
+def _pages_hold(pid: int, needle: bytes) -> bool:
     with open(f"/proc/{pid}/maps") as maps, open(f"/proc/{pid}/mem", "rb", 0) as memory:
         for line in maps:
             addresses, permissions = line.split()[:2]
