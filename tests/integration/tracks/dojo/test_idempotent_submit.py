@@ -33,11 +33,10 @@ from podium.tracks.dojo.rules import ScoringRules
 from podium.tracks.dojo.schema import submissions
 from podium.tracks.dojo.store import open_store
 from tests.needs import need_module
+from tests.tracks.dojo.serving import free_port, wait_until_up
+from tests.tracks.dojo.test_users import url  # noqa: F401  the SQLite / PostgreSQL fixture
 
-from .serving import free_port, wait_until_up
-from .test_users import url  # noqa: F401  the SQLite / PostgreSQL fixture
-
-CORPUS = Path(__file__).parent / "corpus"
+CORPUS = Path(__file__).parents[3] / "tracks" / "dojo" / "corpus"  # tests/tracks/dojo/corpus
 POSTS = 60
 
 

@@ -27,9 +27,8 @@ from podium.tracks.dojo.rules import ScoringRules
 from podium.tracks.dojo.schema import submissions
 from podium.tracks.dojo.worker import work
 from tests.needs import need_module
-
-from .test_platform import GOLF, STAGE_ONLY, tag
-from .test_users import open_season, url  # noqa: F401  the SQLite / PostgreSQL fixture
+from tests.tracks.dojo.test_platform import GOLF, STAGE_ONLY, tag
+from tests.tracks.dojo.test_users import open_season, url  # noqa: F401  the SQLite / PostgreSQL fixture
 
 TUPLE_SHIFT = b"a,b=0,1\nfor _ in range(200):print(a);a,b=b,a+b\n"
 
