@@ -4,6 +4,10 @@ The program runs as ``python3 -s -S -P -B solver.py`` (not ``-I``, which would i
 with no arguments, empty stdin, a cleared environment, a fixed hash seed and Python's 4,300-digit limit on
 printing integers lifted. The sandbox's reader stops the program once ``n_check`` lines have arrived.
 
+A run stopped at the wall limit that waited for a CPU for at least ``STARVED_SHARE`` of its wall time was starved by
+the host's other work rather than slow: it is run again **alone** (``host_gate``: no other sandboxed run on the host
+meanwhile) and judged on that run. A program that sleeps waits for no CPU and keeps its time limit.
+
 A run that printed ``n_check`` complete lines is judged on them whatever it did afterwards — crashed, ran out of
 time or memory — so the verdict does not depend on a race between the reader and the program's end. Its CPU time
 counts up to its last line: over the limit by then (the whole process tree's, read when the line came) is a time
@@ -12,10 +16,11 @@ limit, however many lines it printed.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from podium.core.execution.sandbox import FilterProfile, Limits, RunRequest, RunResult, RunStatus, Sandbox
+from podium.core.execution.sandbox import FilterProfile, Limits, RunRequest, RunResult, RunStatus, Sandbox, host_gate
 from podium.tracks.dojo.rules import ScoringRules
 from podium.tracks.dojo.terms import complete_lines, parse_terms
 from podium.tracks.dojo.verdicts import RunVerdict
@@ -23,6 +28,8 @@ from podium.tracks.dojo.verdicts import RunVerdict
 PYTHON_ARGV = ("python3", "-s", "-S", "-P", "-B")
 SOLVER_LIMITS = ScoringRules().solver_limits()  # docs/rules/dojo-platform.md §6 (a season's own are in its rules)
 SETTER_LIMITS = Limits(cpu_time_s=10.0, wall_time_s=20.0)
+STARVED_SHARE = 0.25
+"""The share of its wall time a run stopped at the wall limit must have waited for a CPU to be judged again alone."""
 
 _STATUS_VERDICTS = {
     RunStatus.OK: RunVerdict.OK,
@@ -68,7 +75,27 @@ def execute(
         stop_after_lines=n_check,
         profile=FilterProfile.SOLVER,  # no file locks, watches or page-cache calls: the host's, shared by all runs
     )
-    run = sandbox.run(request)
+    run, note = sandbox.run(request), ""
+    if starved(run):
+        first = run
+        with host_gate.alone():
+            run = sandbox.run(request)
+        note = (
+            f" (judged again alone: the first run waited {first.waited_s:.1f} s of its {first.wall_time_s:.1f} s "
+            "for a CPU)"
+        )
+    execution = _judged(run, n_check)
+    return dataclasses.replace(execution, reason=execution.reason + note) if note else execution
+
+
+def starved(run: RunResult) -> bool:
+    """Whether a run reached the wall limit while runnable but kept from a CPU for much of its time."""
+    waited = run.waited_s
+    return run.status is RunStatus.TIME_LIMIT and waited is not None and waited >= STARVED_SHARE * run.wall_time_s
+
+
+def _judged(run: RunResult, n_check: int) -> Execution:
+    """The verdict and terms of a finished run."""
     if run.status is RunStatus.INTERNAL_ERROR:
         return Execution(RunVerdict.INTERNAL_ERROR, (), f"the sandbox failed: {run.detail}", run)
     enough = complete_lines(run.stdout) >= n_check

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from podium.core.errors import DependencyError
+from podium.core.execution.sandbox import host_gate
 from podium.core.execution.sandbox.cgroups import MemoryUsage
 from podium.core.execution.sandbox.channel import serving
 from podium.core.execution.sandbox.records import Limits, RunRequest, RunResult, RunStatus
@@ -110,7 +111,7 @@ class BubblewrapSandbox:
             why = f"readable folder {', '.join(hidden)} is not readable by every user (the program runs as its own uid)"
             return internal_result(self.name, self.isolated, why)
         try:
-            with self._pool.slot() as slot:
+            with host_gate.shared(), self._pool.slot() as slot:
                 # registered before anything exists, so that a sweeper finds all of it if this process dies
                 uid, path = (slot.uid if can_switch_uid() else None), new_box_path()
                 cgroups = slot.cgroup.folders() if slot.cgroup is not None else ()
@@ -353,6 +354,8 @@ class _Run:
         cgroup = self.slot.cgroup
         captured = capture_run(proc.stdout.fileno(), proc.stderr.fileno(), self.request, self.box)
         cpu_at_stop = cgroup.cpu_s() if cgroup is not None else None  # before the kill: the figure at the last line
+        # at the wall limit, before the kill: did the run wait for a CPU (starved), or sleep?
+        waited_s = cgroup.waited_s() if cgroup is not None and captured.stop is Stop.WALL else None
         if captured.stop is not Stop.EXITED:
             kill_pidfd(pidfd1)  # pid 1's death takes every process of the namespace with it
         code, outer_usage = wait_with_deadline(proc.pid, outer, _REAP_S)
@@ -388,6 +391,7 @@ class _Run:
             shell_status=True,  # bubblewrap reports a death by signal N as status 128 + N
             box=box_after(captured, self.request, self.box),  # the namespace and all its processes are gone
             cpu_from_cgroup=tree_cpu is not None,
+            waited_s=waited_s,
         )
 
 

@@ -70,6 +70,10 @@ class Cgroup(Protocol):
         """CPU time every process ever in the cgroup has used, in seconds; None where no controller counts it."""
         ...
 
+    def waited_s(self) -> float:
+        """How long the cgroup's live threads have waited for a CPU while runnable, in seconds (``schedstat``)."""
+        ...
+
     def kill_all(self) -> None:
         """SIGKILL every process still in the cgroup."""
         ...
@@ -142,6 +146,17 @@ def _reset(path: str) -> bool:
     return True
 
 
+def _waited_s(procs: str) -> float:
+    """The run-queue wait of every thread of the processes listed in ``procs`` (``schedstat``'s second field)."""
+    waited_ns = 0
+    for pid in _read(procs).split():
+        with contextlib.suppress(OSError):  # a thread that ended meanwhile waits no more
+            for task in os.scandir(f"/proc/{pid}/task"):
+                with contextlib.suppress(OSError, ValueError, IndexError):
+                    waited_ns += int(_read(f"{task.path}/schedstat").split()[1])
+    return waited_ns / 1e9
+
+
 def _kill_listed(procs: str) -> None:
     for pid in _read(procs).split():
         with contextlib.suppress(ProcessLookupError):
@@ -180,6 +195,9 @@ class _V1Cgroup:
 
     def cpu_s(self) -> float | None:
         return None if self._usage is None else int(_read(f"{self._usage}/cpuacct.usage")) / 1e9
+
+    def waited_s(self) -> float:
+        return _waited_s(f"{self._pids_dir}/cgroup.procs")
 
     def _set_memory(self, limit: int) -> None:
         # memory+swap may never be below memory: raise memsw first when growing, lower it last when shrinking
@@ -296,6 +314,9 @@ class _V2Cgroup:
         except OSError:
             return None
         return None if usage is None else usage / 1e6
+
+    def waited_s(self) -> float:
+        return _waited_s(f"{self._dir}/cgroup.procs")
 
     def kill_all(self) -> None:
         try:

@@ -37,6 +37,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from podium.core.errors import DependencyError
+from podium.core.execution.sandbox import host_gate
 from podium.core.execution.sandbox.bubblewrap import BubblewrapSandbox
 from podium.core.execution.sandbox.cgroups import Cgroup
 from podium.core.execution.sandbox.records import FilterProfile, RunRequest, RunResult, RunStatus
@@ -141,7 +142,7 @@ class ForkServerSandbox:
         if plan is None:
             return self._fallback.run(request)
         try:
-            with self._pool.slot() as slot, self._zygote(slot, plan) as zygote:
+            with host_gate.shared(), self._pool.slot() as slot, self._zygote(slot, plan) as zygote:
                 return _Run(self, slot, zygote, request, plan).execute()
         except OSError as error:
             return internal_result(self.name, self.isolated, f"fork-server failure: {error}")
@@ -406,6 +407,8 @@ class _Run:
         started = time.monotonic()
         captured = capture_run(stdout, stderr, self.request, None)
         cpu_at_stop = cgroup.cpu_s() if cgroup is not None else None  # before the kill: the figure at the last line
+        # at the wall limit, before the kill: did the run wait for a CPU (starved), or sleep?
+        waited_s = cgroup.waited_s() if cgroup is not None and captured.stop is Stop.WALL else None
         if captured.stop is not Stop.EXITED:
             kill_pidfd(pidfd)  # pid 1's death takes every process of the namespace with it
         report = _read_report(report_fd, _REPORT_S)
@@ -448,6 +451,7 @@ class _Run:
             isolated=self.sandbox.isolated,
             shell_status=False,  # init reports the program's own wait status: a signal is a signal
             cpu_from_cgroup=tree_cpu is not None,
+            waited_s=waited_s,
         )
 
 

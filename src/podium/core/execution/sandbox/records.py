@@ -148,6 +148,9 @@ class RunResult:
     # where cpu_time_s comes from: "cgroup" (the whole process tree, children and zombies included), or "rusage"
     # (the program and the children it waited for; where no cgroup CPU controller can be used)
     cpu_counted_by: str = "rusage"
+    # at the wall limit: how long the run's threads had waited for a CPU while runnable (None: another end, or no
+    # cgroup to find them); a run that waited much of its wall time was starved, not slow (dojo: judged again alone)
+    waited_s: float | None = None
 
 
 class Sandbox(Protocol):

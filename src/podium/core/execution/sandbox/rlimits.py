@@ -15,6 +15,7 @@ import subprocess
 import time
 from pathlib import Path
 
+from podium.core.execution.sandbox import host_gate
 from podium.core.execution.sandbox.channel import serving
 from podium.core.execution.sandbox.records import RunRequest, RunResult
 from podium.core.execution.sandbox.registry import RegisteredRun, RunRegistry, start_sweeper
@@ -57,7 +58,7 @@ class RlimitsSandbox:
     def run(self, request: RunRequest) -> RunResult:
         """Run one program as a child process under rlimits."""
         try:
-            with self._pool.slot() as slot:
+            with host_gate.shared(), self._pool.slot() as slot:
                 uid, path = (slot.uid if can_switch_uid() else None), new_box_path()
                 with (
                     self._registry.run(uid, path, ()) as registered,

@@ -647,6 +647,7 @@ def conclude(
     shell_status: bool,
     box: Mapping[str, bytes] | None = None,
     cpu_from_cgroup: bool = False,
+    waited_s: float | None = None,
 ) -> RunResult:
     """The result of a finished run, decided from the evidence gathered outside it (shared by every backend).
 
@@ -683,4 +684,5 @@ def conclude(
         detail=detail if isolated else f"{detail} (not isolated)",
         box=box,
         cpu_counted_by="cgroup" if cpu_from_cgroup else "rusage",
+        waited_s=waited_s,
     )
