@@ -46,3 +46,19 @@ def test_a_thread_alone_or_inside_already_passes_without_waiting_for_itself(tmp_
         pass
     with host_gate.shared(tmp_path), host_gate.shared(tmp_path):  # a run that hands its request to another backend
         pass
+
+
+def test_a_forked_child_does_not_keep_holding_the_gate(tmp_path: Path) -> None:
+    import os
+
+    with host_gate.shared(tmp_path):
+        child = os.fork()
+        if child == 0:  # a process pool's worker forked while a run held the gate: it lives on
+            time.sleep(2)
+            os._exit(0)
+    try:
+        started = time.monotonic()
+        with host_gate.alone(tmp_path):
+            assert time.monotonic() - started < 1.0  # not held by the child
+    finally:
+        os.waitpid(child, 0)

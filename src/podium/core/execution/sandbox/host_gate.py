@@ -27,14 +27,35 @@ from pathlib import Path
 GATE_FOLDER = Path("/run/lock") if os.access("/run/lock", os.W_OK) else Path(tempfile.gettempdir())
 _GATE, _TURNSTILE = "podium-sandbox-gate.lock", "podium-sandbox-turnstile.lock"
 _held = threading.local()  # this thread's hold: alone (bool), shared (depth)
+_open_fds: set[int] = set()  # every gate descriptor of this process, which a forked child must not keep holding
+
+
+def _forget_in_child() -> None:
+    # a lock belongs to the open file, which fork shares: a child (a process pool's worker) that kept the
+    # descriptors would hold the gate for as long as it lives
+    for fd in list(_open_fds):
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    _open_fds.clear()
+    _held.__dict__.clear()
+
+
+os.register_at_fork(after_in_child=_forget_in_child)
 
 
 def _open(folder: Path, name: str) -> int:
     # 0o666: judges run as root or as one user; a lock file another user made must not keep this one out
     fd = os.open(folder / name, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+    _open_fds.add(fd)
     with contextlib.suppress(OSError):
         os.fchmod(fd, 0o666)
     return fd
+
+
+def _close(*fds: int) -> None:
+    for fd in fds:
+        _open_fds.discard(fd)
+        os.close(fd)  # closing releases the lock
 
 
 @contextlib.contextmanager
@@ -57,8 +78,7 @@ def shared(folder: Path | None = None) -> Iterator[None]:
         yield
     finally:
         _held.shared = 0
-        os.close(gate)  # closing releases the lock
-        os.close(turnstile)
+        _close(gate, turnstile)
 
 
 @contextlib.contextmanager
@@ -73,5 +93,4 @@ def alone(folder: Path | None = None) -> Iterator[None]:
         yield
     finally:
         _held.alone = False
-        os.close(gate)
-        os.close(turnstile)
+        _close(gate, turnstile)
