@@ -58,17 +58,20 @@ FLOCK_READER = (
     FILES
     + """
 import fcntl, time
-time.sleep(float(sys.argv[1]))
-word = 0
+def held(path):
+    with open(path, 'rb') as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(handle, fcntl.LOCK_UN)
+            return False
+        except BlockingIOError:
+            return True
 try:
-    for bit, path in enumerate(FILES):
-        with open(path, 'rb') as handle:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                fcntl.flock(handle, fcntl.LOCK_UN)
-            except BlockingIOError:
-                word |= 1 << bit
-    print('found', format(word, 'x'))
+    deadline = time.monotonic() + float(sys.argv[1])
+    while not held(FILES[0]) and time.monotonic() < deadline:  # bit 0 is always set: the writer has begun
+        time.sleep(0.05)
+    time.sleep(0.3)  # the writer takes its few locks in a loop of microseconds
+    print('found', format(sum(1 << bit for bit, path in enumerate(FILES) if held(path)), 'x'))
 except OSError as error:
     print('refused', error.errno)
 """
@@ -140,14 +143,14 @@ def a_word() -> str:
 
 def test_file_locks_pass_a_word_on_the_host_and_under_the_standard_filter(sandbox: Sandbox) -> None:
     word = a_word()
-    parked, found = pair_on_host((FLOCK_WRITER, word, "3"), (FLOCK_READER, "1"))
+    parked, found = pair_on_host((FLOCK_WRITER, word, "6"), (FLOCK_READER, "5"))
     assert parked == "parked" and found == f"found {word}", (parked, found)
-    wrote, read = pair_in_sandbox(sandbox, FilterProfile.STANDARD, (FLOCK_WRITER, word, "4"), (FLOCK_READER, "2"))
+    wrote, read = pair_in_sandbox(sandbox, FilterProfile.STANDARD, (FLOCK_WRITER, word, "6"), (FLOCK_READER, "5"))
     assert wrote.stdout.strip() == b"parked" and read.stdout.decode().strip() == f"found {word}", (wrote, read)
 
 
 def test_file_locks_pass_nothing_between_solver_runs(sandbox: Sandbox) -> None:
-    wrote, read = pair_in_sandbox(sandbox, FilterProfile.SOLVER, (FLOCK_WRITER, a_word(), "4"), (FLOCK_READER, "2"))
+    wrote, read = pair_in_sandbox(sandbox, FilterProfile.SOLVER, (FLOCK_WRITER, a_word(), "6"), (FLOCK_READER, "5"))
     assert wrote.status is RunStatus.OK and read.status is RunStatus.OK, (wrote, read)
     assert wrote.stdout.startswith(b"refused 1") and read.stdout.startswith(b"refused 1"), (wrote, read)  # EPERM
 
