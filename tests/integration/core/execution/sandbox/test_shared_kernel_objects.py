@@ -5,9 +5,11 @@ for the read-only ``/usr`` both see. The dojo's runs get the solver profile of t
 (``FilterProfile.SOLVER``), which refuses every call that reaches those objects. Each channel here is a writer and
 a reader that run at the same time: on the host as plain processes (the channel is real: the reader decodes the
 word) and as two concurrent sandbox runs under the solver profile (the calls are refused, the reader gets
-nothing). Under the standard profile the lock channel still passes, which shows the test can fail. Every refusal,
-argument by argument, is also checked on its own. Timing reads of the page cache need no call to refuse:
-clean-room verification covers them (``docs/design/core.md``, "What the kernel shares").
+nothing). Under the standard profile the lock channel still passes, which shows the test can fail. The positive
+controls tolerate what other processes on the host add (another test run opening and locking the same standard
+library files): the writer's word must all be there, extra bits or symbols may be too. Every refusal, argument by
+argument, is also checked on its own. Timing reads of the page cache need no call to refuse, and are not closed
+here (``docs/design/core.md``, "What the kernel shares").
 """
 
 from __future__ import annotations
@@ -137,6 +139,19 @@ def pair_in_sandbox(
         return wrote.result(), read.result()
 
 
+def carries(word: str, found: str) -> bool:
+    """Whether the reader found every bit of ``word``: other processes on the host (another test run) may lock
+    some of the same files too, which adds bits but never takes the writer's away."""
+    said = found.strip()
+    return said.startswith("found ") and int(word, 16) & ~int(said.removeprefix("found "), 16) == 0
+
+
+def in_order(message: str, seen: str) -> bool:
+    """Whether ``message`` occurs in ``seen`` in order: other processes' opens may come between, never remove ours."""
+    rest = iter(seen)
+    return all(symbol in rest for symbol in message)
+
+
 def a_word() -> str:
     return format(uuid.uuid4().int & ((1 << WORD_BITS) - 1) | 1, "x")
 
@@ -144,9 +159,9 @@ def a_word() -> str:
 def test_file_locks_pass_a_word_on_the_host_and_under_the_standard_filter(sandbox: Sandbox) -> None:
     word = a_word()
     parked, found = pair_on_host((FLOCK_WRITER, word, "6"), (FLOCK_READER, "5"))
-    assert parked == "parked" and found == f"found {word}", (parked, found)
+    assert parked == "parked" and carries(word, found), (parked, found)
     wrote, read = pair_in_sandbox(sandbox, FilterProfile.STANDARD, (FLOCK_WRITER, word, "6"), (FLOCK_READER, "5"))
-    assert wrote.stdout.strip() == b"parked" and read.stdout.decode().strip() == f"found {word}", (wrote, read)
+    assert wrote.stdout.strip() == b"parked" and carries(word, read.stdout.decode()), (wrote, read)
 
 
 def test_file_locks_pass_nothing_between_solver_runs(sandbox: Sandbox) -> None:
@@ -160,7 +175,8 @@ def test_file_watches_pass_a_message_on_the_host_but_not_between_solver_runs(san
     reader = host(INOTIFY_READER, "4")
     assert reader.stdout is not None and reader.stdout.readline().strip() == "watching"
     host(INOTIFY_WRITER, message, "0").wait(timeout=30)
-    assert reader.communicate(timeout=30)[0].strip() == f"found {message}"
+    found = reader.communicate(timeout=30)[0].strip()
+    assert found.startswith("found ") and in_order(message, found.removeprefix("found ")), found
     wrote, read = pair_in_sandbox(
         sandbox, FilterProfile.SOLVER, (INOTIFY_WRITER, message, "1.5"), (INOTIFY_READER, "4")
     )
