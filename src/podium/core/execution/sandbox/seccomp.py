@@ -104,7 +104,7 @@ SOLVER_DENIED: tuple[Denial, ...] = (
 """Refused outright under ``FilterProfile.SOLVER`` besides ``DENIED``: the host kernel's objects every run shares.
 
 What no namespace separates (``docs/design/core.md``, "What the kernel shares") is closed here where a call reaches
-it; plain read timing reaches the page cache with no call to refuse, which clean-room verification covers."""
+it; plain read timing reaches the page cache with no call to refuse, which no filter can close."""
 
 LOCK_COMMANDS = {
     "F_GETLK": 5,
