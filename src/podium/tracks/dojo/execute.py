@@ -49,6 +49,7 @@ class Execution:
     terms: tuple[str, ...]
     reason: str
     run: RunResult
+    first_waited_s: float | None = None  # judged again alone: how long the starved first run waited for a CPU
 
 
 def python_env(hash_seed: int = 0) -> dict[str, str]:
@@ -75,17 +76,13 @@ def execute(
         stop_after_lines=n_check,
         profile=FilterProfile.SOLVER,  # no file locks, watches or page-cache calls: the host's, shared by all runs
     )
-    run, note = sandbox.run(request), ""
-    if starved(run):
-        first = run
-        with host_gate.alone():
-            run = sandbox.run(request)
-        note = (
-            f" (judged again alone: the first run waited {first.waited_s:.1f} s of its {first.wall_time_s:.1f} s "
-            "for a CPU)"
-        )
-    execution = _judged(run, n_check)
-    return dataclasses.replace(execution, reason=execution.reason + note) if note else execution
+    first = sandbox.run(request)
+    if not starved(first):
+        return _judged(first, n_check)
+    with host_gate.alone():
+        again = _judged(sandbox.run(request), n_check)
+    note = f" (judged again alone: the first run waited {first.waited_s:.1f} s of its {first.wall_time_s:.1f} s"
+    return dataclasses.replace(again, reason=f"{again.reason}{note} for a CPU)", first_waited_s=first.waited_s)
 
 
 def starved(run: RunResult) -> bool:

@@ -60,6 +60,7 @@ class Judgment:
     cpu_time_s: float | None = None
     cpu_counted_by: str | None = None  # "cgroup" (the whole process tree) or "rusage" (the program's own)
     peak_memory_mib: float | None = None
+    waited_s: float | None = None  # at the wall limit, the first run's wait for a CPU (a starved one ran again alone)
 
     @property
     def outcome(self) -> Outcome:
@@ -137,6 +138,7 @@ def judge_submission(
         cpu_time_s=run.cpu_time_s,
         cpu_counted_by=run.cpu_counted_by,
         peak_memory_mib=run.peak_memory_mib,
+        waited_s=execution.first_waited_s if execution.first_waited_s is not None else run.waited_s,
     )
 
 

@@ -137,6 +137,7 @@ class Submission:
     cpu_time_s: float | None = None
     cpu_counted_by: str | None = None
     peak_memory_mib: float | None = None
+    waited_s: float | None = None
     judge_version: str | None = None
 
     @property

@@ -100,6 +100,7 @@ submissions = Table(
     Column("cpu_time_s", Float),
     Column("cpu_counted_by", String(16)),  # "cgroup": the whole process tree; "rusage": the program's own
     Column("peak_memory_mib", Float),
+    Column("waited_s", Float),  # at the wall limit: how long its threads waited for a CPU (execute.starved)
     Column("judge_version", String(32)),  # judge.JUDGE_VERSION
     # a judged row has the length the judge measured (only a source never admitted, stored before 0003, has none)
     CheckConstraint(JUDGED_HAS_LENGTH, name="ck_dojo_submissions_judged_length"),

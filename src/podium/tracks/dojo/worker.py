@@ -114,6 +114,7 @@ def record(dojo: Dojo, job: Job, judgment: Judgment, *, max_attempts: int = MAX_
             "cpu_time_s": judgment.cpu_time_s,
             "cpu_counted_by": judgment.cpu_counted_by,
             "peak_memory_mib": judgment.peak_memory_mib,
+            "waited_s": judgment.waited_s,
             "judge_version": JUDGE_VERSION,
         },
         retry=judgment.verdict is RunVerdict.INTERNAL_ERROR,

@@ -42,6 +42,7 @@ def test_a_starved_solver_is_judged_again_alone_and_passes(sandbox: Sandbox) -> 
         after_every_other_run = all(h.done() for h in hogs)
     assert judged.verdict is RunVerdict.OK and judged.terms == ("1",), judged
     assert "judged again alone: the first run waited" in judged.reason, judged.reason
+    assert judged.first_waited_s is not None and judged.first_waited_s >= 0.25 * LIMITS.wall_time_s
     assert after_every_other_run  # alone: no other run of the host was running
 
 
