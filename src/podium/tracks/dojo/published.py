@@ -26,7 +26,7 @@ from podium.core.clock import parse_utc
 from podium.core.ranking.leaderboard import Ranked
 from podium.core.reporting.tables import render_table
 from podium.core.storage.audit import AuditEntry, audit_payload
-from podium.tracks.dojo.standings import PROBLEM_HEADER, ScoredSubmission
+from podium.tracks.dojo.standings import PROBLEM_HEADER, ScoredSubmission, problem_rows
 
 BOARD_KINDS = ("revealed", "amended")
 
@@ -107,25 +107,16 @@ def records_from_csv(board: str) -> tuple[dict[str, Any], ...]:
 
 
 def records_csv(records: Sequence[dict[str, Any]]) -> str:
-    """A board's records as the CSV that reveal publishes."""
-    rows = [
-        [
-            r["rank"],
-            r["user"],
-            r["score"],
-            r["L"],
-            "yes" if r["stage_pass"] else "no",
-            "yes" if r["reward_correct"] else "no",
-            r["submission"],
-            r["submitted_at"],
-        ]
-        for r in records
-    ]
-    return render_table(PROBLEM_HEADER, rows, "csv")
+    """A board's records as the CSV that reveal publishes (the same renderer as every board's)."""
+    return render_table(PROBLEM_HEADER, problem_rows(_ranked(records, "")), "csv")
 
 
 def standings_of(version: BoardVersion, slug: str) -> list[Ranked[ScoredSubmission]]:
     """A published version as the ranked rows every renderer takes (no solver hash: its rank is recorded)."""
+    return _ranked(version.records, slug)
+
+
+def _ranked(records: Iterable[dict[str, Any]], slug: str) -> list[Ranked[ScoredSubmission]]:
     return [
         Ranked(
             int(r["rank"]),
@@ -141,7 +132,7 @@ def standings_of(version: BoardVersion, slug: str) -> list[Ranked[ScoredSubmissi
                 reward_correct=bool(r["reward_correct"]),
             ),
         )
-        for r in version.records
+        for r in records
     ]
 
 
