@@ -23,7 +23,6 @@ from podium.core.accounts import check_name
 from podium.core.clock import Clock, parse_utc, utc_text
 from podium.core.errors import ConfigError, NotFoundError, PermissionDenied
 from podium.core.execution.sandbox import Sandbox
-from podium.core.reporting.tables import render_table
 from podium.core.storage.sql import inserted_id
 from podium.tracks.dojo.commit import SALT_BYTES, commit, terms_bytes
 from podium.tracks.dojo.lifecycle import REVEALED_STATES, LifecycleError, ProblemState, check_transition
@@ -33,7 +32,7 @@ from podium.tracks.dojo.records import Problem, Role, Season, User
 from podium.tracks.dojo.results import problem_leaderboard, problem_payloads
 from podium.tracks.dojo.rules import ScoringRules
 from podium.tracks.dojo.schema import problems, seasons
-from podium.tracks.dojo.standings import PROBLEM_HEADER, problem_records, problem_rows
+from podium.tracks.dojo.standings import problem_csv, problem_records
 from podium.tracks.dojo.store import append_audit, audit_entries, audit_head, transaction
 from podium.tracks.dojo.submitting import SubmissionDesk
 from podium.tracks.dojo.users import Users
@@ -326,7 +325,7 @@ class Dojo(SubmissionDesk):
                     "setter_sha256": hashlib.sha256(problem.setter_source).hexdigest(),
                     "terms_sha256": hashlib.sha256(terms_bytes(problem.terms or ())).hexdigest(),
                     # the board as published: from now on it is served from here, never recomputed (published.py)
-                    "leaderboard_csv": render_table(PROBLEM_HEADER, problem_rows(standings), "csv"),
+                    "leaderboard_csv": problem_csv(standings),
                     "leaderboard": problem_records(standings),
                     "excluded_users": sorted(names[user_id] for user_id in excluded),
                     "literal_payloads": payloads,
@@ -335,9 +334,17 @@ class Dojo(SubmissionDesk):
 
     def board_versions(self, problem: Problem) -> list[BoardVersion]:
         """The published versions of a revealed problem's board, oldest first (empty before reveal)."""
+        return self.published_boards([problem]).get(problem.id, [])
+
+    def published_boards(self, problems: Iterable[Problem]) -> dict[int, list[BoardVersion]]:
+        """The published versions of the revealed ones of ``problems``, by problem id: one read of the audit log."""
+        revealed = [p for p in problems if p.state in REVEALED_STATES]
+        if not revealed:
+            return {}
+        seasons = self.seasons_by_id()
         with self.engine.connect() as db:
             entries = audit_entries(db, BOARD_KINDS)
-        return versions_of(entries, problem.slug, self.season_of(problem).name)
+        return {p.id: versions_of(entries, p.slug, seasons[p.season_id].name) for p in revealed}
 
     def disqualify(self, slug: str, amendment: Amendment, season: str | None = None) -> BoardVersion:
         """Publish a new version of a revealed problem's board without the rows ``amendment`` names (audited).

@@ -24,9 +24,8 @@ from typing import Any
 
 from podium.core.clock import parse_utc
 from podium.core.ranking.leaderboard import Ranked
-from podium.core.reporting.tables import render_table
 from podium.core.storage.audit import AuditEntry, audit_payload
-from podium.tracks.dojo.standings import PROBLEM_HEADER, ScoredSubmission, problem_rows
+from podium.tracks.dojo.standings import ScoredSubmission, problem_csv
 
 BOARD_KINDS = ("revealed", "amended")
 
@@ -108,7 +107,7 @@ def records_from_csv(board: str) -> tuple[dict[str, Any], ...]:
 
 def records_csv(records: Sequence[dict[str, Any]]) -> str:
     """A board's records as the CSV that reveal publishes (the same renderer as every board's)."""
-    return render_table(PROBLEM_HEADER, problem_rows(_ranked(records, "")), "csv")
+    return problem_csv(_ranked(records, ""))
 
 
 def standings_of(version: BoardVersion, slug: str) -> list[Ranked[ScoredSubmission]]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 from podium.core.clock import parse_utc
@@ -28,6 +28,7 @@ from podium.tracks.dojo.standings import (
     SEASON_HEADER,
     ScoredSubmission,
     SeasonRow,
+    problem_csv,
     problem_records,
     problem_rows,
     problem_standings,
@@ -64,6 +65,8 @@ class ScoringSource(Protocol):
     def submissions_by_problem(self, problem_ids: Iterable[int]) -> dict[int, list[Submission]]: ...
 
     def board_versions(self, problem: Problem) -> list[BoardVersion]: ...
+
+    def published_boards(self, problems: Iterable[Problem]) -> dict[int, list[BoardVersion]]: ...
 
 
 def counted(submission: Submission) -> bool:
@@ -131,12 +134,14 @@ def problem_scores(
     return score_submissions(problem, dojo.submissions(problem.id), dojo.user_names(), rules, left_out)
 
 
-def published_scores(dojo: ScoringSource, problem: Problem) -> list[ScoredSubmission] | None:
-    """A revealed problem's rows as its newest published version holds them; None before reveal."""
-    if problem.state not in REVEALED_STATES:
-        return None
-    versions = dojo.board_versions(problem)
-    return [row.entry for row in standings_of(versions[-1], problem.slug)] if versions else None
+def published_scores(dojo: ScoringSource, problems: Sequence[Problem]) -> dict[int, list[ScoredSubmission]]:
+    """The revealed ones of ``problems``: their rows as their newest published version holds them, by problem id."""
+    slugs = {p.id: p.slug for p in problems}
+    return {
+        problem_id: [row.entry for row in standings_of(versions[-1], slugs[problem_id])]
+        for problem_id, versions in dojo.published_boards(problems).items()
+        if versions
+    }
 
 
 def problem_tags(dojo: ScoringSource, problem: Problem) -> dict[str, Any]:
@@ -183,7 +188,7 @@ def problem_leaderboard(dojo: ScoringSource, problem: Problem) -> list[Ranked[Sc
 
 def recomputed_leaderboard_csv(dojo: ScoringSource, problem: Problem, excluded: frozenset[int] | None) -> str:
     """The per-problem board computed from the rows, whatever the problem's state (for the checks of a record)."""
-    return render_table(PROBLEM_HEADER, problem_rows(problem_standings(problem_scores(dojo, problem, excluded))), "csv")
+    return problem_csv(problem_standings(problem_scores(dojo, problem, excluded)))
 
 
 def problem_leaderboard_text(dojo: ScoringSource, problem: Problem, fmt: str) -> str:
@@ -207,12 +212,13 @@ def season_leaderboard(dojo: ScoringSource, season: str, *, final_only: bool = T
     rules, names, excluded = dojo.season(season).rules, dojo.user_names(), dojo.users.disabled_ids()  # once
     counted_problems = [p for p in dojo.problems(season) if not final_only or p.state in REVEALED_STATES]
     judged = dojo.submissions_by_problem(p.id for p in counted_problems)  # one query for the whole season
+    published = published_scores(dojo, counted_problems)
     scored: list[ScoredSubmission] = []
     for problem in counted_problems:
-        published = published_scores(dojo, problem)
-        if published is None:
-            published = score_submissions(problem, judged[problem.id], names, rules, excluded)
-        scored.extend(published)
+        if problem.id in published:
+            scored.extend(published[problem.id])
+        else:
+            scored.extend(score_submissions(problem, judged[problem.id], names, rules, excluded))
     return season_standings(scored)
 
 

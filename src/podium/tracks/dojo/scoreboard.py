@@ -48,11 +48,11 @@ def scoreboard(dojo: Dojo, season: str, *, live: bool = False) -> list[Ranked[Bo
     count: dict[str, int] = {}
     published = [p for p in dojo.problems(season) if p.state in PUBLISHED]
     every = dojo.submissions_by_problem(p.id for p in published)  # one query for the whole season
+    records = published_scores(dojo, published)  # a revealed problem's scores are its published board's
     for problem in published:
         judged = [s for s in every[problem.id] if counted(s) and s.user_id not in excluded]
-        record = published_scores(dojo, problem)  # a revealed problem's scores are its published board's
-        if record is not None:
-            revealed += record
+        if problem.id in records:
+            revealed += records[problem.id]
         elif live:
             revealed += score_submissions(problem, judged, names, rules, excluded)
         cutoff = parse_utc(problem.freeze_at) if problem.freeze_at and not live else now

