@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from podium.core.execution.sandbox import FilterProfile, Limits, RunRequest, RunResult, RunStatus, Sandbox, host_gate
+from podium.core.execution.sandbox.root import Entry
 from podium.tracks.dojo.rules import ScoringRules
 from podium.tracks.dojo.terms import complete_lines, parse_terms
 from podium.tracks.dojo.verdicts import RunVerdict
@@ -66,8 +67,12 @@ def execute(
     file_name: str = "solver.py",
     extra_files: Mapping[str, bytes] | None = None,
     hash_seed: int = 0,
+    host_paths: tuple[str, ...] = (),
 ) -> Execution:
-    """Run ``source`` as ``file_name`` and read its first ``n_check`` terms."""
+    """Run ``source`` as ``file_name`` and read its first ``n_check`` terms.
+
+    The box shows the program the Python interpreter and ``host_paths`` of the host, nothing else (``root.py``).
+    """
     request = RunRequest(
         argv=(*PYTHON_ARGV, file_name),
         files={**(extra_files or {}), file_name: source},
@@ -75,6 +80,7 @@ def execute(
         env=python_env(hash_seed),
         stop_after_lines=n_check,
         profile=FilterProfile.SOLVER,  # no file locks, watches or page-cache calls: the host's, shared by all runs
+        host_paths=host_paths,
     )
     first = sandbox.run(request)
     if not starved(first):
@@ -83,6 +89,12 @@ def execute(
         again = _judged(sandbox.run(request), n_check)
     note = f" (judged again alone: the first run waited {first.waited_s:.1f} s of its {first.wall_time_s:.1f} s"
     return dataclasses.replace(again, reason=f"{again.reason}{note} for a CPU)", first_waited_s=first.waited_s)
+
+
+def solver_view(host_paths: tuple[str, ...] = ()) -> tuple[Entry, ...]:
+    """What of the host a program's box shows (``root.py``): the files a clean room evicts."""
+    request = RunRequest(argv=(*PYTHON_ARGV, "solver.py"), files={}, env=python_env(), host_paths=host_paths)
+    return request.root()
 
 
 def starved(run: RunResult) -> bool:

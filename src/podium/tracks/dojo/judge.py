@@ -28,7 +28,7 @@ from podium.tracks.dojo.verdicts import Outcome, RunVerdict, outcome_of
 
 INTERNAL_ERROR_ATTEMPTS = 3
 STDERR_SHOWN = 2048
-JUDGE_VERSION = "2026.11.29"
+JUDGE_VERSION = "2026.11.29.2"
 """Stored with every judgment: a change that can give a stored submission another verdict, gates or tag override
 gets a new one, so a replay tells a judge that changed since from a tampered row (docs/design/dojo.md, "Judge
 versions", lists what each changed)."""
@@ -146,7 +146,7 @@ def _execute_with_retries(
     source: bytes, sandbox: Sandbox, rules: ScoringRules, limits: Limits, attempts: int
 ) -> Execution:
     for _ in range(max(attempts, 1)):
-        execution = execute(source, sandbox, n_check=rules.n_check, limits=limits)
+        execution = execute(source, sandbox, n_check=rules.n_check, limits=limits, host_paths=rules.box_host_paths)
         if execution.verdict is not RunVerdict.INTERNAL_ERROR:
             break
     return execution

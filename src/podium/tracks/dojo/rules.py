@@ -69,9 +69,15 @@ class ScoringRules:
     solver_stderr_bytes: int = 64 << 10
     solver_box_mib: int = 64
     max_term_digits: int = 10_000
+    # host paths a program's box may read beyond the Python interpreter (binary, standard library, its shared
+    # libraries): the season's allow-list, empty by default (docs/rules/dojo-platform.md §6)
+    box_host_paths: tuple[str, ...] = ()
     version: str = SCORING_VERSION
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "box_host_paths", tuple(self.box_host_paths))  # a list, as JSON gives it
+        if any(not path.startswith("/") for path in self.box_host_paths):
+            raise ConfigError(f"box_host_paths must be absolute paths, not {list(self.box_host_paths)}")
         if not 0 < self.n_stage <= self.n_check:
             raise ConfigError(f"n_stage must be in 1..n_check ({self.n_check}), not {self.n_stage}")
         if self.brevity_scale_chars <= 0:

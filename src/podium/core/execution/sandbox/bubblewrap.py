@@ -24,6 +24,7 @@ namespace's pid 1 kills every process in it, so the parent's wall limit reaches 
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import select
@@ -31,6 +32,7 @@ import shutil
 import subprocess
 import threading
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -40,7 +42,7 @@ from podium.core.execution.sandbox.cgroups import MemoryUsage
 from podium.core.execution.sandbox.channel import serving
 from podium.core.execution.sandbox.records import Limits, RunRequest, RunResult, RunStatus
 from podium.core.execution.sandbox.registry import RegisteredRun, RunRegistry, start_sweeper
-from podium.core.execution.sandbox.root import Entry, devices, host_files
+from podium.core.execution.sandbox.root import Entry, devices
 from podium.core.execution.sandbox.seccomp import filter_program
 from podium.core.execution.sandbox.supervise import (
     SYSTEM_PATH,
@@ -90,7 +92,6 @@ class BubblewrapSandbox:
         self._tools = _tools()
         filter_program()  # compiled now: a host without libseccomp fails here, not in the first run
         self._pool = slot_pool(cgroups)
-        self._layout = _as_arguments(host_files())  # the interpreter's files, as this host lays them out
         become_subreaper()
         self._registry = RunRegistry()
         start_sweeper(self._registry)  # the runs of workers that died on this host, now and every few seconds
@@ -137,8 +138,14 @@ def _tools() -> _Tools:
     return _Tools(bwrap, util_linux_tools())
 
 
-def _as_arguments(entries: list[Entry]) -> list[str]:
+def _as_arguments(entries: Iterable[Entry]) -> list[str]:
     return [argument for kind, source, target in entries for argument in (f"--{kind}", source, target)]
+
+
+@functools.lru_cache(maxsize=16)
+def _layout(root: tuple[Entry, ...]) -> list[str]:
+    # the host's part of the root as arguments, once per view (every dojo run has the same one)
+    return _as_arguments(root)
 
 
 def bwrap_args(layout: list[str], box: Path, request: RunRequest) -> list[str]:
@@ -278,7 +285,7 @@ class _Run:
             *chain,
             *rlimit_args(tools.chain.prlimit, rlimits),
             tools.bwrap,
-            *bwrap_args(self.sandbox._layout, self.box, self.request),
+            *bwrap_args(_layout(self.request.root()), self.box, self.request),
             *("--seccomp", str(filter_read), "--info-fd", str(info_write), "--block-fd", str(block_read), "--"),
             *self.request.argv,
         ]

@@ -41,7 +41,7 @@ from podium.core.execution.sandbox import host_gate
 from podium.core.execution.sandbox.bubblewrap import BubblewrapSandbox
 from podium.core.execution.sandbox.cgroups import Cgroup
 from podium.core.execution.sandbox.records import FilterProfile, RunRequest, RunResult, RunStatus
-from podium.core.execution.sandbox.root import devices, host_files
+from podium.core.execution.sandbox.root import Entry, devices
 from podium.core.execution.sandbox.seccomp import filter_program
 from podium.core.execution.sandbox.supervise import (
     RlimitValues,
@@ -87,6 +87,7 @@ class PythonRun:
     arguments: tuple[str, ...]
     environment: tuple[tuple[str, str], ...]
     profile: FilterProfile  # a zygote installs one filter in every run it forks
+    root: tuple[Entry, ...]  # and builds one root (``root.py``) for all of them
 
 
 def python_run(request: RunRequest) -> PythonRun | None:
@@ -106,7 +107,12 @@ def python_run(request: RunRequest) -> PythonRun | None:
     if executable is None:
         return None
     return PythonRun(
-        (executable, program, *options), script, tuple(arguments), tuple(environment.items()), request.profile
+        (executable, program, *options),
+        script,
+        tuple(arguments),
+        tuple(environment.items()),
+        request.profile,
+        request.root(),
     )
 
 
@@ -218,7 +224,7 @@ class _Zygote:
             "uid": slot.uid,
             "filter": seccomp_filter.hex(),
             "cgroup_procs": [f"{folder}/cgroup.procs" for folder in cgroup],
-            "root": [*host_files(), *devices()],  # bubblewrap's list: the two roots cannot drift apart
+            "root": [*plan.root, *devices()],  # bubblewrap's list: the two roots cannot drift apart
         }
         try:
             zygote.send(hello)
@@ -231,10 +237,11 @@ class _Zygote:
         return zygote
 
     def serves(self, plan: PythonRun) -> bool:
-        return (plan.interpreter, plan.environment, plan.profile) == (
+        return (plan.interpreter, plan.environment, plan.profile, plan.root) == (
             self.plan.interpreter,
             self.plan.environment,
             self.plan.profile,
+            self.plan.root,
         )
 
     def send(self, message: Mapping[str, Any], fds: tuple[int, ...] = ()) -> None:

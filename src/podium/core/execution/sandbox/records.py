@@ -15,6 +15,7 @@ from typing import Protocol
 
 from podium.core.errors import ConfigError
 from podium.core.execution.sandbox.channel import CHANNEL_FD_ENV, Channel
+from podium.core.execution.sandbox.root import Entry, run_root
 
 BASE_ENV: Mapping[str, str] = {"PATH": "/usr/bin", "LANG": "C.UTF-8"}
 """The whole environment of a sandboxed program, before ``RunRequest.env`` is merged over it."""
@@ -81,6 +82,9 @@ class RunRequest:
     ``Limits.box_mib`` in all, and ``RunResult.box`` holds every file it ends with. ``workdir`` is the folder inside
     the box the program starts in. ``readable`` names host folders the program may read at their own paths (the
     isolated backend binds them read-only; they must be world-readable, as the program runs as a uid of its own).
+    ``host_paths``: None gives the program the host's whole interpreter layout (``/usr``); a tuple gives it only
+    the Python interpreter its argv names (binary, standard library, shared libraries) and these host paths
+    (``root.py``).
     """
 
     argv: tuple[str, ...]
@@ -94,6 +98,7 @@ class RunRequest:
     workdir: str = ""
     readable: tuple[Path, ...] = ()
     profile: FilterProfile = FilterProfile.STANDARD
+    host_paths: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         if not self.argv:
@@ -113,6 +118,14 @@ class RunRequest:
                 raise ConfigError(
                     f"readable folder {str(folder)!r} must be an absolute path outside {', '.join(_RESERVED)}"
                 )
+
+        for path in self.host_paths or ():
+            if not PurePosixPath(path).is_absolute() or any(PurePosixPath(path).is_relative_to(r) for r in _RESERVED):
+                raise ConfigError(f"host path {path!r} must be an absolute path outside {', '.join(_RESERVED)}")
+
+    def root(self) -> tuple[Entry, ...]:
+        """The host's part of this run's root (``root.py``): what the program can read of the host."""
+        return run_root(self.argv[0], self.environment().get("PATH", ""), self.host_paths)
 
     def environment(self) -> dict[str, str]:
         """The program's whole environment: the fixed base with ``env`` merged over it."""
