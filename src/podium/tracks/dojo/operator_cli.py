@@ -395,6 +395,23 @@ def register(dojo: click.Group) -> None:
         gone = ", ".join(f"{row['user']} (submission {row['submission']})" for row in version.removed)
         click.echo(f"{slug}: version {version.version} of the board published without {gone}: {reason}")
 
+    @dojo.command("verify")
+    @click.argument("slug")
+    @click.option("--season", default=None, help="the problem's season, when several seasons use the slug")
+    @sandbox_option
+    @DB
+    def verify(slug: str, season: str | None, backend: str, db: str) -> None:
+        """Judge each Reward Correct row of a frozen or revealed board again alone, on a cold page cache (audited).
+
+        Unverified rows are withdrawn by an amendment: at once on a revealed board, at reveal on a frozen one.
+        Borderline rows stay for you to decide. Reveal runs this itself when a problem was not verified since its
+        freeze.
+        """
+        from podium.tracks.dojo.verification import verification_report
+
+        verification, version = connect(db, backend).verify(slug, season)
+        click.echo(verification_report(verification, version))
+
     @dojo.command("backup")
     @click.argument("target", type=click.Path(path_type=Path, dir_okay=False))
     @DB

@@ -25,6 +25,7 @@ from podium.core.errors import ConfigError, NotFoundError, PermissionDenied
 from podium.core.execution.sandbox import Sandbox
 from podium.core.storage.sql import inserted_id
 from podium.tracks.dojo.commit import SALT_BYTES, commit, terms_bytes
+from podium.tracks.dojo.execute import solver_view
 from podium.tracks.dojo.lifecycle import REVEALED_STATES, LifecycleError, ProblemState, check_transition
 from podium.tracks.dojo.problem import ProblemFiles, admit_setter
 from podium.tracks.dojo.published import BOARD_KINDS, Amendment, BoardVersion, amended, records_csv, versions_of
@@ -37,6 +38,7 @@ from podium.tracks.dojo.store import append_audit, audit_entries, audit_head, tr
 from podium.tracks.dojo.submitting import SubmissionDesk
 from podium.tracks.dojo.users import Users
 from podium.tracks.dojo.validate import SetterValidation, validate_setter
+from podium.tracks.dojo.verification import VERIFIED_KIND, Verification, verifications_of, verify_rows
 
 
 def unknown_problem(slug: str) -> NotFoundError:
@@ -298,23 +300,23 @@ class Dojo(SubmissionDesk):
             )
 
     def reveal(self, slug: str, season: str | None = None, *, at: datetime | None = None) -> str:
-        """FROZEN → REVEALED: publish salt, setter and terms, and the final leaderboard; returns the head hash."""
+        """FROZEN → REVEALED: publish salt, setter and terms, and the final leaderboard; returns the head hash.
+
+        A problem not verified since its freeze is verified first (``verify``); the rows its newest verification
+        found unverified are withdrawn from the board at once, by an amendment beside the board as revealed.
+        """
         problem = self.problem(slug, season)
-        pending = self.pending(problem.id)
-        if pending:
-            shown = ", ".join(str(submission_id) for submission_id in pending[:10])
-            raise LifecycleError(
-                f"problem {slug!r} has {len(pending)} submission(s) not judged yet: {shown}"
-                + (", ..." if len(pending) > 10 else ""),
-                fix="run `podium dojo worker`; one that cannot be judged is ended by "
-                "`podium dojo skip ID --reason TEXT` (an internal error, audited)",
-            )
+        check_transition(problem.state, ProblemState.REVEALED, slug)
+        self._check_judged(problem)
+        verifications = self.verifications(problem)
+        if not verifications:
+            verifications = [self.verify(slug, season)[0]]
         when = utc_text(at) if at else self.now()
         standings, payloads = problem_leaderboard(self, problem), problem_payloads(self, problem)
         names, excluded, season_name = self.user_names(), self.users.disabled_ids(), self.season_of(problem).name
         with transaction(self.engine) as db:
             self._move(db, problem, ProblemState.REVEALED, revealed_at=when)
-            return append_audit(
+            head = append_audit(
                 db,
                 when,
                 "revealed",
@@ -330,6 +332,23 @@ class Dojo(SubmissionDesk):
                     "excluded_users": sorted(names[user_id] for user_id in excluded),
                     "literal_payloads": payloads,
                 },
+            )
+            newest = verifications[-1]
+            if gone := newest.withdrawn():
+                self._amend(db, slug, season_name, lambda r: r["submission"] in gone, newest.withdrawal_reason())
+                return audit_head(db)
+            return head
+
+    def _check_judged(self, problem: Problem) -> None:
+        """LifecycleError unless every submission to ``problem`` is judged."""
+        pending = self.pending(problem.id)
+        if pending:
+            shown = ", ".join(str(submission_id) for submission_id in pending[:10])
+            raise LifecycleError(
+                f"problem {problem.slug!r} has {len(pending)} submission(s) not judged yet: {shown}"
+                + (", ..." if len(pending) > 10 else ""),
+                fix="run `podium dojo worker`; one that cannot be judged is ended by "
+                "`podium dojo skip ID --reason TEXT` (an internal error, audited)",
             )
 
     def board_versions(self, problem: Problem) -> list[BoardVersion]:
@@ -360,36 +379,74 @@ class Dojo(SubmissionDesk):
             )
         if not amendment.reason.strip():
             raise ConfigError("a disqualification needs a reason", fix="give --reason TEXT: it is published")
-        season_name = self.season_of(problem).name
         with transaction(self.engine) as db:
-            versions = versions_of(audit_entries(db, BOARD_KINDS), slug, season_name)
-            if not versions:
-                raise NotFoundError(f"problem {slug!r} has no published board in the audit log")
-            latest = versions[-1]
-            kept, removed = amended(latest.records, amendment.matches)
-            if not removed:
+            version = self._amend(db, slug, self.season_of(problem).name, amendment.matches, amendment.reason)
+            if version is None:
                 who = f"user {amendment.user}" if amendment.user is not None else f"submission {amendment.submission}"
+                newest = versions_of(audit_entries(db, BOARD_KINDS), slug, self.season_of(problem).name)[-1]
                 raise NotFoundError(
-                    f"{who} has no row on version {latest.version} of {slug}'s published board",
+                    f"{who} has no row on version {newest.version} of {slug}'s published board",
                     fix=f"see the board: podium dojo leaderboard --problem {slug}",
                 )
-            when = self.now()
-            board = records_csv(kept)
-            append_audit(
-                db,
-                when,
-                "amended",
-                {
-                    "problem": slug,
-                    "season": season_name,
-                    "version": latest.version + 1,
-                    "reason": amendment.reason,
-                    "removed": removed,
-                    "leaderboard_csv": board,
-                    "leaderboard": kept,
-                },
+        return version
+
+    def _amend(
+        self, db: Connection, slug: str, season: str, takes_out: Callable[[dict[str, Any]], bool], reason: str
+    ) -> BoardVersion | None:
+        """Append an ``amended`` version of the board without the rows ``takes_out`` names; None if it has none."""
+        versions = versions_of(audit_entries(db, BOARD_KINDS), slug, season)
+        if not versions:
+            raise NotFoundError(f"problem {slug!r} has no published board in the audit log")
+        latest = versions[-1]
+        kept, removed = amended(latest.records, takes_out)
+        if not removed:
+            return None
+        when, board = self.now(), records_csv(kept)
+        payload = {"problem": slug, "season": season, "version": latest.version + 1, "reason": reason}
+        append_audit(
+            db, when, "amended", {**payload, "removed": removed, "leaderboard_csv": board, "leaderboard": kept}
+        )
+        return BoardVersion(latest.version + 1, when, tuple(kept), board, reason, tuple(removed))
+
+    def verify(self, slug: str, season: str | None = None) -> tuple[Verification, BoardVersion | None]:
+        """Judge each Reward Correct row of a frozen or revealed problem's board again in the clean room (audited).
+
+        On a revealed board the unverified rows are withdrawn at once by an amendment (returned); on a frozen one,
+        at reveal (verification.py).
+        """
+        problem = self.problem(slug, season)
+        if problem.state is not ProblemState.FROZEN and problem.state not in REVEALED_STATES:
+            raise LifecycleError(
+                f"problem {slug!r} is {problem.state.value}: verification checks a board that no longer changes",
+                fix=f"freeze it first: podium dojo freeze {slug}",
             )
-        return BoardVersion(latest.version + 1, when, tuple(kept), board, amendment.reason, tuple(removed))
+        self._check_judged(problem)
+        the_season = self.season_of(problem)
+        board = (
+            self.board_versions(problem)[-1].records
+            if problem.state in REVEALED_STATES
+            else problem_records(problem_leaderboard(self, problem))
+        )
+        rows = [(self.submission(int(r["submission"])), str(r["user"])) for r in board if r["reward_correct"]]
+        view = solver_view(the_season.rules.box_host_paths)
+        checks = verify_rows(rows, problem.terms or (), the_season.rules, self._sandbox(), view)
+        verification = Verification(self.now(), slug, the_season.name, problem.freeze_started_at, tuple(checks))
+        with transaction(self.engine) as db:
+            append_audit(db, verification.at, VERIFIED_KIND, verification.payload())
+            if problem.state not in REVEALED_STATES or not verification.withdrawn():
+                return verification, None
+            gone = verification.withdrawn()
+            version = self._amend(
+                db, slug, the_season.name, lambda r: r["submission"] in gone, verification.withdrawal_reason()
+            )
+        return verification, version
+
+    def verifications(self, problem: Problem) -> list[Verification]:
+        """The problem's verifications since its freeze, oldest first."""
+        with self.engine.connect() as db:
+            entries = audit_entries(db, (VERIFIED_KIND,))
+        found = verifications_of(entries, problem.slug, self.season_of(problem).name)
+        return [v for v in found if v.freeze_started_at == problem.freeze_started_at]
 
     def set_state(self, slug: str, target: ProblemState, season: str | None = None) -> Problem:
         """The operator's other moves: ARCHIVED, WITHDRAWN, VOID."""

@@ -44,6 +44,8 @@ def test_a_run_alone_waits_for_the_runs_inside_and_keeps_new_ones_out(tmp_path: 
 def test_a_thread_alone_or_inside_already_passes_without_waiting_for_itself(tmp_path: Path) -> None:
     with host_gate.alone(tmp_path), host_gate.shared(tmp_path):  # its own run, while it holds the host
         pass
+    with host_gate.alone(tmp_path), host_gate.alone(tmp_path):  # a verification run alone, judged again alone
+        pass
     with host_gate.shared(tmp_path), host_gate.shared(tmp_path):  # a run that hands its request to another backend
         pass
 

@@ -83,7 +83,14 @@ def shared(folder: Path | None = None) -> Iterator[None]:
 
 @contextlib.contextmanager
 def alone(folder: Path | None = None) -> Iterator[None]:
-    """Hold the gate exclusive: every other run on the host has ended and no new one starts until this ends."""
+    """Hold the gate exclusive: every other run on the host has ended and no new one starts until this ends.
+
+    A thread that holds it already keeps it (a verification run alone that is starved is not judged again by
+    waiting for itself).
+    """
+    if getattr(_held, "alone", False):
+        yield
+        return
     folder = folder or GATE_FOLDER
     turnstile, gate = _open(folder, _TURNSTILE), _open(folder, _GATE)
     try:
