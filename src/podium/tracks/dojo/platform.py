@@ -379,11 +379,12 @@ class Dojo(SubmissionDesk):
             )
         if not amendment.reason.strip():
             raise ConfigError("a disqualification needs a reason", fix="give --reason TEXT: it is published")
+        season_name = self.season_of(problem).name
         with transaction(self.engine) as db:
-            version = self._amend(db, slug, self.season_of(problem).name, amendment.matches, amendment.reason)
+            version = self._amend(db, slug, season_name, amendment.matches, amendment.reason)
             if version is None:
                 who = f"user {amendment.user}" if amendment.user is not None else f"submission {amendment.submission}"
-                newest = versions_of(audit_entries(db, BOARD_KINDS), slug, self.season_of(problem).name)[-1]
+                newest = versions_of(audit_entries(db, BOARD_KINDS), slug, season_name)[-1]
                 raise NotFoundError(
                     f"{who} has no row on version {newest.version} of {slug}'s published board",
                     fix=f"see the board: podium dojo leaderboard --problem {slug}",
