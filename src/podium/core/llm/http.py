@@ -10,15 +10,21 @@ wrong, and every further call would fail alike; a 400 that says the conversation
 context says so; anything else is that one request's failure. At most ``concurrency`` requests are open to one
 base URL from this process, whatever the number of threads asking: a model server serves a few requests at a time
 and queues the rest, and podium's own queue keeps the timing of each request honest.
+
+``probe`` asks once, waiting no longer than connecting may, whether the server answers at all: a run that gave up
+on a call uses it to tell a server that is down from one that is slow. A retry's warning names what the request
+was for (``request_label``: the team, letter and trial a judge's thread is asking for).
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import logging
 import re
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +33,19 @@ import httpx
 from podium.core.llm.records import FailureKind, ModelCallError
 
 LOG = logging.getLogger("podium.llm")
+_LABEL: contextvars.ContextVar[str] = contextvars.ContextVar("podium_llm_request_label", default="")
+
+
+@contextlib.contextmanager
+def request_label(label: str) -> Iterator[None]:
+    """Name what this thread's requests are for in their retry warnings (``team_a, letter A, trial 3``)."""
+    token = _LABEL.set(label)
+    try:
+        yield
+    finally:
+        _LABEL.reset(token)
+
+
 TRANSIENT_STATUS = frozenset({429, *range(500, 600)} - {501})
 WRONG_SERVER_STATUS = {
     401: "the server refused the API key",
@@ -105,6 +124,20 @@ class JsonPoster:
         """GET ``base_url + path`` and return the JSON answer."""
         return self._request("GET", path, None)
 
+    def probe(self, path: str) -> str | None:
+        """One GET of ``base_url + path`` within the connect timeout, no retry: None if it answered, else why not.
+
+        Any HTTP answer counts (the server is there); only no connection, or no answer in time, is a failure.
+        """
+        url = f"{self.base_url}{path}"
+        try:
+            self._client.get(url, timeout=httpx.Timeout(self.policy.connect_timeout_s))
+        except httpx.TimeoutException:
+            return f"{url} did not answer within {self.policy.connect_timeout_s:g} s"
+        except httpx.TransportError as error:
+            return f"cannot reach {url}: {error or type(error).__name__}"
+        return None
+
     def _request(self, method: str, path: str, payload: dict[str, Any] | None) -> PostResult:
         url = f"{self.base_url}{path}"
         backoff = self.policy.first_backoff_s
@@ -122,7 +155,8 @@ class JsonPoster:
                     )
                 raise failure
             pause = min(self.policy.max_backoff_s, wait if wait is not None else backoff)
-            LOG.warning("%s; retrying in %g s (attempt %d of %d)", failure.message, pause, attempt + 1,
+            label = f"{_LABEL.get()}: " if _LABEL.get() else ""
+            LOG.warning("%s%s; retrying in %g s (attempt %d of %d)", label, failure.message, pause, attempt + 1,
                         self.policy.max_attempts)  # fmt: skip
             self._sleep(pause)
             backoff = min(self.policy.max_backoff_s, backoff * 2)

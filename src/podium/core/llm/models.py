@@ -54,6 +54,7 @@ class _ServerChat:
     """What both server back-ends share: the model's name on its server, the poster, and a clock for timing."""
 
     backend = ""
+    _LISTING = ""  # the path that lists the server's models
 
     def __init__(self, model: str, poster: JsonPoster, clock: Callable[[], float] = time.monotonic) -> None:
         self.model = model
@@ -75,6 +76,10 @@ class _ServerChat:
                 raise ModelCallError(f"{url} is not there (HTTP {error.status}): {not_there}", kind=FailureKind.SERVER,
                                      status=error.status, fix=_ADDRESS_FIX) from None  # fmt: skip
             raise
+
+    def probe(self) -> str | None:
+        """Whether the server answers at all (its list of models, within the connect timeout): None, or why not."""
+        return self._poster.probe(self._LISTING)
 
     def _require(self, names: list[str], accepted: set[str]) -> None:
         if not accepted & set(names):
@@ -104,10 +109,11 @@ class OllamaChat(_ServerChat):
     """A model on an Ollama server, through ``/api/chat``."""
 
     backend = "ollama"
+    _LISTING = "/api/tags"
 
     def check(self) -> None:
         """The model must be among ``/api/tags`` (a name without a tag means ``:latest``, as Ollama reads it)."""
-        names = _names(self._listing("/api/tags", "not an Ollama server"), "models", "name")
+        names = _names(self._listing(self._LISTING, "not an Ollama server"), "models", "name")
         if names is None:
             raise ModelCallError("the server's /api/tags has no list of models: not an Ollama server",
                                  kind=FailureKind.SERVER, fix=_ADDRESS_FIX)  # fmt: skip
@@ -145,10 +151,11 @@ class OpenAIChat(_ServerChat):
     """A model on an OpenAI-compatible server, through ``/chat/completions`` under its ``/v1`` base URL."""
 
     backend = "openai"
+    _LISTING = "/models"
 
     def check(self) -> None:
         """The model must be among ``/models`` (the ``id`` of an entry of its ``data``)."""
-        names = _names(self._listing("/models", "not an OpenAI-compatible API"), "data", "id")
+        names = _names(self._listing(self._LISTING, "not an OpenAI-compatible API"), "data", "id")
         if names is None:
             raise ModelCallError("the server's /models has no list of models: not an OpenAI-compatible API",
                                  kind=FailureKind.SERVER, fix=_ADDRESS_FIX)  # fmt: skip
@@ -217,6 +224,10 @@ class ScriptedChat:
 
     def check(self) -> None:
         """A script serves whatever is asked."""
+
+    def probe(self) -> str | None:
+        """A script is always there."""
+        return None
 
     def chat(self, request: ChatRequest) -> ChatReply:
         """The first matching rule's reply, ``n`` times."""

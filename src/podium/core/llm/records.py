@@ -83,6 +83,10 @@ class ChatModel(Protocol):
         """Ask the server whether it serves this model; raise ``ModelCallError`` if it cannot or does not."""
         ...
 
+    def probe(self) -> str | None:
+        """Whether the server answers at all, asked once within the connect timeout: None, or why not."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class ModelSpec:

@@ -136,18 +136,21 @@ def test_hostile_programs_are_contained_and_the_run_completes(sandbox: Bubblewra
     assert (root / "hostile" / "raw" / "A" / "hostile_A_1.txt").read_text() != "overwritten"
     assert found["E"] is GenerateVerdict.HARD_LIMIT and "hard limit of 2 s" in reasons["E"]
     assert found["F"] is GenerateVerdict.HARD_LIMIT
-    assert found["G"] is GenerateVerdict.TOKEN_LIMIT and "Prompt token limit exceeded" in reasons["G"]
+    # G swallows the limit's error and returns a text: written, as officially; its faked counts change nothing
+    assert found["G"] is GenerateVerdict.OK and "token_limit caught by the program" in reasons["G"]
+    assert "Prompt token limit exceeded. 40" in reasons["G"]
     # the memory hog gets MemoryError (address-space backstop) or is killed by the cgroup; either way only its trial
     assert found["I"] in (GenerateVerdict.PROGRAM_ERROR, GenerateVerdict.HARD_LIMIT), reasons["I"]
     assert "MemoryError" in reasons["I"] or "memory" in reasons["I"]
     assert found["J"] is GenerateVerdict.HARD_LIMIT and "output_limit" in reasons["J"]
     assert run.processes == 4 + (found["I"] is GenerateVerdict.HARD_LIMIT)  # a fresh process after each kill
     files = sorted(p.name for p in (root / "hostile" / "raw").rglob("*.txt"))
-    assert files == ["hostile_A_1.txt", "hostile_H_1.txt", "hostile_K_1.txt", "hostile_L_1.txt"]
+    assert files == ["hostile_A_1.txt", "hostile_G_1.txt", "hostile_H_1.txt", "hostile_K_1.txt", "hostile_L_1.txt"]
+    assert (root / "hostile" / "raw" / "G" / "hostile_G_1.txt").read_text().startswith("done anyway")
     assert found["L"] is GenerateVerdict.OK and run.log.stat().st_size < 5 << 20  # 10 MB asked, 4 Mi chars kept
     assert other_file.read_bytes() == other_bytes
     log = run.log.read_text()
-    assert "Trial 1 failed with error: Prompt token limit exceeded." in log
+    assert log.count("Prompt token limit exceeded.") == 2  # the second and third calls, each past the limit
     transcript = [json.loads(line) for line in run.transcript.read_text().splitlines()]
     assert [t["character"] for t in transcript] == ["A", "G", "G", "G", "H", "K", "L"]
     assert all(t["request"]["temperature"] == 1 and t["request"]["seed"] is None for t in transcript)
@@ -260,5 +263,6 @@ def test_a_2023_prompt_run_stops_on_a_closed_port_and_the_cli_says_how_to_resume
         main([*command, "--no-model-check"])
     err = capsys.readouterr().err
     assert stop.value.code == 1
-    assert "error: stopped asking the model for p: the model server failed 3 trials in a row" in err
-    assert "fix: start the model server (or correct --base-url), then run the same command again" in err
+    assert "error: 4 trial(s) got no response because of the model server (the model server stopped answering" in err
+    assert "a probe failed too: cannot reach" in err and "missing: p: A 1, B 1, C 1, D 1" in err
+    assert f"fix: start {closed} again (or correct --base-url), then run the same command again" in err

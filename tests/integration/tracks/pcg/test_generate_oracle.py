@@ -65,11 +65,13 @@ def run_official(edition: int, program: Path, root: Path, server: ChatServer) ->
     subprocess.run(argv, cwd=root, env=env, check=True, timeout=120)
 
 
-def run_podium(edition: int, program: Path, root: Path, server: ChatServer) -> subprocess.CompletedProcess[str]:
+def run_podium(
+    edition: int, program: Path, root: Path, server: ChatServer, *extra: str
+) -> subprocess.CompletedProcess[str]:
     model = f"openai:{MODEL_2025}" if edition == 2025 else "openai:gpt-3.5-turbo-0125"
     argv = [sys.executable, "-m", "podium", "pcg", "generate", str(root), "--team", "team_x", "--program", str(program)]
     argv += ["--model", model, "--base-url", server.base_url, "--edition", str(edition)]
-    argv += ["--trials", str(TRIALS), "--characters", ",".join(CHARACTERS)]
+    argv += ["--trials", str(TRIALS), "--characters", ",".join(CHARACTERS), *extra]
     env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
     env.pop("OPENAI_API_KEY", None)
     return subprocess.run(argv, env=env, check=True, timeout=120, capture_output=True, text=True)
@@ -116,6 +118,22 @@ def test_podium_runs_an_unchanged_program_exactly_as_the_official_package(
     assert log_lines(tmp_path / "podium") == log_lines(tmp_path / "official")
     # podium adds one line of its own: the environment the program ran in
     assert [line.split(";")[1] for line in log_lines(tmp_path / "podium", podiums_own=True)] == [" installed nothing"]
+
+
+def test_a_limit_the_program_catches_leaves_its_own_response_as_the_official_package_does(tmp_path: Path) -> None:
+    _oracle(2024)
+    source = PROGRAMS / "chatgpt4pcg_catches_limits.py"
+    with serve_chat() as server:
+        run_official(2024, source, tmp_path / "official", server)
+        run_podium(2024, source, tmp_path / "podium", server)
+        run_podium(2024, source, tmp_path / "strict", server, "--strict-limits")
+    official = raw_files(tmp_path / "official")
+    caught = official["team_x/raw/C/team_x_C_1.txt"].decode()
+    assert "# stopped early: Prompt token limit exceeded." in caught  # the package wrote the program's own text
+    assert raw_files(tmp_path / "podium") == official
+    assert log_lines(tmp_path / "podium") == log_lines(tmp_path / "official")
+    strict = raw_files(tmp_path / "strict")
+    assert strict == {name: data for name, data in official.items() if "/C/" not in name}
 
 
 def test_a_rerun_asks_for_nothing_and_logs_the_skips_as_the_package_does(tmp_path: Path) -> None:

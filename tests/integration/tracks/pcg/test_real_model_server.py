@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -149,7 +150,9 @@ def test_a_404_mid_run_stops_the_run_after_one_call(server: ModelServer, tmp_pat
                         "--characters", "A,B,C", "--trials", "2", "--json", timeout=60)  # fmt: skip
         assert len(proxy.chats()) == 1 and proxy.chats()[0].status == 404
     assert done.returncode == 1
-    assert "error: stopped asking the model for t: the server has no such path or model" in done.stderr
+    assert "error: 6 trial(s) got no response because of the model server (the server has no such path or model" in (
+        done.stderr)  # fmt: skip
+    assert "missing: t: A 1-2, B 1-2, C 1-2" in done.stderr
     assert "fix: check the server's address (an OpenAI-compatible server's base URL ends in /v1" in done.stderr
     verdicts = [t["verdict"] for t in json.loads(done.stdout)["trials"]]
     assert verdicts == ["model_error"] * 6
@@ -179,7 +182,7 @@ def test_a_refused_key_stops_at_the_check_or_after_one_call(tmp_path: Path) -> N
 
         unchecked = generate(tmp_path / "b", "t", ZERO_SHOT, proxy.base_url, "--no-model-check", "--characters",
                              "A,B", "--trials", "2", env={"PODIUM_LLM_API_KEY": "sk-wrong"}, timeout=60)  # fmt: skip
-        assert unchecked.returncode == 1 and "stopped asking the model for t: the server refused the API key" in (
+        assert unchecked.returncode == 1 and "because of the model server (the server refused the API key" in (
             unchecked.stderr)  # fmt: skip
         assert [e.status for e in proxy.chats()] == [401]
 
@@ -201,6 +204,56 @@ def test_a_paused_server_times_out_instead_of_hanging(tmp_path: Path) -> None:
 
         run = generate(tmp_path / "b", "t", ZERO_SHOT, server.base_url, *quick, "--no-model-check", "--characters",
                        "A,B,C,D,E", "--trials", "1", "--json", timeout=120)  # fmt: skip
-        assert run.returncode == 1 and "the model server failed 3 trials in a row" in run.stderr, run.stderr
+        # the probe after the first give-up gets no answer either: the rest are not asked, no timeout paid again
+        assert run.returncode == 1 and "a probe failed too: " in run.stderr, run.stderr
+        assert "did not answer within 2 s" in run.stderr and "missing: t: A 1, B 1, C 1, D 1, E 1" in run.stderr
         assert [t["verdict"] for t in json.loads(run.stdout)["trials"]] == ["model_error"] * 5
         assert "within 2 s" in json.loads(run.stdout)["trials"][0]["reason"]
+
+
+def test_a_server_killed_mid_run_of_three_teams_ends_non_zero_and_a_rerun_completes(tmp_path: Path) -> None:
+    """The server dies while three teams run under --config: the run lists what is missing and exits 1; once a
+    server is back, the same command asks for exactly the missing trials."""
+    teams, root, config = ("team_a", "team_b", "team_c"), tmp_path / "run", tmp_path / "run.toml"
+
+    def write_config(base_url: str) -> None:
+        config.write_text(
+            f'version = 1\nedition = 2025\ntrials = 2\ncharacters = "A"\nteams_in_parallel = 3\n'
+            f'[[models]]\nspec = "openai:{MODEL}"\nbase_url = "{base_url}"\nfolder = "m"\n'
+            + "".join(f'[[teams]]\nname = "{team}"\nprogram = "{ZERO_SHOT}"\n' for team in teams)
+        )
+
+    def written() -> set[str]:
+        return {path.name for path in root.glob("m/*/raw/A/*.txt")}
+
+    command = [sys.executable, "-m", "podium", "pcg", "generate", str(root), "--config", str(config),
+               "--connect-timeout", "2", "--attempts", "2"]  # fmt: skip
+    with model_server(tmp_path) as server:
+        write_config(server.base_url)
+        run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 300
+        while not written() and run.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.2)
+        server.process.kill()  # mid-run: other teams' calls are waiting on it
+        out, err = run.communicate(timeout=300)
+    before = written()
+    assert run.returncode == 1, out + err
+    assert 1 <= len(before) < 6 and "got no response because of the model server" in err, err
+    assert "a probe failed too" in err and "run the same command again" in err
+    missing = err.split("missing: ", 1)[1].split(")", 1)[0]
+    for team in teams:
+        absent = [n for n in (1, 2) if f"{team}_A_{n}.txt" not in before]
+        listed = {(): None, (1,): "A 1", (2,): "A 2", (1, 2): "A 1-2"}[tuple(absent)]
+        assert (f"{team}: {listed}" in missing) if listed else (f"{team}:" not in missing), missing
+
+    (tmp_path / "again").mkdir()
+    with model_server(tmp_path / "again") as server:
+        write_config(server.base_url)
+        again = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
+    assert again.returncode == 0, again.stderr
+    assert written() == {f"{team}_A_{n}.txt" for team in teams for n in (1, 2)}
+    asked = 0
+    for team in teams:  # the rerun's transcript is each team's newest: only the missing trials were asked
+        newest = sorted((root / "m" / "logs").glob(f"{team}_raw_*.transcript.jsonl"))[-1]
+        asked += sum('"responses"' in line for line in newest.read_text("utf-8").splitlines())
+    assert asked == 6 - len(before)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import shlex
 import sys
 from collections import Counter
 from pathlib import Path
@@ -25,7 +26,7 @@ from podium.tracks.pcg.edition_option import edition_option
 from podium.tracks.pcg.editions import CHARACTERS, Edition
 from podium.tracks.pcg.generation.competition import generate_competition
 from podium.tracks.pcg.generation.config import GenerateConfig, load_config
-from podium.tracks.pcg.generation.records import GenerateVerdict, TeamRun
+from podium.tracks.pcg.generation.records import GenerateVerdict, TeamRun, TrialKey
 from podium.tracks.pcg.generation.submission import load_program
 from podium.tracks.pcg.generation.team import GenerateSettings, Submission, generate_team
 from podium.tracks.pcg.official.text import decode_utf8
@@ -95,6 +96,11 @@ def register(pcg: click.Group) -> None:
         "--sandbox", "backend", type=click.Choice(BACKENDS), default="bubblewrap", show_default=True,
         help="rlimits is weaker and not isolated: only for checking your own program.",
     )  # fmt: skip
+    @click.option(
+        "--strict-limits", is_flag=True,
+        help="Fail a trial whose program caught the time or token limit's exception and returned a text (by "
+        "default that text is written, as the official packages do).",
+    )  # fmt: skip
     @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary.")
     def generate(
         root: Path,
@@ -118,6 +124,7 @@ def register(pcg: click.Group) -> None:
         connect_timeout: float,
         no_model_check: bool,
         backend: str,
+        strict_limits: bool,
         as_json: bool,
     ) -> None:
         """Ask a model for a team's responses: ROOT/TEAM/raw/C/TEAM_C_n.txt, keeping those that exist."""
@@ -128,14 +135,16 @@ def register(pcg: click.Group) -> None:
                     fix="drop --team/--program/--prompt/--model/--entry/--workdir/--requirement (set them per team)",
                 )
             config = load_config(config_file)
+            _warn_if_diversity_cannot_be_scored(config.edition, config.trials)
             policy = RetryPolicy(attempts, timeout_s=timeout or config.edition.generation.http_timeout_s,
                                  connect_timeout_s=connect_timeout)  # fmt: skip
             install = InstallOptions(tuple(p.resolve() for p in find_links), no_index)
-            _run_config(root, config, backend, as_json, install, policy, not no_model_check)
+            _run_config(root, config, backend, as_json, install, policy, not no_model_check, strict_limits)
             return
         if team is None:
             raise ConfigError("name the team (--team NAME), or give --config FILE")
         rules = edition.generation
+        _warn_if_diversity_cannot_be_scored(edition, trials)
         if master_seed is not None and not rules.master_seed:
             sent = "no seed" if rules.seed is None else f"seed {rules.seed}"
             raise ConfigError(
@@ -170,12 +179,12 @@ def register(pcg: click.Group) -> None:
         letters = tuple(c.strip() for c in characters.split(",") if c.strip())
         settings = GenerateSettings(
             root.resolve(), rules, model, parsed.model, base_url, letters, trials, master_seed,
-            install=InstallOptions(tuple(p.resolve() for p in find_links), no_index),
+            install=InstallOptions(tuple(p.resolve() for p in find_links), no_index), strict_limits=strict_limits,
         )  # fmt: skip
         with click.progressbar(length=len(letters) * trials, label=team, file=sys.stderr) as bar:
             run = generate_team(submission, settings, sandbox, on_outcome=lambda outcome: bar.update(1))
         _print(run, as_json)
-        _fail_if_a_server_was_down([run])
+        _fail_if_the_server_failed_trials([run])
 
 
 def _run_config(
@@ -186,6 +195,7 @@ def _run_config(
     install: InstallOptions,
     policy: RetryPolicy,
     check_models: bool,
+    strict_limits: bool,
 ) -> None:
     if install.find_links or install.no_index:  # the command line's wheelhouses add to the file's
         install = InstallOptions(
@@ -194,26 +204,71 @@ def _run_config(
         config = dataclasses.replace(config, install=install)
     programs = config.edition.generation.takes_programs
     sandbox = open_sandbox(backend, allow_weaker=backend == "rlimits") if programs else None
-    runs = generate_competition(config, root.resolve(), sandbox, policy=policy, check_models=check_models)
+    runs = generate_competition(
+        config, root.resolve(), sandbox, policy=policy, check_models=check_models, strict_limits=strict_limits
+    )
     if as_json:
         click.echo(json.dumps([_summary(run) for run in runs], indent=2))
     else:
         for run in runs:
             _print(run, as_json=False)
-    _fail_if_a_server_was_down(runs)
+    _fail_if_the_server_failed_trials(runs)
 
 
-def _fail_if_a_server_was_down(runs: list[TeamRun]) -> None:
-    """A run that stopped asking a failing model server ends with an error (exit 1), after its summary."""
-    stopped = [run for run in runs if run.server_down is not None]
-    if stopped:
-        teams = ", ".join(run.team for run in stopped)
-        first = stopped[0].server_fix or "start the model server (or correct --base-url)"
-        raise PodiumError(
-            f"stopped asking the model for {teams}: {stopped[0].server_down}",
-            fix=f"{first}, then run the same command again: the responses already written are kept and only the "
-            "missing trials are asked",
+def _warn_if_diversity_cannot_be_scored(edition: Edition, trials: int) -> None:
+    """Say before the run that one trial per letter scores no diversity (it compares pairs of trials)."""
+    if edition.diversity is not None and trials < 2:
+        click.echo(
+            f"warning: with --trials {trials}, {edition.year}'s diversity (over pairs of a letter's trials) is 0 for "
+            "every letter, so every team's trial scores are 0: ask for at least 2 trials to score anything",
+            err=True,
         )
+
+
+def _fail_if_the_server_failed_trials(runs: list[TeamRun]) -> None:
+    """A run in which an asked trial got no response because of the model server ends with an error (exit 1).
+
+    After the summary, it lists every such trial and says how to rerun: the responses already written are kept.
+    """
+    failed = {run.team: [o.key for o in run.outcomes if o.verdict is GenerateVerdict.MODEL_ERROR] for run in runs}
+    failed = {team: keys for team, keys in failed.items() if keys}
+    if not failed:
+        return
+    stopped = next((run for run in runs if run.server_down is not None), None)
+    first = next(o for run in runs for o in run.outcomes if o.verdict is GenerateVerdict.MODEL_ERROR)
+    why = stopped.server_down if stopped is not None else first.reason
+    fix = (stopped.server_fix if stopped is not None else None) or "check the model server (and --base-url)"
+    count = sum(len(keys) for keys in failed.values())
+    missing = "; ".join(f"{team}: {trial_list(keys)}" for team, keys in failed.items())
+    raise PodiumError(
+        f"{count} trial(s) got no response because of the model server ({why}); missing: {missing}",
+        fix=f"{fix}, then run the same command again ({_rerun_command()}): the responses already written are kept "
+        "and only the missing trials are asked",
+    )
+
+
+def trial_list(keys: list[TrialKey]) -> str:
+    """Trials as ``A 1-3, B 2`` (a letter, then its trial numbers with runs shortened)."""
+    by_letter: dict[str, list[int]] = {}
+    for key in keys:
+        by_letter.setdefault(key.character, []).append(key.number)
+    parts = []
+    for letter, numbers in by_letter.items():
+        runs: list[list[int]] = []
+        for number in sorted(numbers):
+            if runs and number == runs[-1][-1] + 1:
+                runs[-1].append(number)
+            else:
+                runs.append([number])
+        parts.append(f"{letter} " + " ".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else str(r[0]) for r in runs))
+    return ", ".join(parts)
+
+
+def _rerun_command() -> str:
+    program = os.path.basename(sys.argv[0])
+    if program in ("podium", "__main__.py"):
+        return shlex.join(["podium", *sys.argv[1:]])
+    return "podium pcg generate with the same options"
 
 
 def _summary(run: TeamRun) -> dict[str, object]:

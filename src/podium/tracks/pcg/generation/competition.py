@@ -20,6 +20,7 @@ from podium.core.llm.http import RetryPolicy
 from podium.core.storage.files import read_bytes
 from podium.tracks.pcg.generation.config import GenerateConfig, ModelEntry, TeamEntry
 from podium.tracks.pcg.generation.records import TeamRun
+from podium.tracks.pcg.generation.session import ServerHealth
 from podium.tracks.pcg.generation.submission import load_program
 from podium.tracks.pcg.generation.team import GenerateSettings, Submission, generate_team
 from podium.tracks.pcg.official.text import decode_utf8
@@ -52,6 +53,7 @@ def generate_competition(
     *,
     policy: RetryPolicy | None = None,
     check_models: bool = True,
+    strict_limits: bool = False,
 ) -> list[TeamRun]:
     """Run every (model, team) pair; the runs in the config's order (models, then teams).
 
@@ -65,6 +67,8 @@ def generate_competition(
         for model in models.values():
             model.check()
     submissions = {team.name: submission_of(team) for team in config.teams}  # every file read before any run
+    # one health per server, shared by its teams: a server found down costs one timeout, not one per team
+    health = {entry: ServerHealth(model.probe, entry.base_url or model.name) for entry, model in models.items()}
 
     def one(entry: ModelEntry, team: TeamEntry) -> TeamRun:
         settings = GenerateSettings(
@@ -77,6 +81,8 @@ def generate_competition(
             config.trials,
             config.master_seed,
             install=config.install,
+            server=health[entry],
+            strict_limits=strict_limits,
         )
         return generate_team(submissions[team.name], settings, sandbox)
 

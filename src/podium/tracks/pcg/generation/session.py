@@ -11,13 +11,14 @@ A sandboxed program reaches the model only through this session (its channel han
 * keeps the trial's hard wall limit on the channel: ``max_time`` plus a grace, not counting time spent waiting for
   the model, so that a program that never returns is killed and only that trial fails.
 
-Departures from the official package, on purpose: a trial that hit the time or token limit fails even when the
-program catches the exception and returns a text (the official package would write it); any other exception, a
-result that is not text, a malformed request or a model server that stays down fails that trial (the official
+A trial whose program catches the time or token limit's exception and returns a text gets that text written, as
+the official package does (``strict_limits`` fails it instead, as podium did before: the response is marked in the
+outcome's reason either way). Departures from the official package, on purpose: any other exception, a result that
+is not text, a malformed request or a model server that stays down fails that trial (the official
 package stops the whole run), and the run goes on with the next trial. Two answers end the run at once instead:
 one saying that the server, the model or the key is wrong (``FailureKind.SERVER``: every trial would fail alike),
-and a server down for three trials in a row (``ServerWatch``). A conversation longer than the model's context
-fails its trial as ``context_limit``, once, without a retry.
+and a server found down (``ServerHealth``, shared by the teams that ask it). A conversation longer than the model's
+context fails its trial as ``context_limit``, once, without a retry.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from typing import Any
 
 from podium.core.execution.sandbox.channel import Channel
 from podium.core.llm import ChatMessage, ChatModel, ChatRequest, FailureKind, ModelCallError
+from podium.core.llm.http import request_label
 from podium.core.storage.files import write_atomic
 from podium.tracks.pcg.editions import GenerationRules, trial_seed
 from podium.tracks.pcg.generation.records import GenerateVerdict, TrialKey, TrialOutcome
@@ -46,6 +48,8 @@ GRACE_S = 60.0
 after its last call, which the official check allows)."""
 PROGRAM_LOG_CHARS = 4 << 20
 """How much a program may add to its team's log through ``log()`` over a run; the rest is dropped."""
+CAUGHT_LIMITS = frozenset({GenerateVerdict.TIME_LIMIT, GenerateVerdict.TOKEN_LIMIT})
+"""The official limits a program may catch and still have its returned text written (unless ``strict_limits``)."""
 BETWEEN_TRIALS_S = 60.0
 """How long a program may take to start, or between ending one trial and asking for the next."""
 
@@ -76,29 +80,55 @@ class Transcript:
             handle.write(line + "\n")
 
 
-SERVER_DOWN_AFTER = 3  # trials in a row that gave up on the model server: the rest of the team is not asked
+SERVER_DOWN_AFTER = 3
+"""Trials in a row, across every team asking one server, that gave up on it while it still answered a probe."""
 
 
 @dataclass
-class ServerWatch:
-    """Stops asking a model server that is down.
+class ServerHealth:
+    """What a run knows of one model server, shared by every team that asks it (thread-safe).
 
     A trial gives up on the server when every retry of a call failed on a transient error (refused, reset, timed
-    out, 429/5xx). After ``SERVER_DOWN_AFTER`` such trials in a row the team's remaining trials are not sent:
-    without this a run against a stopped server spends its retries (about 15 s) on every trial, over an hour for
-    260, to fail them all. The run then ends with an error, and a rerun asks only for the missing trials.
+    out, 429/5xx). Then the server is probed (``ChatModel.probe``: its list of models, within the connect timeout):
+    if the probe fails too, the server is down and no team asks it anything more. A server that answers the probe
+    but fails its calls (hung, overloaded) is declared down after ``SERVER_DOWN_AFTER`` give-ups in a row across
+    teams; a call that succeeds anywhere resets the count, so a slow but healthy server never stops a run. Once
+    down, every trial not yet asked fails at once (no timeout paid again per team); the run ends with an error and
+    a rerun asks only for the missing trials.
     """
 
+    probe: Callable[[], str | None]
+    address: str = "the model server"
     streak: int = 0
+    down: str | None = None
+    fix: str | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def trial_ended(self, gave_up: str | None) -> str | None:
-        """Count a finished trial (``gave_up``: why its server failed it, else None); the reason to stop, if any."""
-        self.streak = self.streak + 1 if gave_up is not None else 0
-        if gave_up is None or self.streak < SERVER_DOWN_AFTER:
-            return None
-        return f"the model server failed {self.streak} trials in a row after every retry ({gave_up}); the team's " + (
-            "remaining trials were not asked"
-        )
+    def answered(self) -> None:
+        """A call got its answer."""
+        with self._lock:
+            self.streak = 0
+
+    def gave_up(self, why: str) -> str | None:
+        """A trial gave up on the server (``why``); the reason the server is down, if it is now."""
+        with self._lock:
+            if self.down is not None:
+                return self.down
+            self.streak += 1
+            unreachable = self.probe()
+            if unreachable is not None:
+                self.down = f"the model server stopped answering ({why}); a probe failed too: {unreachable}"
+                self.fix = f"start {self.address} again (or correct --base-url)"
+            elif self.streak >= SERVER_DOWN_AFTER:
+                self.down = (
+                    f"the model server failed {self.streak} trials in a row after every retry ({why}), though it "
+                    "still answers a probe"
+                )
+                self.fix = (
+                    f"{self.address} is up but its calls fail or time out: look at its load and logs, or give "
+                    "it more time (--timeout)"
+                )
+            return self.down
 
 
 @dataclass
@@ -130,6 +160,7 @@ class SessionSettings:
     master_seed: int | None = None
     grace_s: float = GRACE_S
     between_trials_s: float = BETWEEN_TRIALS_S
+    strict_limits: bool = False  # a limit the program caught fails its trial (the official package writes the text)
 
 
 @dataclass
@@ -146,7 +177,7 @@ class TeamSession:
     aborted: str | None = None
     abort_verdict: GenerateVerdict = GenerateVerdict.PROGRAM_REJECTED  # what the trials not run get
     abort_fix: str | None = None  # what the operator should do, where the failure said
-    server: ServerWatch = field(default_factory=ServerWatch)
+    server: ServerHealth = field(default_factory=lambda: ServerHealth(lambda: None))  # shared across teams
     handed_out: int = 0  # to the current process
     _cursor: int = 0
     _program_log_chars: int = 0
@@ -287,6 +318,9 @@ class TeamSession:
         """One model call, off the trial's clock, recorded in the transcript; the texts and usage, or why not."""
         if self._channel is not None:
             self._channel.set_deadline(math.inf)  # a slow model is not the program's fault
+        if self.server.down is not None:  # another team found it down: no timeout paid again
+            self.stop(self.server.down, self.server.fix)
+            return self.server.down
         started = self.clock()
         entry: dict[str, Any] = {
             "team": self.settings.team,
@@ -296,7 +330,8 @@ class TeamSession:
             "request": {"messages": messages, "temperature": chat.temperature, "n": chat.n, "seed": chat.seed},
         }
         try:
-            reply = self.settings.model.chat(chat)
+            with request_label(f"{self.settings.team}, letter {trial.key.character}, trial {trial.key.number}"):
+                reply = self.settings.model.chat(chat)
         except ModelCallError as error:
             self.transcript.record(
                 {**entry, "error": str(error), "error_kind": error.kind.value, "elapsed_s": self.clock() - started}
@@ -308,6 +343,7 @@ class TeamSession:
             trial.model_time_s += self.clock() - started
             trial.calls += 1
             self._arm()
+        self.server.answered()
         self.transcript.record(
             {
                 **entry,
@@ -330,9 +366,13 @@ class TeamSession:
         if not isinstance(response, str):
             self._end(GenerateVerdict.PROGRAM_ERROR, "run() did not return a text")
             return {}
+        note = ""
         if self._trial.failure is not None:
-            self._end(*self._trial.failure)
-            return {}
+            verdict, reason = self._trial.failure
+            if verdict not in CAUGHT_LIMITS or self.settings.strict_limits:
+                self._end(verdict, reason)
+                return {}
+            note = f"{verdict.value} caught by the program, its own response written, as officially: {reason}"
         key = self._trial.key
         try:
             data = response.encode("utf-8")
@@ -340,7 +380,7 @@ class TeamSession:
             self._end(GenerateVerdict.PROGRAM_ERROR, "the response is not encodable as UTF-8 (a lone surrogate)")
             return {}
         write_atomic(response_path(self.settings.root, self.settings.team, key), data)
-        self._end(GenerateVerdict.OK, "")
+        self._end(GenerateVerdict.OK, note)
         return {}
 
     def _failed(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -407,10 +447,12 @@ class TeamSession:
         self.stop_if_server_down(trial.server_gave_up if verdict is GenerateVerdict.MODEL_ERROR else None)
 
     def stop_if_server_down(self, gave_up: str | None) -> None:
-        """Count a finished trial; after too many in a row failed by the server, run no more (``ServerWatch``)."""
-        stop = self.server.trial_ended(gave_up)
-        if stop is not None:
-            self.stop(stop)
+        """Count a finished trial (``gave_up``: why the server failed it); stop once the server is down."""
+        if gave_up is None:
+            return
+        down = self.server.gave_up(gave_up)
+        if down is not None:
+            self.stop(down, self.server.fix)
 
     def stop(self, reason: str, fix: str | None = None) -> None:
         """Ask the model server nothing more: every trial not yet run fails as a model error with ``reason``."""

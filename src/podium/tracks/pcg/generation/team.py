@@ -34,11 +34,13 @@ from podium.core.execution.sandbox import Limits, RunRequest, RunResult, RunStat
 from podium.core.execution.sandbox.channel import Channel
 from podium.core.execution.sandbox.packages import InstallOptions
 from podium.core.llm import ChatMessage, ChatModel, ChatRequest, ModelCallError
+from podium.core.llm.http import request_label
 from podium.core.storage.files import write_atomic
 from podium.tracks.pcg.editions import CHARACTERS, GenerationRules
 from podium.tracks.pcg.generation.records import GenerateVerdict, TeamRun, TrialKey, TrialOutcome
 from podium.tracks.pcg.generation.requirements import Environment, RequirementError, prepare_environment
 from podium.tracks.pcg.generation.session import (
+    ServerHealth,
     SessionSettings,
     TeamSession,
     Transcript,
@@ -111,6 +113,8 @@ class GenerateSettings:
     grace_s: float = 60.0
     between_trials_s: float = 60.0
     install: InstallOptions = InstallOptions()  # where requirements' wheels come from
+    server: ServerHealth | None = None  # shared by the teams that ask the same server (default: this team's own)
+    strict_limits: bool = False  # a limit the program caught fails the trial (session.py)
 
 
 def generate_team(
@@ -143,8 +147,10 @@ def generate_team(
         settings.master_seed,
         settings.grace_s,
         settings.between_trials_s,
+        settings.strict_limits,
     )
-    session = TeamSession(session_settings, plan, log, transcript, clock, on_outcome)
+    server = settings.server or ServerHealth(settings.model.probe, settings.base_url or settings.model.name)
+    session = TeamSession(session_settings, plan, log, transcript, clock, on_outcome, server=server)
     processes = 0
     if submission.unusable is not None:
         session.reject_rest(submission.unusable)
@@ -290,10 +296,15 @@ def _ask_prompt(session: TeamSession, prompt: str) -> None:
             session.log.skipped(settings.team, key.character, key.number)
             session.record(TrialOutcome(key, GenerateVerdict.SKIPPED))
             continue
+        if session.server.down is not None:  # another team found the server down
+            session.stop(session.server.down, session.server.fix)
+            session.reject_rest(session.server.down, session.abort_verdict)
+            return
         text = prompt.replace("<OBJECT>", f'"{key.character}"')
         request = ChatRequest((ChatMessage("user", text),), temperature=rules.temperature, seed=rules.seed)
         try:
-            reply = settings.model.chat(request)
+            with request_label(f"{settings.team}, letter {key.character}, trial {key.number}"):
+                reply = settings.model.chat(request)
         except ModelCallError as error:
             session.transcript.record({"team": settings.team, "character": key.character, "trial": key.number,
                                        "request": {"messages": [{"role": "user", "content": text}]},
@@ -325,4 +336,4 @@ def _ask_prompt(session: TeamSession, prompt: str) -> None:
         write_atomic(response_path(settings.root, settings.team, key), reply.contents[0].encode("utf-8"))
         session.log.succeeded(key.number)
         session.record(TrialOutcome(key, GenerateVerdict.OK, "", 1, reply.usage.total_tokens))
-        session.stop_if_server_down(None)
+        session.server.answered()
