@@ -15,6 +15,9 @@ ORACLE := .oracle/node_modules/chatgpt4pcg/package.json
 PCG_ORACLES := .oracle/chatgpt4pcg-1.2.2/bin/python .oracle/llms4pcg-2.0.1/bin/python
 MODEL_SERVER := .model-server/models/gemma3-270m-q4_k_m.gguf
 SERVE_PORT ?= 8000
+N_CTX ?= 6144
+THREADS ?= 2
+MAX_COMPLETION_TOKENS ?= 512
 DEMO_DIR := demo-run
 NATIVE_DIR := src/podium/tracks/pcg/rules/native
 NATIVE_PHYSICS := $(NATIVE_DIR)/libpcgbox2d.so
@@ -55,9 +58,12 @@ $(MODEL_SERVER): scripts/install-model-server.sh
 
 model-server: $(MODEL_SERVER)
 
+# N_CTX fits the longest first prompt of the real 2024 entries (6,144 tokens fitted all eight); each completion is
+# capped at MAX_COMPLETION_TOKENS where a request names none (scripts/serve_model.py; 0: no cap)
 serve-model: $(MODEL_SERVER)
-	.model-server/bin/python -m llama_cpp.server --model $(MODEL_SERVER) --model_alias gemma3-270m \
-		--chat_format gemma --n_ctx 2048 --host 127.0.0.1 --port $(SERVE_PORT)
+	.model-server/bin/python scripts/serve_model.py --max-completion-tokens $(MAX_COMPLETION_TOKENS) \
+		--model $(MODEL_SERVER) --model_alias gemma3-270m --chat_format gemma --n_ctx $(N_CTX) \
+		--n_threads $(THREADS) --n_threads_batch $(THREADS) --host 127.0.0.1 --port $(SERVE_PORT)
 
 demo: install
 	rm -rf $(DEMO_DIR) && cp -r examples/pcg-2023-unity $(DEMO_DIR)

@@ -119,6 +119,28 @@ def test_openai_request_fields_usage_and_the_key_from_the_environment(server: Se
     assert "Authorization" not in server.requests[1][2] and server.requests[1][1].keys() == {"model", "messages"}
 
 
+def test_a_server_that_ignores_n_is_asked_for_the_rest_one_at_a_time_with_the_next_seeds(server: Server) -> None:
+    """llama.cpp and Ollama's /v1 answer one choice whatever n asks: the others come one request each."""
+    server.answers = [Answer(body=openai_body("first", prompt=30, completion=5)),
+                      Answer(body=openai_body("second", prompt=30, completion=7)),
+                      Answer(body=openai_body("third", prompt=30, completion=9))]  # fmt: skip
+    reply = open_model("openai:m", base_url=f"{server.url}/v1").chat(ask(temperature=1, n=3, seed=42))
+    assert reply.contents == ("first", "second", "third") and reply.choice_seeds == (42, 43, 44)
+    assert (reply.usage.prompt_tokens, reply.usage.completion_tokens) == (30, 21)  # the prompt once, as one n call
+    sent = [body for _, body, _ in server.requests]
+    assert [(b.get("n"), b.get("seed")) for b in sent] == [(3, 42), (None, 43), (None, 44)]
+
+    server.requests.clear()
+    server.answers = [Answer(body=openai_body("only"))]
+    unseeded = open_model("openai:m", base_url=f"{server.url}/v1").chat(ask(n=2))
+    assert unseeded.contents == ("only", "only") and unseeded.choice_seeds == (None, None)
+    assert all("seed" not in body for _, body, _ in server.requests)
+
+    official = open_model("openai:m", base_url=f"{server.url}/v1", fill_choices=False).chat(ask(n=2, seed=42))
+    assert official.contents == ("only",) and official.choice_seeds == ()  # what the server gave, as officially
+    assert not open_model("openai:m", base_url="https://api.openai.com/v1").fill_choices  # it answers n itself
+
+
 def test_ollama_native_chat_counts_tokens_and_makes_a_call_per_choice(server: Server) -> None:
     answer = {"message": {"role": "assistant", "content": "drop_block('b11', 10)"}, "prompt_eval_count": 20,
               "eval_count": 7, "done": True}  # fmt: skip

@@ -30,6 +30,7 @@ SERVER_DIR = REPO / ".model-server"
 SERVER_PYTHON = SERVER_DIR / "bin" / "python"
 MODEL_FILE = SERVER_DIR / "models" / "gemma3-270m-q4_k_m.gguf"
 MODEL = "gemma3-270m"  # the alias the server lists and answers to
+SERVE_SCRIPT = Path(__file__).resolve().parents[3] / "scripts" / "serve_model.py"
 
 
 def require_model_server() -> None:
@@ -72,14 +73,17 @@ class ModelServer:
 
 
 @contextmanager
-def model_server(log_dir: Path, *, n_ctx: int = 512, api_key: str | None = None) -> Iterator[ModelServer]:
-    """Start the server (2 threads, ``n_ctx`` tokens of context) and wait until it lists its model."""
+def model_server(
+    log_dir: Path, *, n_ctx: int = 512, api_key: str | None = None, max_completion_tokens: int = 0
+) -> Iterator[ModelServer]:
+    """Start the server as ``make serve-model`` does (2 threads, ``n_ctx`` tokens of context, completions capped
+    at ``max_completion_tokens`` where a request names none; 0: no cap) and wait until it lists its model."""
     require_model_server()
     port = free_port()
     log = log_dir / f"llama-server-{port}.log"
-    argv = [str(SERVER_PYTHON), "-m", "llama_cpp.server", "--model", str(MODEL_FILE), "--model_alias", MODEL,
-            "--chat_format", "gemma", "--n_ctx", str(n_ctx), "--n_threads", "2", "--host", "127.0.0.1",
-            "--port", str(port)]  # fmt: skip
+    argv = [str(SERVER_PYTHON), str(SERVE_SCRIPT), "--max-completion-tokens", str(max_completion_tokens),
+            "--model", str(MODEL_FILE), "--model_alias", MODEL, "--chat_format", "gemma", "--n_ctx", str(n_ctx),
+            "--n_threads", "2", "--n_threads_batch", "2", "--host", "127.0.0.1", "--port", str(port)]  # fmt: skip
     if api_key is not None:
         argv += ["--api_key", api_key]
     with log.open("wb") as output:

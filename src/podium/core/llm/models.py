@@ -27,6 +27,7 @@ from podium.core.llm.records import ChatReply, ChatRequest, FailureKind, ModelCa
 BACKENDS = ("ollama", "openai", "scripted")
 DEFAULT_BASE_URLS = {"ollama": "http://localhost:11434", "openai": "https://api.openai.com/v1"}
 API_KEY_VARIABLES = ("PODIUM_LLM_API_KEY", "OPENAI_API_KEY")
+OFFICIAL_OPENAI_HOST = "api.openai.com"
 
 
 def parse_model_spec(spec: str) -> ModelSpec:
@@ -148,10 +149,27 @@ class OllamaChat(_ServerChat):
 
 
 class OpenAIChat(_ServerChat):
-    """A model on an OpenAI-compatible server, through ``/chat/completions`` under its ``/v1`` base URL."""
+    """A model on an OpenAI-compatible server, through ``/chat/completions`` under its ``/v1`` base URL.
+
+    ``fill_choices``: a server that answers fewer choices than ``n`` asked (llama.cpp's and Ollama's ``/v1`` answer
+    one) is asked for the rest one request at a time, choice ``i`` with seed ``seed + i`` where a seed is sent; the
+    reply counts the prompt's tokens once, as one call for ``n`` would, and records each choice's seed. Off, the
+    reply has what the server gave, as the official client's would.
+    """
 
     backend = "openai"
     _LISTING = "/models"
+
+    def __init__(
+        self,
+        model: str,
+        poster: JsonPoster,
+        clock: Callable[[], float] = time.monotonic,
+        *,
+        fill_choices: bool = True,
+    ) -> None:
+        super().__init__(model, poster, clock)
+        self.fill_choices = fill_choices
 
     def check(self) -> None:
         """The model must be among ``/models`` (the ``id`` of an entry of its ``data``)."""
@@ -162,15 +180,34 @@ class OpenAIChat(_ServerChat):
         self._require(names, {self.model})
 
     def chat(self, request: ChatRequest) -> ChatReply:
-        """One call for every choice."""
+        """One call for every choice, and one more for each choice the server left out (``fill_choices``)."""
+        start = self._clock()
+        contents, finishes, usage, attempts, body = self._ask(request, request.n, request.seed)
+        raws, seeds = [body], [request.seed] * len(contents)
+        while self.fill_choices and len(contents) < request.choices:
+            seed = None if request.seed is None else request.seed + len(contents)
+            more, more_finishes, more_usage, more_attempts, more_body = self._ask(request, None, seed)
+            taken = more[: request.choices - len(contents)]
+            contents += taken
+            finishes += more_finishes[: len(taken)]
+            seeds += [seed] * len(taken)
+            usage += TokenUsage(0, more_usage.completion_tokens)  # the prompt counted once, as one n call would
+            attempts += more_attempts
+            raws.append(more_body)
+        filled = tuple(seeds) if len(raws) > 1 else ()
+        return ChatReply(tuple(contents), usage, self._clock() - start, attempts, self.name, tuple(raws),
+                         tuple(finishes), filled)  # fmt: skip
+
+    def _ask(
+        self, request: ChatRequest, n: int | None, seed: int | None
+    ) -> tuple[list[str], list[str | None], TokenUsage, int, dict[str, Any]]:
         payload: dict[str, Any] = {"model": self.model, "messages": [m.to_json() for m in request.messages]}
         if request.temperature is not None:
             payload["temperature"] = request.temperature
-        if request.n is not None:
-            payload["n"] = request.n
-        if request.seed is not None:
-            payload["seed"] = request.seed
-        start = self._clock()
+        if n is not None:
+            payload["n"] = n
+        if seed is not None:
+            payload["seed"] = seed
         answer = self._poster.post("/chat/completions", payload)
         choices = answer.body.get("choices")
         if not isinstance(choices, list) or not choices:
@@ -185,8 +222,7 @@ class OpenAIChat(_ServerChat):
         if not isinstance(usage_body, dict):
             raise ModelCallError("the server's answer has no usage", kind=FailureKind.REQUEST)
         usage = TokenUsage(_int(usage_body, "prompt_tokens"), _int(usage_body, "completion_tokens"))
-        elapsed = self._clock() - start
-        return ChatReply(tuple(contents), usage, elapsed, answer.attempts, self.name, (answer.body,), tuple(finishes))
+        return contents, finishes, usage, answer.attempts, answer.body
 
 
 def _text_or_none(value: object) -> str | None:
@@ -281,8 +317,12 @@ def open_model(
     concurrency: int = 4,
     sleep: Callable[[float], None] = time.sleep,
     transport: httpx.BaseTransport | None = None,
+    fill_choices: bool | None = None,
 ) -> OllamaChat | OpenAIChat | ScriptedChat:
-    """The model a spec names, on ``base_url`` (default: the back-end's usual local or public address)."""
+    """The model a spec names, on ``base_url`` (default: the back-end's usual local or public address).
+
+    ``fill_choices`` (``OpenAIChat``): None fills missing choices on any server but OpenAI's own.
+    """
     parsed = spec if isinstance(spec, ModelSpec) else parse_model_spec(spec)
     if parsed.backend == "scripted":
         return ScriptedChat(Path(parsed.model))
@@ -296,4 +336,5 @@ def open_model(
     poster = JsonPoster(url, headers=headers, policy=policy, concurrency=concurrency, sleep=sleep, transport=transport)
     if parsed.backend == "ollama":
         return OllamaChat(parsed.model, poster)
-    return OpenAIChat(parsed.model, poster)
+    official = httpx.URL(url).host == OFFICIAL_OPENAI_HOST  # it answers n itself: ask as the official client does
+    return OpenAIChat(parsed.model, poster, fill_choices=not official if fill_choices is None else fill_choices)

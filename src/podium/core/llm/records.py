@@ -65,6 +65,9 @@ class ChatReply:
     model: str
     raw: tuple[dict[str, Any], ...] = field(default=(), compare=False)  # the server's answers, for transcripts
     finish_reasons: tuple[str | None, ...] = ()  # per choice, as the server said why it stopped ("length": cut)
+    # per choice, the seed of the request that answered it, where a server answering fewer choices than asked
+    # was asked again for the rest (empty: one request answered them all)
+    choice_seeds: tuple[int | None, ...] = ()
 
 
 class ChatModel(Protocol):

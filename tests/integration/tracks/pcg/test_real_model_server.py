@@ -35,6 +35,16 @@ class Long(TrialLoop):
     def run(ctx: TrialContext, c: str) -> str:
         return chat_with_llm(ctx, [{"role": "user", "content": "Build " + c + ". " + "Think step by step. " * 200}])[0]
 """
+TREE_OF_THOUGHT = """
+from llms4pcg.competition import TrialContext, TrialLoop, chat_with_llm
+
+class Tree(TrialLoop):
+    @staticmethod
+    def run(ctx: TrialContext, c: str) -> str:
+        ideas = chat_with_llm(ctx, [{"role": "user", "content": "Two ways to build the letter " + c}], n=2)
+        notes = "Blocks must stand on the ground or on other blocks. " * 280  # about 3,000 tokens
+        return chat_with_llm(ctx, [{"role": "user", "content": notes + ideas[0] + ideas[1]}])[0]
+"""
 OK_VERDICTS = {"ok", "context_limit"}  # what a small model may earn; never a model, program or internal error
 
 
@@ -257,3 +267,19 @@ def test_a_server_killed_mid_run_of_three_teams_ends_non_zero_and_a_rerun_comple
         newest = sorted((root / "m" / "logs").glob(f"{team}_raw_*.transcript.jsonl"))[-1]
         asked += sum('"responses"' in line for line in newest.read_text("utf-8").splitlines())
     assert asked == 6 - len(before)
+
+
+def test_a_tree_of_thought_program_and_a_long_prompt_fit_the_bundled_server(tmp_path: Path) -> None:
+    """llama.cpp answers one choice whatever n asks: podium asks for the second itself; a prompt of about 3,000
+    tokens fits the context ``make serve-model`` gives; the completion cap keeps each call short."""
+    program = tmp_path / "tree.py"
+    program.write_text(TREE_OF_THOUGHT)
+    with model_server(tmp_path, n_ctx=4096, max_completion_tokens=32) as server:
+        done = generate(tmp_path / "run", "t", program, server.base_url, "--characters", "A", "--trials", "1",
+                        "--json", timeout=180)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert [t["verdict"] for t in json.loads(done.stdout)["trials"]] == ["ok"], done.stdout
+    first, second = transcript(tmp_path / "run", "t")
+    assert len(first["responses"]) == 2 and first["choice_seeds"] == [None, None]  # 2025 sends no seed
+    assert first["request"]["n"] == 2 and first["attempts"] == 2  # one request for each choice
+    assert 2500 < second["prompt_tokens"] < 4096 and second["completion_tokens"] <= 32

@@ -354,9 +354,13 @@ class TeamSession:
                 "elapsed_s": reply.elapsed_s,
                 "attempts": reply.attempts,
             }
+            | ({"choice_seeds": list(reply.choice_seeds)} if reply.choice_seeds else {})
         )
         if len(reply.contents) < chat.choices:
-            return f"the server answered {len(reply.contents)} of {chat.choices} choices"
+            return (
+                f"the server answered {len(reply.contents)} of {chat.choices} choices (it ignores n, as llama.cpp's "
+                "and Ollama's /v1 do): run without --official-n, and podium asks it for the rest one at a time"
+            )
         return list(reply.contents[: chat.choices]), reply.usage.prompt_tokens, reply.usage.completion_tokens
 
     def _done(self, request: dict[str, Any]) -> dict[str, Any]:
