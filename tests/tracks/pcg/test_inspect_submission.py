@@ -19,8 +19,8 @@ def test_a_package_with_everything_declared_has_nothing_to_settle() -> None:
     assert report.candidates.entry == "main.py" and report.flags == 0
     assert report.requirements == ("chatgpt4pcg~=1.2.1", "pcg-prompt-kit==0.1.0") and report.undeclared == ()
     assert report.readme == ("README.md:7: pip install -r requirements.txt", "README.md:8: python main.py")
-    assert (
-        report.suggested_command() == f"podium pcg generate ROOT --team TEAM --program {SUBMISSIONS / 'package_2024'}"
+    assert report.suggested_command() == (  # the edition its package says: a 2024 entry never runs under 2025
+        f"podium pcg generate ROOT --team TEAM --program {SUBMISSIONS / 'package_2024'} --edition 2024"
     )
     # each module's own report follows; a helper module is not blamed for having no TrialLoop of its own
     modules = {m.path.as_posix(): m for m in report.modules}

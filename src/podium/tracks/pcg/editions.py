@@ -119,6 +119,16 @@ def edition(year: int) -> Edition:
         raise ConfigError(f"unknown edition {year}", fix=f"use one of {known}") from None
 
 
+def edition_of_package(package: str) -> Edition | None:
+    """The edition whose programs import the official package ``package`` (``chatgpt4pcg`` → 2024), if any."""
+    return next((e for e in EDITIONS.values() if e.generation.program_package == package), None)
+
+
+def official_packages() -> frozenset[str]:
+    """The official packages programs import, one per edition that takes programs."""
+    return frozenset(e.generation.program_package for e in EDITIONS.values() if e.generation.program_package)
+
+
 def trial_seed(master_seed: int, character: str, number: int) -> int:
     """The seed of trial ``number`` of ``character`` under ``master_seed``: 31 bits of SHA-256("MASTER/C/n")."""
     digest = hashlib.sha256(f"{master_seed}/{character}/{number}".encode()).digest()

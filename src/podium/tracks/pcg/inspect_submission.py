@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from podium.tracks.pcg.editions import edition_of_package
 from podium.tracks.pcg.generation.entry import EntryCandidates, ModuleFacts, find_candidates
 from podium.tracks.pcg.generation.requirements import declared_requirements, requirement_name
 from podium.tracks.pcg.generation.stand_ins import OFFICIAL_NAMES
@@ -83,6 +84,9 @@ class SubmissionReport:
         """The ``generate`` line this report suggests (``--entry`` left as a choice when there is none)."""
         entry = self.candidates.entry or "<ENTRY>"
         parts = ["podium pcg generate ROOT --team TEAM", f"--program {self.origin}"]
+        editions = {edition_of_package(m.package) for m in self.modules if m.package is not None}
+        if len(editions) == 1 and (year := next(iter(editions))) is not None:  # the package the program imports
+            parts.append(f"--edition {year.year}")
         if self.candidates.entry is None or len(self.candidates.candidates) > 1:
             parts.append(f"--entry {entry}")
         if any(use.found == "entry" for use in self.file_uses) and not any(u.found == "top" for u in self.file_uses):

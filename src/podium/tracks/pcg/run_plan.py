@@ -19,10 +19,12 @@ from podium.core.storage.files import write_atomic
 PLAN_SUFFIX = ".plan.json"
 
 
-def write_plan(log_path: Path, team: str, characters: Sequence[str], trials: int) -> Path:
-    """Record beside a run's log which letters and trials it asked for."""
+def write_plan(
+    log_path: Path, team: str, characters: Sequence[str], trials: int, facts: Mapping[str, str] | None = None
+) -> Path:
+    """Record beside a run's log which letters and trials it asked for, and what it ran with (edition, model...)."""
     path = log_path.with_name(log_path.name.removesuffix(".log") + PLAN_SUFFIX)
-    record = {"team": team, "characters": list(characters), "trials": trials}
+    record = {"team": team, "characters": list(characters), "trials": trials, **(facts or {})}
     write_atomic(path, json.dumps(record).encode())
     return path
 

@@ -65,10 +65,14 @@ def run_official(edition: int, program: Path, root: Path, server: ChatServer) ->
     subprocess.run(argv, cwd=root, env=env, check=True, timeout=120)
 
 
+def model_of(edition: int) -> str:
+    return f"openai:{MODEL_2025}" if edition == 2025 else "openai:gpt-3.5-turbo-0125"
+
+
 def run_podium(
     edition: int, program: Path, root: Path, server: ChatServer, *extra: str
 ) -> subprocess.CompletedProcess[str]:
-    model = f"openai:{MODEL_2025}" if edition == 2025 else "openai:gpt-3.5-turbo-0125"
+    model = model_of(edition)
     argv = [sys.executable, "-m", "podium", "pcg", "generate", str(root), "--team", "team_x", "--program", str(program)]
     argv += ["--model", model, "--base-url", server.base_url, "--edition", str(edition)]
     argv += ["--trials", str(TRIALS), "--characters", ",".join(CHARACTERS), *extra]
@@ -116,8 +120,10 @@ def test_podium_runs_an_unchanged_program_exactly_as_the_official_package(
     assert podium["team_x/raw/D/team_x_D_1.txt"] == b""  # an empty answer: an empty file
     assert len(podium) == (len(CHARACTERS) - 1) * TRIALS
     assert log_lines(tmp_path / "podium") == log_lines(tmp_path / "official")
-    # podium adds one line of its own: the environment the program ran in
-    assert [line.split(";")[1] for line in log_lines(tmp_path / "podium", podiums_own=True)] == [" installed nothing"]
+    # podium adds two lines of its own: what the run was made with, and the environment the program ran in
+    made_with, environment = log_lines(tmp_path / "podium", podiums_own=True)
+    assert made_with.startswith(f"podium: edition {edition} (the program imports {PACKAGES[edition]}); model ")
+    assert environment.split(";")[1] == " installed nothing"
 
 
 def test_a_limit_the_program_catches_leaves_its_own_response_as_the_official_package_does(tmp_path: Path) -> None:

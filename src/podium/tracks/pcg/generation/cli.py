@@ -12,9 +12,11 @@ import os
 import shlex
 import sys
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
+from click.core import ParameterSource
 
 from podium.core.errors import ConfigError, PodiumError
 from podium.core.execution.sandbox import BACKENDS, open_sandbox
@@ -24,8 +26,9 @@ from podium.core.llm.http import RetryPolicy
 from podium.core.storage.files import read_bytes
 from podium.tracks.pcg.edition_option import edition_option
 from podium.tracks.pcg.editions import CHARACTERS, Edition
-from podium.tracks.pcg.generation.competition import generate_competition
+from podium.tracks.pcg.generation.competition import choose_config_edition, generate_competition, open_config_model
 from podium.tracks.pcg.generation.config import GenerateConfig, load_config
+from podium.tracks.pcg.generation.edition_choice import EditionChoice, choose_edition, describe_facts, run_facts
 from podium.tracks.pcg.generation.records import GenerateVerdict, TeamRun, TrialKey
 from podium.tracks.pcg.generation.submission import load_program
 from podium.tracks.pcg.generation.team import GenerateSettings, Submission, generate_team
@@ -97,6 +100,12 @@ def register(pcg: click.Group) -> None:
         help="rlimits is weaker and not isolated: only for checking your own program.",
     )  # fmt: skip
     @click.option(
+        "--official-n", is_flag=True,
+        help="Send a program's n as the official client does and take the choices the server answers (by default "
+        "a server that answers fewer, as llama.cpp and Ollama's /v1 do, is asked for the rest one at a time, "
+        "choice i with seed + i; against api.openai.com the official way is the default).",
+    )  # fmt: skip
+    @click.option(
         "--strict-limits", is_flag=True,
         help="Fail a trial whose program caught the time or token limit's exception and returned a text (by "
         "default that text is written, as the official packages do).",
@@ -124,6 +133,7 @@ def register(pcg: click.Group) -> None:
         connect_timeout: float,
         no_model_check: bool,
         backend: str,
+        official_n: bool,
         strict_limits: bool,
         as_json: bool,
     ) -> None:
@@ -134,15 +144,28 @@ def register(pcg: click.Group) -> None:
                     "--config lists the teams and models",
                     fix="drop --team/--program/--prompt/--model/--entry/--workdir/--requirement (set them per team)",
                 )
-            config = load_config(config_file)
+            config, choice = choose_config_edition(load_config(config_file))
+            click.echo(f"podium: edition {config.edition.year} ({choice.reason})", err=True)
             _warn_if_diversity_cannot_be_scored(config.edition, config.trials)
             policy = RetryPolicy(attempts, timeout_s=timeout or config.edition.generation.http_timeout_s,
                                  connect_timeout_s=connect_timeout)  # fmt: skip
             install = InstallOptions(tuple(p.resolve() for p in find_links), no_index)
-            _run_config(root, config, backend, as_json, install, policy, not no_model_check, strict_limits)
+            fill = False if official_n else None
+            checks = _Checks(not no_model_check, strict_limits, fill, choice)
+            _run_config(root, config, backend, as_json, install, policy, checks)
             return
         if team is None:
             raise ConfigError("name the team (--team NAME), or give --config FILE")
+        if (program is None) == (prompt is None):
+            raise ConfigError("give exactly one of --program FILE and --prompt FILE")
+        explicit = click.get_current_context().get_parameter_source("edition") is not ParameterSource.DEFAULT
+        if explicit:
+            _check_kind(edition, program, prompt)  # before reading a program an edition given cannot take
+        loaded = None
+        if program is not None:
+            loaded = load_program(program, entry=entry, workdir=workdir, requirements=extra_requirements)
+        choice = choose_edition([(team, loaded)] if loaded else [], edition, explicit)
+        edition = choice.edition
         rules = edition.generation
         _warn_if_diversity_cannot_be_scored(edition, trials)
         if master_seed is not None and not rules.master_seed:
@@ -150,14 +173,7 @@ def register(pcg: click.Group) -> None:
             raise ConfigError(
                 f"--master-seed is not for {edition.year} runs", fix=f"{edition.year} sends {sent}, as officially"
             )
-        if (program is None) == (prompt is None):
-            raise ConfigError("give exactly one of --program FILE and --prompt FILE")
-        if program is not None and not rules.takes_programs:
-            raise ConfigError(f"{edition.year} submissions are prompts", fix="use --prompt FILE, or another --edition")
-        if prompt is not None and rules.takes_programs:
-            raise ConfigError(
-                f"{edition.year} submissions are programs", fix="use --program FILE, or another --edition"
-            )
+        _check_kind(edition, program, prompt)
         spec = model_spec or rules.default_model
         if spec is None:
             raise ConfigError(
@@ -165,26 +181,40 @@ def register(pcg: click.Group) -> None:
             )
         parsed = parse_model_spec(spec)
         policy = RetryPolicy(attempts, timeout_s=timeout or rules.http_timeout_s, connect_timeout_s=connect_timeout)
-        model = open_model(parsed, base_url=base_url, env=os.environ, policy=policy)
+        model = open_model(
+            parsed, base_url=base_url, env=os.environ, policy=policy, fill_choices=False if official_n else None
+        )
+        facts = run_facts(choice, model, base_url)
+        click.echo(f"podium: {describe_facts(facts)}", err=True)
         if not no_model_check:
             model.check()  # a wrong address, back-end or model name stops here, not after every trial failed
         if prompt is not None:
             submission = Submission(team, prompt=decode_utf8(read_bytes(prompt), prompt).text)
             sandbox = None
         else:
-            assert program is not None
-            loaded = load_program(program, entry=entry, workdir=workdir, requirements=extra_requirements)
+            assert loaded is not None
             submission = Submission(team, loaded)
             sandbox = open_sandbox(backend, allow_weaker=backend == "rlimits")
         letters = tuple(c.strip() for c in characters.split(",") if c.strip())
         settings = GenerateSettings(
             root.resolve(), rules, model, parsed.model, base_url, letters, trials, master_seed,
             install=InstallOptions(tuple(p.resolve() for p in find_links), no_index), strict_limits=strict_limits,
+            facts=facts,
         )  # fmt: skip
         with click.progressbar(length=len(letters) * trials, label=team, file=sys.stderr) as bar:
             run = generate_team(submission, settings, sandbox, on_outcome=lambda outcome: bar.update(1))
         _print(run, as_json)
         _fail_if_the_server_failed_trials([run])
+
+
+@dataclass(frozen=True, slots=True)
+class _Checks:
+    """How a --config run treats its model servers and its programs' limits, and the edition it follows."""
+
+    check_models: bool
+    strict_limits: bool
+    fill_choices: bool | None
+    choice: EditionChoice
 
 
 def _run_config(
@@ -194,8 +224,7 @@ def _run_config(
     as_json: bool,
     install: InstallOptions,
     policy: RetryPolicy,
-    check_models: bool,
-    strict_limits: bool,
+    checks: _Checks,
 ) -> None:
     if install.find_links or install.no_index:  # the command line's wheelhouses add to the file's
         install = InstallOptions(
@@ -205,14 +234,23 @@ def _run_config(
     programs = config.edition.generation.takes_programs
     sandbox = open_sandbox(backend, allow_weaker=backend == "rlimits") if programs else None
     runs = generate_competition(
-        config, root.resolve(), sandbox, policy=policy, check_models=check_models, strict_limits=strict_limits
-    )
+        config, root.resolve(), sandbox, lambda entry: open_config_model(entry, policy, checks.fill_choices),
+        policy=policy, check_models=checks.check_models, strict_limits=checks.strict_limits, choice=checks.choice,
+    )  # fmt: skip
     if as_json:
         click.echo(json.dumps([_summary(run) for run in runs], indent=2))
     else:
         for run in runs:
             _print(run, as_json=False)
     _fail_if_the_server_failed_trials(runs)
+
+
+def _check_kind(edition: Edition, program: Path | None, prompt: Path | None) -> None:
+    """An edition's submissions are programs or prompts: ConfigError for the other kind."""
+    if program is not None and not edition.generation.takes_programs:
+        raise ConfigError(f"{edition.year} submissions are prompts", fix="use --prompt FILE, or another --edition")
+    if prompt is not None and edition.generation.takes_programs:
+        raise ConfigError(f"{edition.year} submissions are programs", fix="use --program FILE, or another --edition")
 
 
 def _warn_if_diversity_cannot_be_scored(edition: Edition, trials: int) -> None:

@@ -9,6 +9,7 @@ however many teams run at once.
 from __future__ import annotations
 
 import concurrent.futures
+import dataclasses
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -19,6 +20,7 @@ from podium.core.llm import ChatModel, open_model, parse_model_spec
 from podium.core.llm.http import RetryPolicy
 from podium.core.storage.files import read_bytes
 from podium.tracks.pcg.generation.config import GenerateConfig, ModelEntry, TeamEntry
+from podium.tracks.pcg.generation.edition_choice import EditionChoice, choose_edition, run_facts
 from podium.tracks.pcg.generation.records import TeamRun
 from podium.tracks.pcg.generation.session import ServerHealth
 from podium.tracks.pcg.generation.submission import load_program
@@ -28,9 +30,9 @@ from podium.tracks.pcg.official.text import decode_utf8
 ModelOpener = Callable[[ModelEntry], ChatModel]
 
 
-def open_config_model(entry: ModelEntry, policy: RetryPolicy) -> ChatModel:
-    """The model of a config entry, its API key from the environment."""
-    return open_model(entry.spec, base_url=entry.base_url, env=os.environ, policy=policy)
+def open_config_model(entry: ModelEntry, policy: RetryPolicy, fill_choices: bool | None = None) -> ChatModel:
+    """The model of a config entry, its API key from the environment (``fill_choices``: ``open_model``'s)."""
+    return open_model(entry.spec, base_url=entry.base_url, env=os.environ, policy=policy, fill_choices=fill_choices)
 
 
 def submission_of(team: TeamEntry) -> Submission:
@@ -45,6 +47,13 @@ def submission_of(team: TeamEntry) -> Submission:
         return Submission(team.name, unusable=f"{error.describe()}" + (f" (fix: {error.fix})" if error.fix else ""))
 
 
+def choose_config_edition(config: GenerateConfig) -> tuple[GenerateConfig, EditionChoice]:
+    """The config under the edition its teams' programs import (``edition_choice.py``); the choice."""
+    loaded = [(team.name, submission_of(team).program) for team in config.teams]
+    choice = choose_edition([(name, p) for name, p in loaded if p is not None], config.edition, config.edition_given)
+    return dataclasses.replace(config, edition=choice.edition), choice
+
+
 def generate_competition(
     config: GenerateConfig,
     root: Path,
@@ -54,6 +63,7 @@ def generate_competition(
     policy: RetryPolicy | None = None,
     check_models: bool = True,
     strict_limits: bool = False,
+    choice: EditionChoice | None = None,
 ) -> list[TeamRun]:
     """Run every (model, team) pair; the runs in the config's order (models, then teams).
 
@@ -83,6 +93,7 @@ def generate_competition(
             install=config.install,
             server=health[entry],
             strict_limits=strict_limits,
+            facts=run_facts(choice or EditionChoice(config.edition, "given"), models[entry], entry.base_url),
         )
         return generate_team(submissions[team.name], settings, sandbox)
 

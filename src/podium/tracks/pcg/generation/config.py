@@ -80,6 +80,7 @@ class GenerateConfig:
     models: tuple[ModelEntry, ...]
     teams: tuple[TeamEntry, ...]
     install: InstallOptions = InstallOptions()
+    edition_given: bool = True  # the file names its edition (else the default, which the programs may override)
 
 
 def load_config(path: Path) -> GenerateConfig:
@@ -125,6 +126,7 @@ def load_config(path: Path) -> GenerateConfig:
         models,
         teams,
         _install(data, path.parent),
+        edition_given="edition" in data,
     )
 
 

@@ -37,6 +37,7 @@ from podium.core.llm import ChatMessage, ChatModel, ChatRequest, ModelCallError
 from podium.core.llm.http import request_label
 from podium.core.storage.files import write_atomic
 from podium.tracks.pcg.editions import CHARACTERS, GenerationRules
+from podium.tracks.pcg.generation.edition_choice import describe_facts
 from podium.tracks.pcg.generation.records import GenerateVerdict, TeamRun, TrialKey, TrialOutcome
 from podium.tracks.pcg.generation.requirements import Environment, RequirementError, prepare_environment
 from podium.tracks.pcg.generation.session import (
@@ -115,6 +116,7 @@ class GenerateSettings:
     install: InstallOptions = InstallOptions()  # where requirements' wheels come from
     server: ServerHealth | None = None  # shared by the teams that ask the same server (default: this team's own)
     strict_limits: bool = False  # a limit the program caught fails the trial (session.py)
+    facts: Mapping[str, str] = dataclasses.field(default_factory=dict)  # edition, model, server: log and plan
 
 
 def generate_team(
@@ -133,7 +135,9 @@ def generate_team(
     started = now()
     log = RawLog(root / "logs" / raw_log_name(team, started), now)
     transcript = Transcript(log.path.with_name(log.path.name.removesuffix(".log") + ".transcript.jsonl"))
-    write_plan(log.path, team, settings.characters, settings.trials)  # evaluate says what was asked, from this
+    if settings.facts:
+        log.line(f"podium: {describe_facts(dict(settings.facts))}")
+    write_plan(log.path, team, settings.characters, settings.trials, settings.facts)  # evaluate reads what was asked
     plan = [(key, response_path(root, team, key).is_file()) for key in keys]
     for key, _ in plan:
         response_path(root, team, key).parent.mkdir(parents=True, exist_ok=True)
