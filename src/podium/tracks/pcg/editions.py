@@ -59,6 +59,10 @@ class GenerationRules:
     http_timeout_s: float  # how long a request may wait for its answer, as the official client waits
     program_package: str | None  # the official package a program of this edition imports; None: prompts only
     master_seed: bool = False  # an operator may derive a seed per trial from a master seed (``trial_seed``)
+    # the package's chat function and the name of its trial context class (2025's carries the model's name);
+    # the stand-ins (``generation/stand_ins.py``) and ``inspect`` read them from here
+    chat_function: str | None = None
+    context_class: str = "TrialContext"
 
     @property
     def takes_programs(self) -> bool:
@@ -93,13 +97,15 @@ EDITIONS: dict[int, Edition] = {
     ),
     2024: Edition(
         2024, "ChatGPT4PCG 2", "drop_block", qualification=False,
-        generation=GenerationRules("openai:gpt-3.5-turbo-0125", 1, 42, True, 120.0, 25_000, 60.0, "chatgpt4pcg"),
+        generation=GenerationRules("openai:gpt-3.5-turbo-0125", 1, 42, True, 120.0, 25_000, 60.0, "chatgpt4pcg",
+                                   chat_function="chat_with_chatgpt"),
         classifier_model=LETTER_VIT, diversity=DiversityVector.SOFTMAX, result_files=ResultFiles.THREE_FACTOR,
         models_summed=False, winner_rule=False,
     ),
     2025: Edition(
         2025, "LLMs4PCG", "drop_block", qualification=False,
-        generation=GenerationRules(None, 1, None, True, 500.0, 25_000, 600.0, "llms4pcg", master_seed=True),
+        generation=GenerationRules(None, 1, None, True, 500.0, 25_000, 600.0, "llms4pcg", master_seed=True,
+                                   chat_function="chat_with_llm", context_class="ModelTrialContext"),
         classifier_model=LETTER_VIT, diversity=DiversityVector.CLS_EMBEDDING, result_files=ResultFiles.THREE_FACTOR,
         models_summed=True, winner_rule=True,
     ),
@@ -126,7 +132,12 @@ def edition_of_package(package: str) -> Edition | None:
 
 def official_packages() -> frozenset[str]:
     """The official packages programs import, one per edition that takes programs."""
-    return frozenset(e.generation.program_package for e in EDITIONS.values() if e.generation.program_package)
+    return frozenset(package_rules())
+
+
+def package_rules() -> dict[str, GenerationRules]:
+    """Each official package, with the generation rules of the edition whose programs import it."""
+    return {e.generation.program_package: e.generation for e in EDITIONS.values() if e.generation.program_package}
 
 
 def trial_seed(master_seed: int, character: str, number: int) -> int:

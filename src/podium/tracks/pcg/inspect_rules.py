@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from podium.tracks.pcg.editions import package_rules
+
 
 class Concern(StrEnum):
     """Why a finding deserves the organiser's attention."""
@@ -28,7 +30,8 @@ class Concern(StrEnum):
     STRUCTURE = "structure"  # not shaped like a program the official runner can use
 
 
-OFFICIAL_PACKAGES = {"llms4pcg": "chat_with_llm", "chatgpt4pcg": "chat_with_chatgpt"}
+OFFICIAL_PACKAGES = {package: rules.chat_function or "" for package, rules in package_rules().items()}
+"""Each official package and its chat function (from the editions' records)."""
 
 # module (below the package) → names a program may use from it
 OFFICIAL_MODULES: dict[str, frozenset[str]] = {

@@ -145,8 +145,8 @@ def test_a_submission_runs_unchanged_with_what_the_official_package_makes_of_it(
     official_raw, podium_raw = raw_files(tmp_path / "official"), raw_files(tmp_path / "podium")
     assert podium_raw == official_raw and len(podium_raw) == len(CHARACTERS) * TRIALS
     assert log_lines(tmp_path / "podium") == log_lines(tmp_path / "official")
-    (environment,) = log_lines(tmp_path / "podium", podiums_own=True)[:1]
-    assert "installed pcg-prompt-kit==0.1.0" in environment
+    made_with, environment = log_lines(tmp_path / "podium", podiums_own=True)[:2]  # what it ran with, then where
+    assert made_with.startswith("podium: edition ") and "installed pcg-prompt-kit==0.1.0" in environment
     # what the program wrote in its folder: in the official run, the submission's own folder; under podium, its
     # private copy, kept beside the log
     official_written = written_by_program(original, snapshot(tmp_path / "official"))

@@ -22,25 +22,25 @@ from importlib import resources
 from pathlib import Path
 
 from podium.core.execution.sandbox.readable import publish, readable_root
+from podium.tracks.pcg.editions import GenerationRules, package_rules
 
 STAND_IN_PACKAGE = "_podium"
 START = "start.py"
 _SOURCES = ("__init__.py", "link.py", "context.py", "api.py", "driver.py")
 
-_SHIMS: dict[str, dict[str, str]] = {
-    "chatgpt4pcg": {
-        "competition.py": "from _podium.api import chat_with_chatgpt, log, run_evaluation\n"
-        "from _podium.context import TrialContext, TrialLoop\n",
-        "models/trial_context.py": "from _podium.context import TrialContext\n",
-        "models/trial_loop.py": "from _podium.context import TrialContext, TrialLoop\n",
-    },
-    "llms4pcg": {
-        "competition.py": "from _podium.api import chat_with_llm, log, run_evaluation\n"
-        "from _podium.context import ModelTrialContext as TrialContext, TrialLoop\n",
-        "models/trial_context.py": "from _podium.context import ModelTrialContext as TrialContext\n",
-        "models/trial_loop.py": "from _podium.context import ModelTrialContext as TrialContext, TrialLoop\n",
-    },
-}
+
+def _package_shims(rules: GenerationRules) -> dict[str, str]:
+    """One official package's modules, named as its edition names its chat function and trial context."""
+    context = "TrialContext" if rules.context_class == "TrialContext" else f"{rules.context_class} as TrialContext"
+    return {
+        "competition.py": f"from _podium.api import {rules.chat_function}, log, run_evaluation\n"
+        f"from _podium.context import {context}, TrialLoop\n",
+        "models/trial_context.py": f"from _podium.context import {context}\n",
+        "models/trial_loop.py": f"from _podium.context import {context}, TrialLoop\n",
+    }
+
+
+_SHIMS = {package: _package_shims(rules) for package, rules in package_rules().items()}
 _COMMON_SHIMS = {
     "__init__.py": "",
     "models/__init__.py": "",

@@ -85,21 +85,25 @@ def _trial_loop(module: ModuleType, named: str) -> type[TrialLoop] | str:
 class _StandIns:
     """A finder answering the official top-level names from the stand-ins' folder, before any other place."""
 
-    NAMES = frozenset({"chatgpt4pcg", "llms4pcg", "openai"})
-
     def __init__(self, folder: str) -> None:
         self._folder = folder
+        self.names = _packages_in(folder)
 
     def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
-        if name not in self.NAMES:
+        if name not in self.names:
             return None  # their sub-modules are found through the package's own __path__
         return importlib.machinery.PathFinder.find_spec(name, [self._folder])
 
 
-def _import_entry(entry: str) -> ModuleType:
+def _packages_in(folder: str) -> frozenset[str]:
+    """The stand-ins' packages: one per official package the judge wrote, and openai's (no list to keep here)."""
+    return frozenset(n for n in os.listdir(folder) if not n.startswith("_") and os.path.isdir(os.path.join(folder, n)))
+
+
+def _import_entry(entry: str, stand_ins: frozenset[str]) -> ModuleType:
     """Import the entry file under its stem (``submission`` when the stem is not a name Python allows, or taken)."""
     stem = os.path.basename(entry)[:-3]
-    usable = stem.isidentifier() and stem not in sys.modules and stem not in _StandIns.NAMES | {"_podium"}
+    usable = stem.isidentifier() and stem not in sys.modules and stem not in stand_ins | {"_podium"}
     name = stem if usable else "submission"
     spec = importlib.util.spec_from_file_location(name, entry)
     assert spec is not None and spec.loader is not None
@@ -116,9 +120,10 @@ def main(stand_ins: str, args: list[str]) -> int:
     """
     entry, loop, folders = os.path.abspath(args[0]), args[1], args[2:]
     sys.path[0:1] = [os.path.dirname(entry), *folders]
-    sys.meta_path.insert(0, _StandIns(stand_ins))
+    finder = _StandIns(stand_ins)
+    sys.meta_path.insert(0, finder)
     try:
-        module = _import_entry(entry)
+        module = _import_entry(entry, finder.names)
     except BaseException as error:
         if isinstance(error, SystemExit) and _served:
             return 0
