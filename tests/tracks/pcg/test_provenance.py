@@ -34,12 +34,29 @@ def test_onnx_files_and_local_model_folders_are_hashed_hub_ids_named(tmp_path: P
     assert not classifier_provenance(ClassifierSpec(f"onnx:{model}")).warn
 
 
-def test_files_podium_did_not_make_are_said_to_be_supplied() -> None:
+def test_files_podium_did_not_make_are_said_to_be_supplied_only_where_there_are_some() -> None:
     made = run_provenance(2023, ClassifierSpec("embedded"), simulated=True)
     assert made.edition == 2023 and "Box2D" in made.physics and "150/150" in made.physics_agreement
     supplied = run_provenance(2024, None, simulated=False)
     assert supplied.classifier.spec == "supplied" and supplied.classifier.warn
     assert "not simulated by podium" in supplied.physics and supplied.physics_agreement == ""
+    absent = run_provenance(2024, None, simulated=False, found=frozenset())  # a run stopped before either stage
+    assert absent.classifier.spec == "none" and "classified nothing" in absent.classifier.caveat
+    assert absent.physics.startswith("none: podium simulated nothing") and "supplied" not in absent.physics
+
+
+def test_the_report_names_the_model_server_and_edition_that_made_the_responses(tmp_path: Path) -> None:
+    from podium.tracks.pcg.run_plan import describe_generation, generation_facts, write_plan
+
+    facts = {"edition": "2024", "edition_reason": "the program imports chatgpt4pcg", "model": "openai:gemma3-270m",
+             "server": "http://127.0.0.1:8000/v1"}  # fmt: skip
+    for team in ("cot", "ibmgpt"):
+        write_plan(tmp_path / f"{team}_raw_2026.log", team, ["A"], 2, facts)
+    write_plan(tmp_path / "old_raw_2026.log", "old", ["A"], 2)  # a plan written before plans named these
+    assert describe_generation(generation_facts(tmp_path, "m/")) == (
+        "model openai:gemma3-270m on server http://127.0.0.1:8000/v1, edition 2024 (the program imports "
+        "chatgpt4pcg): m/cot, m/ibmgpt",
+    )
 
 
 def test_each_teams_latest_program_environment_is_read_and_a_broken_record_skipped(tmp_path: Path) -> None:

@@ -29,7 +29,7 @@ from podium.tracks.pcg.official.stagelog import ItemEvent
 from podium.tracks.pcg.provenance import ProgramEnvironment, program_environments, run_provenance
 from podium.tracks.pcg.report import ReportInput, render_report, write_report
 from podium.tracks.pcg.rules.classify import is_level_image
-from podium.tracks.pcg.run_plan import AskedTrials, asked_trials
+from podium.tracks.pcg.run_plan import AskedTrials, asked_trials, describe_generation, generation_facts
 from podium.tracks.pcg.stages import PIPELINE
 from podium.tracks.pcg.stages.driver import Stage, StageSettings, StageSummary
 from podium.tracks.pcg.stages.score import ScoreOptions, run_score
@@ -155,15 +155,19 @@ def write_evaluation_report(
     letters: set[str] = set()
     classified = simulated = False
     programs: list[ProgramEnvironment] = []
+    found: set[str] = set()
+    facts: dict[str, dict[str, str]] = {}
     for model_root in competition.model_roots:
         prefix = f"{model_root.model}/" if model_root.model else ""
         programs += program_environments(model_root.path / "logs", prefix)
+        facts |= generation_facts(model_root.path / "logs", prefix)
         statuses |= trial_statuses(model_root.path, competition.platform, prefix)
         for team in list_team_dirs(model_root.path, competition.platform):
             team_dir = model_root.path / team
             letters |= _letters_of(team_dir)
             classified |= (team_dir / "images").is_dir()  # classify ran on them (it runs wherever images exist)
             simulated |= (team_dir / "levels").is_dir()
+            found |= {f for f in ("stability", "similarity") if any((team_dir / f).glob("*.json"))}
             image_dir = team_dir / "images"
             for char_dir in sorted(p for p in image_dir.iterdir() if p.is_dir()) if image_dir.is_dir() else []:
                 for image in list_visible_files(char_dir):
@@ -182,8 +186,13 @@ def write_evaluation_report(
     report = ReportInput(
         run=run,
         provenance=run_provenance(
-            competition.edition.year, classifier if classified else None, simulated=simulated, programs=tuple(programs)
-        ),
+            competition.edition.year,
+            classifier if classified else None,
+            simulated=simulated,
+            programs=tuple(programs),
+            found=frozenset(found),
+            generation=describe_generation(facts),
+        ),  # fmt: skip
         letters=tuple(sorted(letters)),
         uncertainty=uncertainty,
         statuses=statuses,

@@ -57,6 +57,7 @@ class Provenance:
     physics: str  # the engine, or who made the stability files
     physics_agreement: str
     programs: tuple[ProgramEnvironment, ...] = ()
+    generation: tuple[str, ...] = ()  # "model M on server S, edition E (why): teams a, b", one per model and server
 
 
 @cache
@@ -94,9 +95,12 @@ def classifier_identity(spec: str) -> str:
     return f"{spec} (hub model; weights not hashed)"
 
 
-def classifier_provenance(spec: ClassifierSpec | None) -> ClassifierProvenance:
-    """The classifier's record; ``None`` for similarity files podium did not make."""
+def classifier_provenance(spec: ClassifierSpec | None, found: bool = True) -> ClassifierProvenance:
+    """The classifier's record; ``None`` for similarity files podium did not make (``found``: there are some)."""
     notes: dict[str, dict[str, str]] = _agreement()["classifiers"]  # type: ignore[assignment]
+    if spec is None and not found:
+        return ClassifierProvenance("none", "—", "No similarity files: podium classified nothing, and none came "
+                                    "with the run folder.", warn=True)  # fmt: skip
     if spec is None:
         return ClassifierProvenance("supplied", "unknown", str(notes["supplied"]["caveat"]), warn=True)
     kind = spec.spec.partition(":")[0]
@@ -111,18 +115,25 @@ def run_provenance(
     *,
     simulated: bool,
     programs: tuple[ProgramEnvironment, ...] = (),
+    found: frozenset[str] = frozenset({"stability", "similarity"}),
+    generation: tuple[str, ...] = (),
 ) -> Provenance:
     """The provenance of a run.
 
     ``classifier`` is None when no image was classified here; ``simulated`` when podium's physics made the stability
-    files; ``programs`` what each team's program ran with, where podium generated the responses.
+    files; ``found`` the per-letter folders (``stability``, ``similarity``) any team has, made here or not;
+    ``programs`` what each team's program ran with and ``generation`` what asked the model, where podium generated
+    the responses. Files podium did not make are called supplied only where there are some.
     """
     physics = _agreement()["physics"]
     if simulated:
         engine, figures = str(physics["engine"]), str(physics["figures"])
+    elif "stability" in found:
+        engine, figures = "stability files that came with the run folder (not simulated by podium)", ""
     else:
-        engine, figures = "stability files supplied with the competition (not simulated by podium)", ""
-    return Provenance(edition, __version__, classifier_provenance(classifier), engine, figures, programs)
+        engine, figures = "none: podium simulated nothing, and no stability files came with the run folder", ""
+    record = classifier_provenance(classifier, found="similarity" in found)
+    return Provenance(edition, __version__, record, engine, figures, programs, generation)
 
 
 def program_environments(logs: Path, prefix: str = "") -> list[ProgramEnvironment]:

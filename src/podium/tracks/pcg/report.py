@@ -100,6 +100,11 @@ def _provenance(provenance: Provenance, run: ScoreRun) -> list[str]:
         f"<dt>similarity</dt><dd>classifier <code>{esc(classifier.spec)}</code>, weights "
         f"<code>{esc(classifier.identity)}</code>{caveat}</dd>",
         f"<dt>stability</dt><dd>{physics}</dd>",
+        *(
+            ["<dt>responses</dt><dd>" + "<br>".join(map(esc, provenance.generation)) + "</dd>"]
+            if provenance.generation
+            else []
+        ),  # fmt: skip
         f"<dt>competition score</dt><dd>{_fixed(run.competition, 6)} (the sum of every prompt score)</dd>",
         *_programs(provenance),
         "</dl></section>",

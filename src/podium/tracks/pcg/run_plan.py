@@ -17,6 +17,7 @@ from pathlib import Path
 from podium.core.storage.files import write_atomic
 
 PLAN_SUFFIX = ".plan.json"
+FACT_KEYS = ("edition", "edition_reason", "model", "server")  # what a run was made with (``write_plan``'s facts)
 
 
 def write_plan(
@@ -74,3 +75,27 @@ def describe_asked(asked: Mapping[str, AskedTrials]) -> str | None:
     if len(set(asked.values())) == 1:
         return f"generate asked for {words(next(iter(asked.values())))}"
     return "generate asked for " + "; ".join(f"{team}: {words(plan)}" for team, plan in sorted(asked.items()))
+
+
+def generation_facts(logs: Path, prefix: str = "") -> dict[str, dict[str, str]]:
+    """Each team's newest run's facts from its plan (edition, model, server; ``edition_choice.run_facts``)."""
+    facts: dict[str, dict[str, str]] = {}
+    for path in sorted(logs.glob(f"*{PLAN_SUFFIX}")) if logs.is_dir() else []:
+        try:
+            record = json.loads(path.read_text("utf-8"))
+            if "model" in record:
+                facts[prefix + str(record["team"])] = {k: str(record.get(k, "")) for k in FACT_KEYS}
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            continue
+    return facts
+
+
+def describe_generation(facts: Mapping[str, Mapping[str, str]]) -> tuple[str, ...]:
+    """One line per model and server: ``model M on server S, edition E (why): teams a, b``."""
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for team, fact in sorted(facts.items()):
+        groups.setdefault(tuple(fact.get(k, "") for k in FACT_KEYS), []).append(team)
+    return tuple(
+        f"model {model} on server {server}, edition {edition} ({why}): {', '.join(teams)}"
+        for (edition, why, model, server), teams in groups.items()
+    )
