@@ -37,3 +37,26 @@ def test_a_level_whose_name_holds_a_backslash_is_simulated_like_any_other(pcg_da
     shutil.copy(good, levels / "odd\\name_I_2.xml")  # legal on POSIX; the job tags join paths with backslashes
     summary = run_simulate(open_competition(tmp_path / "root", edition(2024)))
     assert sorted((e.trial, e.verdict) for e in summary.events) == [("odd\\name_I_2.xml", "ok"), ("t_I_1.xml", "ok")]
+
+
+def test_a_trial_generate_failed_says_why_until_a_later_run_writes_its_response(tmp_path: Path) -> None:
+    from podium.tracks.pcg.generation.outcome_file import write_outcomes
+    from podium.tracks.pcg.generation.records import GenerateVerdict, TrialKey, TrialOutcome
+
+    root = tmp_path / "root"
+    raw = root / "t" / "raw" / "A"
+    raw.mkdir(parents=True)
+    (raw / "t_A_1.txt").write_text("drop_block('b11', 3)")
+    down = TrialOutcome(TrialKey("A", 2), GenerateVerdict.MODEL_ERROR, "cannot reach http://127.0.0.1:9/v1/models")
+    refused = TrialOutcome(TrialKey("A", 3), GenerateVerdict.PROGRAM_REJECTED, "no file of the submission is a program")
+    write_outcomes(root / "logs" / "t_raw_2026-11-29T10_00_00.000Z_.log", "t", [down, refused])
+    statuses = trial_statuses(root)
+    assert statuses[("t", "A", "1")] == TrialStatus("ok", "")
+    assert statuses[("t", "A", "2")] == TrialStatus(
+        "model_error", "generate: cannot reach http://127.0.0.1:9/v1/models"
+    )
+    assert statuses[("t", "A", "3")].verdict == "program_rejected"
+
+    (raw / "t_A_2.txt").write_text("drop_block('b11', 4)")  # a rerun wrote it: the old failure no longer explains it
+    write_outcomes(root / "logs" / "t_raw_2026-11-29T11_00_00.000Z_.log", "t", [refused])
+    assert trial_statuses(root)[("t", "A", "2")] == TrialStatus("ok", "")

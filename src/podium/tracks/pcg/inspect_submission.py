@@ -87,8 +87,8 @@ class SubmissionReport:
         editions = {edition_of_package(m.package) for m in self.modules if m.package is not None}
         if len(editions) == 1 and (year := next(iter(editions))) is not None:  # the package the program imports
             parts.append(f"--edition {year.year}")
-        if self.candidates.entry is None or len(self.candidates.candidates) > 1:
-            parts.append(f"--entry {entry}")
+        if len(self.candidates.candidates) > 1 or (self.candidates.entry is None and self.candidates.candidates):
+            parts.append(f"--entry {entry}")  # a choice to make; with no TrialLoop anywhere there is none
         if any(use.found == "entry" for use in self.file_uses) and not any(u.found == "top" for u in self.file_uses):
             parts.append(f"--workdir {posixpath.dirname(entry)}")
         parts += [f"--requirement {_DISTRIBUTIONS.get(name, name)}" for name, _ in self.undeclared]

@@ -6,7 +6,8 @@ status needs is on disk instead. The per-trial stages (extract, build) keep each
 under the item's output; the per-character stages (simulate, classify) keep a failed item under its input's path
 with the key of the character file it belongs to, which is current only while that key is the character file's
 own. The first failure in pipeline order explains a trial; a trial with a file in any stage folder and no
-failure is ``ok``; the others are left out (the report shows them as missing).
+failure is ``ok``; a trial with no file anywhere gets its newest ``generate`` run's verdict and reason, where a run
+recorded one (``generation/outcome_file.py``); the others are left out (the report shows them as missing).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from podium.core.storage.state import StageLedger
+from podium.tracks.pcg.generation.outcome_file import generation_failures
 from podium.tracks.pcg.layout import TRIAL_FOLDERS
 from podium.tracks.pcg.official.rundir import Platform, list_team_dirs, list_visible_files
 from podium.tracks.pcg.rules.score import trial_index
@@ -72,4 +74,6 @@ def trial_statuses(root: Path, platform: Platform = Platform.POSIX, prefix: str 
                     key = trial_key(prefix + team, char_dir.name, file.name)
                     if key is not None:
                         statuses.setdefault(key, OK)
+    for key, (verdict, reason) in generation_failures(root / "logs", prefix).items():
+        statuses.setdefault(key, TrialStatus(verdict, f"generate: {reason}"))  # no file anywhere: generate says why
     return statuses

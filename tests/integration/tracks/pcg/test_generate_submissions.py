@@ -210,6 +210,7 @@ def test_a_script_that_calls_the_model_itself_is_refused(tmp_path: Path, wheels:
     assert done.returncode == 2, done.stderr
     assert "no module calls run_evaluation or defines a TrialLoop subclass (looked at 3 Python files)" in done.stderr
     assert "official package's TrialLoop" in done.stderr
+    assert "(none)" not in done.stderr and "--entry" not in done.stderr  # nothing to choose: no advice to choose
 
 
 def test_a_requirement_that_does_not_exist_fails_only_its_team(tmp_path: Path, wheels: Path) -> None:

@@ -153,10 +153,15 @@ def choose_entry(files: Mapping[str, bytes], entry: str | None) -> tuple[str, st
     found = find_candidates(files)
     if found.entry is None:
         looked = f"looked at {len(found.modules)} Python files"
+        if not found.candidates:  # nothing to choose from: --entry would not help
+            raise ConfigError(
+                f"no file of the submission is a program: {found.why} ({looked})",
+                fix="a program defines a subclass of the official package's TrialLoop (and may call "
+                "run_evaluation with it); without one it cannot run",
+            )
         raise ConfigError(
             f"cannot tell which file is the program: {found.why} ({looked})\n{found.describe()}",
-            fix="name it with --entry PATH (relative to the submission's top folder); a program must use the "
-            "official package's TrialLoop",
+            fix="name it with --entry PATH (relative to the submission's top folder)",
         )
     (chosen,) = (m for m in found.modules if m.path == found.entry)
     return found.entry, chosen.loop_named

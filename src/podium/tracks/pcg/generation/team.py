@@ -38,6 +38,7 @@ from podium.core.llm.http import request_label
 from podium.core.storage.files import write_atomic
 from podium.tracks.pcg.editions import CHARACTERS, GenerationRules
 from podium.tracks.pcg.generation.edition_choice import describe_facts
+from podium.tracks.pcg.generation.outcome_file import write_outcomes
 from podium.tracks.pcg.generation.records import GenerateVerdict, TeamRun, TrialKey, TrialOutcome
 from podium.tracks.pcg.generation.requirements import Environment, RequirementError, prepare_environment
 from podium.tracks.pcg.generation.session import (
@@ -167,6 +168,7 @@ def generate_team(
         processes = _run_program(session, submission.program, settings, sandbox, log.path)
     order = {key: index for index, key in enumerate(keys)}
     outcomes = sorted(session.outcomes, key=lambda o: order[o.key])
+    write_outcomes(log.path, team, outcomes)  # the report says why a trial has no response
     server_down = session.aborted if session.abort_verdict is GenerateVerdict.MODEL_ERROR else None
     return TeamRun(team, tuple(outcomes), log.path, transcript.path, processes, server_down, session.abort_fix)
 
