@@ -48,7 +48,7 @@ def test_two_architectures_and_a_dependency_named_only_in_the_readme() -> None:
     assert "README.md:10: python tot/tot.py" in report.readme
     assert any("pip install pcg-prompt-kit==0.1.0" in line for line in report.readme)
     command = report.suggested_command()
-    assert "--entry <ENTRY>" in command and "--requirement pcg_prompt_kit" in command
+    assert "--entry <ENTRY>" in command and "--requirement pcg-prompt-kit==0.1.0" in command  # the README's pin
     text = submission_as_text(report)
     assert "2 things to settle" in text and "candidate tot/tot.py: calls run_evaluation(ToT); defines ToT" in text
 
@@ -89,3 +89,20 @@ def test_a_zip_reads_as_its_folder_and_the_cli_answers_json_with_exit_0(tmp_path
     (zipped, direct) = json.loads(result.output)["submissions"]
     assert zipped["entry"] == "main.py" and zipped["flags"] == 0 and zipped["files"] == 7
     assert direct["entry"] is None and direct["flags"] == 4 and len(direct["clients"]) == 3
+
+
+def test_only_modules_the_entry_imports_ask_for_dependencies(tmp_path: Path) -> None:
+    """An experiment left in the submission (torch, transformers) is no requirement of the program."""
+    folder = tmp_path / "almost"
+    (folder / "helpers").mkdir(parents=True)
+    (folder / "main.py").write_text(
+        "from llms4pcg.competition import TrialLoop, run_evaluation\nfrom helpers.prompts import build\n"
+        "class Loop(TrialLoop):\n    @staticmethod\n    def run(ctx, c):\n        return build(c)\n"
+        "run_evaluation('t', Loop)\n"
+    )
+    (folder / "helpers" / "__init__.py").write_text("")
+    (folder / "helpers" / "prompts.py").write_text("import backoff\ndef build(c):\n    return c\n")
+    (folder / "experiments.py").write_text("import torch\nimport transformers\n")  # nothing imports it
+    report = inspect_submission(folder)
+    assert report.candidates.entry == "main.py"
+    assert report.undeclared == (("backoff", "helpers/prompts.py"),)  # reached through helpers; torch is not

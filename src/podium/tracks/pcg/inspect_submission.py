@@ -91,8 +91,19 @@ class SubmissionReport:
             parts.append(f"--entry {entry}")  # a choice to make; with no TrialLoop anywhere there is none
         if any(use.found == "entry" for use in self.file_uses) and not any(u.found == "top" for u in self.file_uses):
             parts.append(f"--workdir {posixpath.dirname(entry)}")
-        parts += [f"--requirement {_DISTRIBUTIONS.get(name, name)}" for name, _ in self.undeclared]
+        parts += [f"--requirement {self._pinned(_DISTRIBUTIONS.get(name, name))}" for name, _ in self.undeclared]
         return " ".join(parts)
+
+    def _pinned(self, distribution: str) -> str:
+        """``distribution`` as the README pins it (``pip install pcg-prompt-kit==0.1.0``), else bare."""
+        for line in self.readme:
+            for spec in _PINNED.findall(line):
+                if requirement_name(spec) == requirement_name(distribution):
+                    return str(spec)
+        return distribution
+
+
+_PINNED = re.compile(r"(?<![\w.-])([A-Za-z0-9][\w.-]*==[\w.!+-]+)")  # a requirement pinned to one version
 
 
 def _own_modules(files: SubmissionFiles) -> set[str]:
@@ -114,6 +125,50 @@ def _imports(tree: ast.Module) -> list[str]:
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             found.append(node.module.split(".")[0])
     return found
+
+
+def _dotted_imports(tree: ast.Module) -> set[str]:
+    """Every dotted name a module imports, with each of its prefixes (``a.b.c`` imports ``a`` and ``a.b``)."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        modules = []
+        if isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            modules = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]  # a sub-module too
+        for module in modules:
+            parts = module.split(".")
+            names.update(".".join(parts[: i + 1]) for i in range(len(parts)))
+    return names
+
+
+def reachable_modules(files: SubmissionFiles, start: list[str]) -> set[str]:
+    """The Python files ``start`` imports, directly or through others of the submission's own (and ``start``).
+
+    A module is found under any tail of its path (``a/b/c.py`` as ``a.b.c``, ``b.c`` and ``c``: the folders a program
+    puts on ``sys.path`` vary); a package's ``__init__.py`` under its folder's.
+    """
+    by_name: dict[str, set[str]] = {}
+    for path in files.files:
+        if path.endswith(".py"):
+            parts = PurePosixPath(path).with_suffix("").parts
+            parts = parts[:-1] if parts[-1] == "__init__" else parts
+            for i in range(len(parts)):
+                by_name.setdefault(".".join(parts[i:]), set()).add(path)
+    seen: set[str] = set()
+    todo = list(start)
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        try:
+            tree = ast.parse(files.files[path])
+        except (SyntaxError, ValueError):
+            continue
+        for name in _dotted_imports(tree):
+            todo += sorted(by_name.get(name, ()))
+    return seen
 
 
 def _constants(tree: ast.Module) -> dict[str, str]:
@@ -209,6 +264,8 @@ def inspect_submission(path: Path) -> SubmissionReport:
     undeclared: dict[str, str] = {}
     uses: list[FileUse] = []
     modules, clients = [], []
+    # only what the program imports needs installing (a module nothing imports brings no dependency)
+    run = reachable_modules(files, [entry]) if entry else {facts.path for facts in candidates.modules}
     for facts in candidates.modules:
         source = files.files[facts.path]
         report = inspect_source(source, Path(facts.path))
@@ -224,7 +281,7 @@ def inspect_submission(path: Path) -> SubmissionReport:
             tree = ast.parse(source)
         except (SyntaxError, ValueError):
             continue
-        for name in _imports(tree):
+        for name in _imports(tree) if facts.path in run else ():
             known = name in stdlib or name in own or name in OFFICIAL_NAMES or name == "_podium"
             distribution = _DISTRIBUTIONS.get(name, name)
             if not known and requirement_name(distribution) not in declared:
