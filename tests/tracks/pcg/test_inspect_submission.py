@@ -106,3 +106,26 @@ def test_only_modules_the_entry_imports_ask_for_dependencies(tmp_path: Path) -> 
     report = inspect_submission(folder)
     assert report.candidates.entry == "main.py"
     assert report.undeclared == (("backoff", "helpers/prompts.py"),)  # reached through helpers; torch is not
+
+
+def test_paths_built_at_run_time_are_found_when_the_files_exist(tmp_path: Path) -> None:
+    folder = tmp_path / "built"
+    (folder / "prompts").mkdir(parents=True)
+    for n in (1, 2, 3):
+        (folder / "prompts" / f"generate_{n}.txt").write_text("Build <OBJECT>")
+    (folder / "main.py").write_text(
+        "from llms4pcg.competition import TrialLoop\n"
+        "class Loop(TrialLoop):\n    @staticmethod\n    def run(ctx, c):\n"
+        "        n = ctx.get_trial_number() % 3 + 1\n"
+        "        a = open(f'prompts/generate_{n}.txt').read()\n"
+        "        b = open('prompts/generate_' + str(n) + '.txt').read()\n"
+        "        d = open('prompts/generate_%d.txt' % n).read()\n"
+        "        e = open('prompts/generate_{}.txt'.format(n)).read()\n"
+        "        f = open(f'answers/{c}.txt').read()\n"  # no such folder: still missing
+        "        return a + b + d + e + f\n"
+    )
+    uses = {(u.line, u.path): u.found for u in inspect_submission(folder).file_uses}
+    assert {path: found for (_, path), found in uses.items()} == {
+        "prompts/generate_*.txt": "top",
+        "answers/*.txt": "",
+    }

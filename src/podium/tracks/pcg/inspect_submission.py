@@ -182,11 +182,19 @@ def _constants(tree: ast.Module) -> dict[str, str]:
 
 
 def _constant_path(node: ast.expr, names: dict[str, str]) -> str | None:
-    """The path an expression spells with constants: ``"a/b"``, ``Path("a") / "b"``, ``os.path.join("a", "b")``."""
+    """The path an expression spells with constants: ``"a/b"``, ``Path("a") / "b"``, ``os.path.join("a", "b")``.
+
+    A path built at run time is a pattern, ``*`` standing for each part only the run knows:
+    ``f"prompts/generate_{n}.txt"``, ``"prompts/generate_" + str(n) + ".txt"``, ``"p_%d.txt" % n``,
+    ``"p_{}.txt".format(n)`` all read as ``prompts/generate_*.txt`` (found when a file of the submission matches).
+    """
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
     if isinstance(node, ast.Name):
         return names.get(node.id)
+    built = _built_at_run_time(node, names)
+    if built is not None:
+        return built
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
         left, right = _constant_path(node.left, names), _constant_path(node.right, names)
         return posixpath.join(left, right) if left is not None and right is not None else None
@@ -194,6 +202,29 @@ def _constant_path(node: ast.expr, names: dict[str, str]) -> str | None:
         parts = [_constant_path(arg, names) for arg in node.args]
         return posixpath.join(*parts) if all(p is not None for p in parts) else None  # type: ignore[arg-type]
     return None
+
+
+_PLACEHOLDER = re.compile(r"%[-#0 +]*\d*(?:\.\d+)?[sdifr]|\{[^{}]*\}")
+
+
+def _built_at_run_time(node: ast.expr, names: dict[str, str]) -> str | None:
+    """The pattern of a string built at run time, or None where no constant part names a file."""
+    pattern: str | None = None
+    if isinstance(node, ast.JoinedStr):
+        pattern = "".join(str(v.value) if isinstance(v, ast.Constant) else "*" for v in node.values)
+    elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left = _constant_path(node.left, names) if not isinstance(node.left, ast.Call) else None
+        right = _constant_path(node.right, names) if not isinstance(node.right, ast.Call) else None
+        pattern = f"{left if left is not None else '*'}{right if right is not None else '*'}"
+    elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+        template = _constant_path(node.left, names)
+        pattern = _PLACEHOLDER.sub("*", template) if template is not None else None
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format":
+        template = _constant_path(node.func.value, names)
+        pattern = _PLACEHOLDER.sub("*", template) if template is not None else None
+    if pattern is None or not pattern.strip("*") or ("." not in pattern and "/" not in pattern):
+        return None  # nothing of a file's name is known: no use to report
+    return re.sub(r"\*+", "*", pattern)
 
 
 def _call_name(node: ast.Call) -> str | None:
