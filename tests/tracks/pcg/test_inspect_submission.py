@@ -129,3 +129,19 @@ def test_paths_built_at_run_time_are_found_when_the_files_exist(tmp_path: Path) 
         "prompts/generate_*.txt": "top",
         "answers/*.txt": "",
     }
+
+
+def test_an_archive_of_several_submissions_is_reported_per_submission(tmp_path: Path) -> None:
+    archive = tmp_path / "all.zip"
+    with zipfile.ZipFile(archive, "w") as bundle:
+        for team in ("package_2024", "writer_2024"):
+            for path in sorted((SUBMISSIONS / team).rglob("*")):
+                if path.is_file() and "__pycache__" not in path.parts:
+                    bundle.write(path, f"{team}/{path.relative_to(SUBMISSIONS / team)}")
+    result = CliRunner().invoke(pcg, ["inspect", "--json", str(archive)])
+    assert result.exit_code == 0, result.output
+    reports = json.loads(result.output)["submissions"]
+    assert [Path(r["path"]).name for r in reports] == ["package_2024", "writer_2024"]
+    assert all(len(r["candidates"]) == 1 for r in reports)  # each its own entry, not one with several
+    whole = inspect_submission(SUBMISSIONS / "architectures_2025")  # two programs with a README at the top: one
+    assert len(whole.candidates.candidates) == 2

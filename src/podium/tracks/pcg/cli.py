@@ -152,12 +152,12 @@ def inspect_command(programs: tuple[Path, ...], as_json: bool) -> None:
     exit status is 0 whatever it finds.
     """
     from podium.tracks.pcg.inspect import inspect_program, report_as_json, report_as_text
-    from podium.tracks.pcg.inspect_submission import inspect_submission, submission_as_json, submission_as_text
+    from podium.tracks.pcg.inspect_submission import inspect_submissions, submission_as_json, submission_as_text
 
     whole = [path for path in programs if path.is_dir() or path.suffix == ".zip"]
     single = [path for path in programs if path not in whole]
     reports = [inspect_program(path) for path in single]
-    submissions = [inspect_submission(path) for path in whole]
+    submissions = [report for path in whole for report in inspect_submissions(path)]  # an archive may hold several
     if as_json:
         data = {
             "programs": [report_as_json(r) for r in reports],

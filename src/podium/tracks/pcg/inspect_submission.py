@@ -282,9 +282,37 @@ def _readme(files: SubmissionFiles) -> list[str]:
     return quoted
 
 
+def inspect_submissions(path: Path) -> list[SubmissionReport]:
+    """Inspect a folder or zip: one submission, or each of an archive of several (``split_submissions``)."""
+    return [_inspect_files(files) for files in split_submissions(read_submission(path))]
+
+
 def inspect_submission(path: Path) -> SubmissionReport:
     """Inspect a folder or zip as one submission (an unreadable one is an ``InputError``)."""
-    files = read_submission(path)
+    return _inspect_files(read_submission(path))
+
+
+def split_submissions(files: SubmissionFiles) -> list[SubmissionFiles]:
+    """An archive of several submissions as one per top folder, else ``[files]``.
+
+    Several means: no file at the top, and at least two top folders each holding a program (a TrialLoop or a
+    ``run_evaluation`` call). One submission with two architectures in two folders has its README or requirements
+    at the top, and stays whole.
+    """
+    folders: dict[str, dict[str, bytes]] = {}
+    for path, data in files.files.items():
+        top, _, rest = path.partition("/")
+        if not rest:
+            return [files]  # a file at the top: one submission
+        folders.setdefault(top, {})[rest] = data
+    programs = {top: inner for top, inner in folders.items() if find_candidates(inner).candidates}
+    if len(programs) < 2:
+        return [files]
+    return [SubmissionFiles(files.origin / top, inner) for top, inner in sorted(programs.items())]
+
+
+def _inspect_files(files: SubmissionFiles) -> SubmissionReport:
+    path = files.origin
     candidates = find_candidates(files.files)
     entry = candidates.entry or ""
     requirements_file, requirements = declared_requirements(files.files, entry) if entry else ("", [])
