@@ -316,3 +316,19 @@ def test_a_malformed_script_names_its_line(tmp_path: Path) -> None:
     unmatched.write_text('{"match": "^A$", "reply": "x"}\n')
     with pytest.raises(ModelCallError, match="no rule"):
         open_model(f"scripted:{unmatched}").chat(ask("B"))
+
+
+def test_a_hung_server_is_told_at_the_model_check_within_its_own_short_wait(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A call may wait 600 s for its answer; the list of models comes at once from any live server."""
+    import podium.core.llm.models as models
+
+    monkeypatch.setattr(models, "CHECK_TIMEOUT_S", 1.0)
+    with socket.socket() as hung:  # accepts connections into its backlog, never answers
+        hung.bind(("127.0.0.1", 0))
+        hung.listen(8)
+        url = f"http://127.0.0.1:{hung.getsockname()[1]}/v1"
+        model = open_model("openai:m", base_url=url, policy=RetryPolicy(max_attempts=1, timeout_s=600.0))
+        started = time.monotonic()
+        with pytest.raises(ModelCallError, match=r"no answer from .*/models within 1 s"):
+            model.check()
+        assert time.monotonic() - started < 10

@@ -120,9 +120,9 @@ class JsonPoster:
         """POST ``payload`` to ``base_url + path`` and return the JSON answer."""
         return self._request("POST", path, payload)
 
-    def get(self, path: str) -> PostResult:
-        """GET ``base_url + path`` and return the JSON answer."""
-        return self._request("GET", path, None)
+    def get(self, path: str, timeout_s: float | None = None) -> PostResult:
+        """GET ``base_url + path`` and return the JSON answer (``timeout_s``: a shorter wait than the policy's)."""
+        return self._request("GET", path, None, timeout_s)
 
     def probe(self, path: str) -> str | None:
         """One GET of ``base_url + path`` within the connect timeout, no retry: None if it answered, else why not.
@@ -138,11 +138,13 @@ class JsonPoster:
             return f"cannot reach {url}: {error or type(error).__name__}"
         return None
 
-    def _request(self, method: str, path: str, payload: dict[str, Any] | None) -> PostResult:
+    def _request(
+        self, method: str, path: str, payload: dict[str, Any] | None, timeout_s: float | None = None
+    ) -> PostResult:
         url = f"{self.base_url}{path}"
         backoff = self.policy.first_backoff_s
         for attempt in range(1, self.policy.max_attempts + 1):
-            failure, wait = self._attempt(method, url, payload)
+            failure, wait = self._attempt(method, url, payload, timeout_s)
             if isinstance(failure, PostResult):
                 return PostResult(failure.body, attempt)
             if not failure.transient or attempt == self.policy.max_attempts:
@@ -163,18 +165,20 @@ class JsonPoster:
         raise AssertionError("unreachable: the loop returns or raises")
 
     def _attempt(
-        self, method: str, url: str, payload: dict[str, Any] | None
+        self, method: str, url: str, payload: dict[str, Any] | None, timeout_s: float | None = None
     ) -> tuple[PostResult | ModelCallError, float | None]:
         """One request: the answer, or the failure and the server's requested wait (``Retry-After``)."""
         later = FailureKind.TRANSIENT  # a later request may succeed
+        waited = timeout_s if timeout_s is not None else self.policy.timeout_s
+        timeout = httpx.Timeout(waited, connect=self.policy.connect_timeout_s)
         try:
             with self._limit:
-                response = self._client.request(method, url, json=payload)
+                response = self._client.request(method, url, json=payload, timeout=timeout)
         except httpx.ConnectTimeout:
             return ModelCallError(f"could not connect to {url} within {self.policy.connect_timeout_s:g} s",
                                   kind=later), None  # fmt: skip
         except httpx.TimeoutException:
-            return ModelCallError(f"no answer from {url} within {self.policy.timeout_s:g} s", kind=later), None
+            return ModelCallError(f"no answer from {url} within {waited:g} s", kind=later), None
         except httpx.TransportError as error:  # refused, reset, DNS: the server is not there (yet)
             return ModelCallError(f"cannot reach {url}: {error or type(error).__name__}", kind=later), None
         if response.status_code != 200:

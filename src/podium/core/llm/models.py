@@ -28,6 +28,8 @@ BACKENDS = ("ollama", "openai", "scripted")
 DEFAULT_BASE_URLS = {"ollama": "http://localhost:11434", "openai": "https://api.openai.com/v1"}
 API_KEY_VARIABLES = ("PODIUM_LLM_API_KEY", "OPENAI_API_KEY")
 OFFICIAL_OPENAI_HOST = "api.openai.com"
+CHECK_TIMEOUT_S = 60.0
+"""The longest the model check waits for the server's list of models (a call may wait the policy's 600 s)."""
 
 
 def parse_model_spec(spec: str) -> ModelSpec:
@@ -69,8 +71,9 @@ class _ServerChat:
 
     def _listing(self, path: str, not_there: str) -> dict[str, Any]:
         """The server's list of models; a path it does not have means the wrong address or back-end."""
-        try:
-            return self._poster.get(path).body
+        try:  # a list of models comes at once even from a busy server: a hung one is told within a minute
+            policy = self._poster.policy.timeout_s
+            return self._poster.get(path, CHECK_TIMEOUT_S if policy is None else min(policy, CHECK_TIMEOUT_S)).body
         except ModelCallError as error:
             if error.status in (404, 405):
                 url = f"{self._poster.base_url}{path}"
