@@ -139,9 +139,26 @@ def test_a_team_that_extract_left_empty_is_warned_of_once_naming_extract(
 def test_a_stage_alone_names_the_stage_upstream_that_wrote_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (tmp_path / "t" / "raw" / "A").mkdir(parents=True)
+    raw(tmp_path, "t_A_1", GOOD.encode())  # a response extract has not turned into code yet
     (tmp_path / "u" / "levels" / "A").mkdir(parents=True)
     code, _, err = run(["pcg", "simulate", str(tmp_path), "--workers", "1"], capsys)
     assert code == 0
     assert "warning: team t: nothing to do: extract wrote no intermediate/ from its raw/" in err
     assert "team u" not in err
+
+
+def test_a_team_generate_refused_is_said_to_have_no_responses_from_generate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from podium.tracks.pcg.generation.outcome_file import write_outcomes
+    from podium.tracks.pcg.generation.records import GenerateVerdict, TrialKey, TrialOutcome
+
+    raw(tmp_path, "good_A_1", GOOD.encode())
+    (tmp_path / "zergy" / "raw" / "A").mkdir(parents=True)  # generate made its folders, and wrote nothing
+    refused = TrialOutcome(TrialKey("A", 1), GenerateVerdict.PROGRAM_REJECTED, "no file of the submission is a program")
+    write_outcomes(tmp_path / "logs" / "zergy_raw_2026-11-29T10_00_00.000Z_.log", "zergy", [refused])
+    code, _, err = run(["pcg", "evaluate", str(tmp_path), "--edition", "2024", "--workers", "1"], capsys)
+    assert code == 0
+    about = [line for line in err.splitlines() if "team zergy: nothing to do" in line]
+    assert about and all("generate wrote no responses for it (program_rejected: no file" in line for line in about)
+    assert not any("extract wrote no" in line for line in about), about

@@ -92,6 +92,18 @@ class StageSettings:
 DEFAULT_SETTINGS = StageSettings()
 
 
+def _why_no_responses(team_dir: Path) -> str:
+    """``generate`` wrote nothing for the team: why, in its newest run's words where it recorded them."""
+    from podium.tracks.pcg.generation.outcome_file import generation_failures
+
+    failures = [why for (team, _, _), why in generation_failures(team_dir.parent / "logs").items()
+                if team == team_dir.name]  # fmt: skip
+    if failures:
+        verdict, reason = failures[-1]
+        return f"generate wrote no responses for it ({verdict}: {reason.splitlines()[0] if reason else ''})"
+    return f"generate wrote no responses for it ({GENERATED}/ is empty: run generate, or see its log)"
+
+
 @dataclass(frozen=True, slots=True)
 class Stage:
     """One per-item stage of the pipeline: ``<TEAM>/<source>/`` → ``<TEAM>/<output>/`` for each output."""
@@ -114,6 +126,8 @@ def why_no_folder(team_dir: Path, folder: str) -> str:
     wanted = folder
     while wanted in writers:
         stage = writers[wanted]
+        if stage.source == GENERATED and not any(p.is_file() for p in (team_dir / GENERATED).rglob("*")):
+            return _why_no_responses(team_dir)  # the stage that refused it is generate, not the one after
         if (team_dir / stage.source).is_dir():
             failed = f"each item failed, or {stage.name} has not run: see its log"
             return f"{stage.name} wrote no {wanted}/ from its {stage.source}/ ({failed})"
