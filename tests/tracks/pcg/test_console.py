@@ -162,3 +162,5 @@ def test_a_team_generate_refused_is_said_to_have_no_responses_from_generate(
     about = [line for line in err.splitlines() if "team zergy: nothing to do" in line]
     assert about and all("generate wrote no responses for it (program_rejected: no file" in line for line in about)
     assert not any("extract wrote no" in line for line in about), about
+    report = (tmp_path / "result" / "report.html").read_text()
+    assert "no file of the submission is a program" in report  # its trial's verdict and reason, in the gallery

@@ -135,3 +135,13 @@ def test_report_shows_leaderboard_intervals_heat_map_and_trials(reference: Path,
     assert sum(bool(tile[7]) for team in tiles.values() for tile in team) == 138  # every built level's thumbnail
     assert f"classifier <code>hf:{tiny_vit}</code>" in page and "images/" not in page
     assert " – " in page  # bootstrap intervals
+
+
+def test_a_team_generate_failed_and_the_board_lacks_is_named_with_its_first_failure() -> None:
+    from podium.tracks.pcg.pipeline import _unscored
+
+    failures = {("zergy", "A", "1"): ("program_rejected", "no file of the submission is a program\nmore"),
+                ("zergy", "A", "2"): ("program_rejected", "no file of the submission is a program"),
+                ("cot", "B", "1"): ("model_error", "HTTP 502")}  # fmt: skip
+    assert _unscored(failures, {"cot"}) == ("zergy (program_rejected: no file of the submission is a program)",)
+    assert _unscored(failures, {"cot", "zergy"}) == ()  # on the board: its trials say why in the gallery

@@ -22,6 +22,7 @@ from podium.core.storage.state import STATE_FOLDER
 from podium.tracks.pcg.bootstrap import normalized_uncertainty
 from podium.tracks.pcg.classifiers import ClassifierSpec
 from podium.tracks.pcg.competition import Competition
+from podium.tracks.pcg.generation.outcome_file import generation_failures
 from podium.tracks.pcg.handoff import ImageHandoff
 from podium.tracks.pcg.layout import CHARACTER_FILE_FOLDERS, TRIAL_FOLDERS
 from podium.tracks.pcg.official.rundir import list_team_dirs, list_visible_files
@@ -157,10 +158,12 @@ def write_evaluation_report(
     programs: list[ProgramEnvironment] = []
     found: set[str] = set()
     facts: dict[str, dict[str, str]] = {}
+    failures: dict[tuple[str, str, str], tuple[str, str]] = {}
     for model_root in competition.model_roots:
         prefix = f"{model_root.model}/" if model_root.model else ""
         programs += program_environments(model_root.path / "logs", prefix)
         facts |= generation_facts(model_root.path / "logs", prefix)
+        failures |= generation_failures(model_root.path / "logs", prefix)
         statuses |= trial_statuses(model_root.path, competition.platform, prefix)
         for team in list_team_dirs(model_root.path, competition.platform):
             team_dir = model_root.path / team
@@ -192,7 +195,8 @@ def write_evaluation_report(
             programs=tuple(programs),
             found=frozenset(found),
             generation=describe_generation(facts),
-        ),  # fmt: skip
+            unscored=_unscored(failures, {team.team for team in run.leaderboard}),
+        ),
         letters=tuple(sorted(letters)),
         uncertainty=uncertainty,
         statuses=statuses,
@@ -203,6 +207,18 @@ def write_evaluation_report(
     path = competition.root / "result" / "report.html"
     write_report(path, render_report(report))
     return path
+
+
+def _unscored(failures: dict[tuple[str, str, str], tuple[str, str]], ranked: set[str]) -> tuple[str, ...]:
+    """Teams generate failed that are not on the board, with the first failure: ``zergy (program_rejected: ...)``."""
+    first: dict[str, tuple[str, str]] = {}
+    for (team, _, _), why in sorted(failures.items()):
+        first.setdefault(team, why)
+    return tuple(
+        f"{team} ({verdict}: {reason.splitlines()[0] if reason else ''})"
+        for team, (verdict, reason) in sorted(first.items())
+        if team not in ranked
+    )
 
 
 def _letters_of(team_dir: Path) -> set[str]:

@@ -58,6 +58,7 @@ class Provenance:
     physics_agreement: str
     programs: tuple[ProgramEnvironment, ...] = ()
     generation: tuple[str, ...] = ()  # "model M on server S, edition E (why): teams a, b", one per model and server
+    unscored: tuple[str, ...] = ()  # teams generate failed that are not on the board: "zergy (verdict: reason)"
 
 
 @cache
@@ -117,6 +118,7 @@ def run_provenance(
     programs: tuple[ProgramEnvironment, ...] = (),
     found: frozenset[str] = frozenset({"stability", "similarity"}),
     generation: tuple[str, ...] = (),
+    unscored: tuple[str, ...] = (),
 ) -> Provenance:
     """The provenance of a run.
 
@@ -133,7 +135,7 @@ def run_provenance(
     else:
         engine, figures = "none: podium simulated nothing, and no stability files came with the run folder", ""
     record = classifier_provenance(classifier, found="similarity" in found)
-    return Provenance(edition, __version__, record, engine, figures, programs, generation)
+    return Provenance(edition, __version__, record, engine, figures, programs, generation, unscored)
 
 
 def program_environments(logs: Path, prefix: str = "") -> list[ProgramEnvironment]:

@@ -105,6 +105,11 @@ def _provenance(provenance: Provenance, run: ScoreRun) -> list[str]:
             if provenance.generation
             else []
         ),  # fmt: skip
+        *(
+            ["<dt>not on the board</dt><dd class='bad'>" + "<br>".join(map(esc, provenance.unscored)) + "</dd>"]
+            if provenance.unscored
+            else []
+        ),  # fmt: skip
         f"<dt>competition score</dt><dd>{_fixed(run.competition, 6)} (the sum of every prompt score)</dd>",
         *_programs(provenance),
         "</dl></section>",
