@@ -9,8 +9,8 @@
 # wheel is kept in $PODIUM_WHEEL_CACHE (default ~/.cache/podium/wheels) so that later installs take seconds.
 # PODIUM_LLAMA_CMAKE_ARGS replaces the flags (e.g. "-DGGML_NATIVE=ON" for the fastest build on this machine only);
 # PODIUM_MODEL_SERVER_DIR installs elsewhere than .model-server/ (benchmarks/bench_model_server.py compares builds).
-# Start the server with:  .model-server/bin/python -m llama_cpp.server \
-#     --model .model-server/models/gemma3-270m-q4_k_m.gguf --chat_format gemma --n_ctx 2048 --port 8000
+# Start the server with:  make serve-model   (scripts/serve_model.py: llama.cpp's server, completions capped;
+#     N_CTX, THREADS, MAX_COMPLETION_TOKENS and SERVE_PORT as make variables)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
