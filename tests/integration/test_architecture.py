@@ -23,6 +23,8 @@ ONE_TRACK: dict[str, str] = {
     "podium.core.queue": NEXT_TRACK,
     # execution: every judged program and batch stage goes through these interfaces
     "podium.core.execution.dask": "the Executor's distributed backend (docs/design/conventions.md §9)",
+    # what a sandbox shares through the host kernel is the sandbox's business; only the dojo verifies results yet
+    "podium.core.execution.sandbox.clean_room": "the sandbox's defence against the page cache (docs/design/core.md)",
     "podium.core.storage.state": "resumable runs for every batch track (docs/design/conventions.md §10)",
     # model clients are one of the core's named services (docs/design/conventions.md, "The layout"); pcg's generate
     # is their first user, the dojo's and wmeval's model-backed features the next
@@ -136,7 +138,7 @@ PCG_LAYERS: list[tuple[str, list[tuple[str, ...]]]] = [
     ("drivers", [("stages",), ("report",), ("generation", "inspect", "inspect_rules", "inspect_submission")]),
     ("rules and shared parts", [(
         "rules", "official", "editions", "competition", "layout", "standings", "verdicts", "classifiers", "handoff",
-        "thumbnails", "provenance", "run_plan", "trial_status", "bootstrap", "promptlength", "source",
+        "thumbnails", "provenance", "run_plan", "run_outcomes", "trial_status", "bootstrap", "promptlength", "source",
     )]),
 ]  # fmt: skip
 

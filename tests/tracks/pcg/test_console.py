@@ -150,12 +150,11 @@ def test_a_stage_alone_names_the_stage_upstream_that_wrote_nothing(
 def test_a_team_generate_refused_is_said_to_have_no_responses_from_generate(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from podium.tracks.pcg.generation.outcome_file import write_outcomes
-    from podium.tracks.pcg.generation.records import GenerateVerdict, TrialKey, TrialOutcome
+    from podium.tracks.pcg.run_outcomes import write_outcomes
 
     raw(tmp_path, "good_A_1", GOOD.encode())
     (tmp_path / "zergy" / "raw" / "A").mkdir(parents=True)  # generate made its folders, and wrote nothing
-    refused = TrialOutcome(TrialKey("A", 1), GenerateVerdict.PROGRAM_REJECTED, "no file of the submission is a program")
+    refused = ("A", 1, "program_rejected", "no file of the submission is a program")
     write_outcomes(tmp_path / "logs" / "zergy_raw_2026-11-29T10_00_00.000Z_.log", "zergy", [refused])
     code, _, err = run(["pcg", "evaluate", str(tmp_path), "--edition", "2024", "--workers", "1"], capsys)
     assert code == 0

@@ -40,15 +40,14 @@ def test_a_level_whose_name_holds_a_backslash_is_simulated_like_any_other(pcg_da
 
 
 def test_a_trial_generate_failed_says_why_until_a_later_run_writes_its_response(tmp_path: Path) -> None:
-    from podium.tracks.pcg.generation.outcome_file import write_outcomes
-    from podium.tracks.pcg.generation.records import GenerateVerdict, TrialKey, TrialOutcome
+    from podium.tracks.pcg.run_outcomes import write_outcomes
 
     root = tmp_path / "root"
     raw = root / "t" / "raw" / "A"
     raw.mkdir(parents=True)
     (raw / "t_A_1.txt").write_text("drop_block('b11', 3)")
-    down = TrialOutcome(TrialKey("A", 2), GenerateVerdict.MODEL_ERROR, "cannot reach http://127.0.0.1:9/v1/models")
-    refused = TrialOutcome(TrialKey("A", 3), GenerateVerdict.PROGRAM_REJECTED, "no file of the submission is a program")
+    down = ("A", 2, "model_error", "cannot reach http://127.0.0.1:9/v1/models")
+    refused = ("A", 3, "program_rejected", "no file of the submission is a program")
     write_outcomes(root / "logs" / "t_raw_2026-11-29T10_00_00.000Z_.log", "t", [down, refused])
     statuses = trial_statuses(root)
     assert statuses[("t", "A", "1")] == TrialStatus("ok", "")

@@ -22,7 +22,6 @@ from podium.core.storage.state import STATE_FOLDER
 from podium.tracks.pcg.bootstrap import normalized_uncertainty
 from podium.tracks.pcg.classifiers import ClassifierSpec
 from podium.tracks.pcg.competition import Competition
-from podium.tracks.pcg.generation.outcome_file import generation_failures
 from podium.tracks.pcg.handoff import ImageHandoff
 from podium.tracks.pcg.layout import CHARACTER_FILE_FOLDERS, TRIAL_FOLDERS
 from podium.tracks.pcg.official.rundir import list_team_dirs, list_visible_files
@@ -30,6 +29,7 @@ from podium.tracks.pcg.official.stagelog import ItemEvent
 from podium.tracks.pcg.provenance import ProgramEnvironment, program_environments, run_provenance
 from podium.tracks.pcg.report import ReportInput, render_report, write_report
 from podium.tracks.pcg.rules.classify import is_level_image
+from podium.tracks.pcg.run_outcomes import generation_failures
 from podium.tracks.pcg.run_plan import AskedTrials, asked_trials, describe_generation, generation_facts
 from podium.tracks.pcg.stages import PIPELINE
 from podium.tracks.pcg.stages.driver import Stage, StageSettings, StageSummary

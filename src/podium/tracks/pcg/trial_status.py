@@ -7,7 +7,7 @@ under the item's output; the per-character stages (simulate, classify) keep a fa
 with the key of the character file it belongs to, which is current only while that key is the character file's
 own. The first failure in pipeline order explains a trial; a trial with a file in any stage folder and no
 failure is ``ok``; a trial with no file anywhere gets its newest ``generate`` run's verdict and reason, where a run
-recorded one (``generation/outcome_file.py``); the others are left out (the report shows them as missing).
+recorded one (``run_outcomes.py``); the others are left out (the report shows them as missing).
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from podium.core.storage.state import StageLedger
-from podium.tracks.pcg.generation.outcome_file import generation_failures
 from podium.tracks.pcg.layout import TRIAL_FOLDERS
 from podium.tracks.pcg.official.rundir import Platform, list_team_dirs, list_visible_files
 from podium.tracks.pcg.rules.score import trial_index
+from podium.tracks.pcg.run_outcomes import generation_failures
 
 TrialKey = tuple[str, str, str]  # (team, character, trial number)
 

@@ -38,7 +38,6 @@ from podium.core.llm.http import request_label
 from podium.core.storage.files import write_atomic
 from podium.tracks.pcg.editions import CHARACTERS, GenerationRules
 from podium.tracks.pcg.generation.edition_choice import describe_facts
-from podium.tracks.pcg.generation.outcome_file import write_outcomes
 from podium.tracks.pcg.generation.records import GenerateVerdict, TeamRun, TrialKey, TrialOutcome
 from podium.tracks.pcg.generation.requirements import Environment, RequirementError, prepare_environment
 from podium.tracks.pcg.generation.session import (
@@ -52,6 +51,7 @@ from podium.tracks.pcg.generation.session import (
 from podium.tracks.pcg.generation.stand_ins import START, stand_ins_folder
 from podium.tracks.pcg.generation.submission import Program
 from podium.tracks.pcg.official.rawlog import RawLog, raw_log_name
+from podium.tracks.pcg.run_outcomes import write_outcomes
 from podium.tracks.pcg.run_plan import write_plan
 
 PROGRAM_ENV = {"PYTHONHASHSEED": "0", "PYTHONIOENCODING": "utf-8", "PYTHONDONTWRITEBYTECODE": "1"}
@@ -168,7 +168,9 @@ def generate_team(
         processes = _run_program(session, submission.program, settings, sandbox, log.path)
     order = {key: index for index, key in enumerate(keys)}
     outcomes = sorted(session.outcomes, key=lambda o: order[o.key])
-    write_outcomes(log.path, team, outcomes)  # the report says why a trial has no response
+    no_response = (GenerateVerdict.OK, GenerateVerdict.SKIPPED)
+    write_outcomes(log.path, team, [(o.key.character, o.key.number, o.verdict.value, o.reason)
+                                    for o in outcomes if o.verdict not in no_response])  # fmt: skip
     server_down = session.aborted if session.abort_verdict is GenerateVerdict.MODEL_ERROR else None
     return TeamRun(team, tuple(outcomes), log.path, transcript.path, processes, server_down, session.abort_fix)
 

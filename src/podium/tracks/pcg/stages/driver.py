@@ -94,7 +94,7 @@ DEFAULT_SETTINGS = StageSettings()
 
 def _why_no_responses(team_dir: Path) -> str:
     """``generate`` wrote nothing for the team: why, in its newest run's words where it recorded them."""
-    from podium.tracks.pcg.generation.outcome_file import generation_failures
+    from podium.tracks.pcg.run_outcomes import generation_failures
 
     failures = [why for (team, _, _), why in generation_failures(team_dir.parent / "logs").items()
                 if team == team_dir.name]  # fmt: skip

@@ -3,6 +3,7 @@
 A trial without a response file is only "missing" to the stages after ``generate``; the report needs why: a model
 error, a limit, a refused program. Each run writes its trials that ended without a response (verdict and reason);
 the report reads the newest run's word on each trial that still has no file anywhere (``trial_status.py``).
+Written by ``generation/team.py``, read by the report's statuses and the stages' warnings, so it sits below both.
 """
 
 from __future__ import annotations
@@ -12,19 +13,16 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from podium.core.storage.files import write_atomic
-from podium.tracks.pcg.generation.records import GenerateVerdict, TrialOutcome
 
 OUTCOMES_SUFFIX = ".outcomes.json"
-_NO_RESPONSE_NEEDED = (GenerateVerdict.OK, GenerateVerdict.SKIPPED)
 
 
-def write_outcomes(log_path: Path, team: str, outcomes: Iterable[TrialOutcome]) -> Path:
-    """Record the trials of a run that ended without a response."""
+def write_outcomes(log_path: Path, team: str, failed_trials: Iterable[tuple[str, int, str, str]]) -> Path:
+    """Record the trials of a run that ended without a response: (letter, trial, verdict, reason) each."""
     path = log_path.with_name(log_path.name.removesuffix(".log") + OUTCOMES_SUFFIX)
     failed = [
-        {"character": o.key.character, "trial": o.key.number, "verdict": o.verdict.value, "reason": o.reason}
-        for o in outcomes
-        if o.verdict not in _NO_RESPONSE_NEEDED
+        {"character": character, "trial": number, "verdict": verdict, "reason": reason}
+        for character, number, verdict, reason in failed_trials
     ]
     write_atomic(path, json.dumps({"team": team, "trials": failed}, ensure_ascii=False).encode())
     return path
