@@ -344,9 +344,11 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
             raise PermissionDenied("only operators manage users", fix="ask an operator")
 
     @router.get("/api/seasons/{name}/scoreboard")
-    def get_scoreboard(name: str, live: bool = False, authorization: str | None = Header(None)) -> list[dict[str, Any]]:
+    def get_scoreboard(
+        request: Request, name: str, live: bool = False, authorization: str | None = Header(None)
+    ) -> list[dict[str, Any]]:
         if live:  # the live board scores problems not revealed yet: operators only
-            operator_only(auth.api_user(authorization))
+            operator_only(auth.api_user(request, authorization))
         return scoreboard_records(scoreboard(platform, name, live=live))
 
     @router.get("/api/users")
