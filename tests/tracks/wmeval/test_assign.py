@@ -183,3 +183,28 @@ def test_an_episode_the_gt_gains_in_a_mapped_task_is_mapped_too(env: Env) -> Non
     assert summary.episodes_mapped == 4 and summary.items_added == 4
     load = Counter(r.annotator for r in assignments(env.engine))
     assert sorted(load.values()) == [2, 2]  # the new episode went to the annotator with fewer
+
+
+def test_a_disabled_annotator_gets_no_work_from_assign_or_reassign(env: Env) -> None:
+    """ann1 left: a late team's items for ann1's episodes are withheld and named, and nothing is reassigned to them."""
+    from podium.tracks.wmeval.annotate import progress
+    from podium.tracks.wmeval.pages import dashboard_body
+    from podium.tracks.wmeval.store import set_disabled
+
+    seed_rows(env.engine, {"task1": 4}, ["red"])
+    annotators(env, 2)
+    assign(env.engine, env.clock, AssignOptions(annotators_per_task=2, gold=0, seed=3))
+    theirs = sorted(r.episode for r in assignments(env.engine) if r.annotator == "ann1")
+    set_disabled(env.engine, env.clock, "ann1", disabled=True)
+    stranded = progress(env.engine).disabled_pending
+    assert stranded == {"ann1": len(theirs)}  # listed for the operator, who hands them on
+    assert "unscored items</h2>" in dashboard_body(progress(env.engine), [], [], [], [])
+    with pytest.raises(ConfigError, match="'ann1' is disabled"):
+        reassign(env.engine, env.clock, "task1", "episode_0", "ann1")
+    seed_rows(env.engine, {"task1": 4}, ["late"], with_gt=False)
+    late = assign(env.engine, env.clock, AssignOptions(annotators_per_task=2, gold=0, seed=4))
+    assert late.withheld == {"ann1": len(theirs)}
+    assert not [r for r in assignments(env.engine) if r.annotator == "ann1" and r.team == "late"]
+    reassign(env.engine, env.clock, "task1", theirs[0], "ann0")  # handed on: the next assign gives it out
+    again = assign(env.engine, env.clock, AssignOptions(annotators_per_task=2, gold=0, seed=5))
+    assert again.items_added == 1 and again.withheld == {"ann1": len(theirs) - 1}

@@ -19,8 +19,8 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections import defaultdict
-from dataclasses import dataclass
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from sqlalchemy import Connection, Engine, func, insert, select, update
@@ -79,6 +79,7 @@ class Progress:
     annotators: dict[str, tuple[int, int]]
     tasks: dict[str, tuple[int, int]]
     teams: dict[str, tuple[int, int]]
+    disabled_pending: dict[str, int] = field(default_factory=dict)  # disabled annotator -> items they left unscored
 
 
 def unknown_item(key: str) -> NotFoundError:
@@ -334,8 +335,9 @@ def progress(engine: Engine) -> Progress:
     """Done and total per annotator (every kind), per task and per team (scored items only)."""
     query = select(
         users.c.name.label("annotator"), items.c.kind, gt.c.task, teams.c.name.label("team"), scores.c.score,
-        scores.c.cant_judge, scores.c.resolution,
+        scores.c.cant_judge, scores.c.resolution, users.c.disabled_at,
     ).select_from(items_with_context())  # fmt: skip
+    pending: Counter[str] = Counter()
     counts: dict[str, dict[str, list[int]]] = {"a": defaultdict(lambda: [0, 0]), "k": defaultdict(lambda: [0, 0]),
                                                "t": defaultdict(lambda: [0, 0])}  # fmt: skip
     with engine.connect() as db:
@@ -344,6 +346,8 @@ def progress(engine: Engine) -> Progress:
             answered = r.score is not None or r.cant_judge is not None
             counts_now = r.score is not None or r.resolution == BROKEN
             done = int(answered)
+            if not answered and r.disabled_at is not None:
+                pending[r.annotator] += 1  # work nobody will do until it is handed on
             targets = [("a", r.annotator)] + ([("k", r.task), ("t", r.team)] if r.kind == "primary" else [])
             for table, name in targets:
                 counts[table][name][0] += done if table == "a" else int(counts_now)
@@ -351,7 +355,7 @@ def progress(engine: Engine) -> Progress:
         for name in db.execute(select(users.c.name).where(users.c.role == "annotator")).scalars():
             counts["a"].setdefault(name, [0, 0])
     as_tuples = {k: {n: (v[0], v[1]) for n, v in sorted(c.items())} for k, c in counts.items()}
-    return Progress(as_tuples["a"], as_tuples["k"], as_tuples["t"])
+    return Progress(as_tuples["a"], as_tuples["k"], as_tuples["t"], dict(sorted(pending.items())))
 
 
 @dataclass(frozen=True, slots=True)

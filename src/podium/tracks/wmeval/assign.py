@@ -36,7 +36,7 @@ import random
 import secrets
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import Connection, Engine, func, insert, select, update
@@ -77,6 +77,7 @@ class AssignSummary:
     episodes_left_out: int
     items_added: int
     gold_videos: int = 0  # in the imported gold set (0: no gold items can be made)
+    withheld: dict[str, int] = field(default_factory=dict)  # disabled annotator -> items not given to them
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,7 +165,12 @@ def assign(engine: Engine, clock: Clock, options: AssignOptions) -> AssignSummar
     rng = random.Random(options.seed)
     at = utc_text(clock.now())
     with transaction(engine) as db:
-        roster = {r.name: r.id for r in db.execute(select(users.c.name, users.c.id).where(users.c.role == "annotator"))}
+        annotators = db.execute(
+            select(users.c.name, users.c.id, users.c.disabled_at).where(users.c.role == "annotator")
+        )
+        everyone = {r.name: (r.id, r.disabled_at is not None) for r in annotators}
+        roster = {name: ident for name, (ident, disabled) in everyone.items() if not disabled}  # who gets work
+        disabled = {ident: name for name, (ident, off) in everyone.items() if off}
         gt_rows = db.execute(select(gt.c.id, gt.c.task, gt.c.episode).where(gt.c.playable)).all()
         gt_id = {(r.task, r.episode): r.id for r in gt_rows}
         left_out = _map_episodes(db, gt_id, roster, options, rng)
@@ -201,6 +207,7 @@ def assign(engine: Engine, clock: Clock, options: AssignOptions) -> AssignSummar
             select(func.count()).select_from(videos.join(teams, teams.c.id == videos.c.team_id))
             .where(teams.c.kind == "gold")
         ).scalar_one()  # fmt: skip
+        withheld = {disabled[a]: len(fresh.pop(a)) for a in sorted(set(fresh) & set(disabled))}  # no work for them
         added = 0
         for annotator_id, new in sorted(fresh.items()):
             keys = [new_key() for _ in new]
@@ -213,9 +220,10 @@ def assign(engine: Engine, clock: Clock, options: AssignOptions) -> AssignSummar
         append_audit(
             db, at, "assigned",
             {"seed": options.seed, "annotators_per_task": options.annotators_per_task, "cap": options.cap,
-             "overlap": options.overlap, "gold": options.gold, "items_added": added, "episodes_left_out": left_out},
+             "overlap": options.overlap, "gold": options.gold, "items_added": added, "episodes_left_out": left_out,
+             "withheld_from_disabled": withheld},
         )  # fmt: skip
-    return AssignSummary(options.seed, len(mapping), left_out, added, int(gold_videos))
+    return AssignSummary(options.seed, len(mapping), left_out, added, int(gold_videos), withheld)
 
 
 def _gold_items(
@@ -337,6 +345,11 @@ def reassign(engine: Engine, clock: Clock, task: str, episode: str, annotator: s
         target = ACCOUNTS.by_name(db, annotator)
         if target.role != "annotator":
             raise ConfigError(f"{annotator!r} is not an annotator")
+        if db.execute(select(users.c.disabled_at).where(users.c.id == target.id)).scalar() is not None:
+            raise ConfigError(
+                f"{annotator!r} is disabled: they would get work they cannot sign in to do",
+                fix=f"pick an active annotator, or enable {annotator} first",
+            )
         row = db.execute(
             select(episode_map).where(episode_map.c.task == task, episode_map.c.episode == episode)
         ).first()

@@ -196,6 +196,9 @@ def assign_command(annotators_per_task: int, cap: int, overlap: int, gold: int, 
     )
     if gold and not summary.gold_videos:
         click.echo("no gold set imported, so no gold items: see `podium wmeval gold-import`")
+    for name, count in summary.withheld.items():
+        click.echo(f"  not given: {count} item(s) of episodes mapped to {name}, who is disabled: reassign their "
+                   f"episodes (`podium wmeval reassign TASK EPISODE ANNOTATOR`), then assign again")  # fmt: skip
 
 
 @wmeval.command("assignments")

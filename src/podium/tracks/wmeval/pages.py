@@ -214,9 +214,18 @@ def dashboard_body(
         if waiting
         else ""
     )  # fmt: skip
+    stranded = (
+        "<h2>Disabled annotators' unscored items</h2><p class='bad'>Nobody will score these: re-assign each "
+        "episode below (or <code>podium wmeval reassign TASK EPISODE ANNOTATOR</code>).</p>"
+        + table(("annotator", "unscored items"), [(n, str(c)) for n, c in done.disabled_pending.items()],
+                numeric=("unscored items",))
+        if done.disabled_pending
+        else ""
+    )  # fmt: skip
     return (
         "<p><a href='/wmeval/operator/report'>Scores and statistics report</a> · "
         "<a href='/wmeval/operator/flagged'>Flagged items and notes</a></p>"
+        + stranded
         + _progress_table("Progress per annotator", done.annotators)
         + _progress_table("Progress per task", done.tasks)
         + _progress_table("Progress per team", done.teams)
