@@ -45,6 +45,7 @@ def create_app(
     app = FastAPI(title="podium", docs_url="/api/docs")
     allowed = [o for o in os.environ.get(ALLOWED_ORIGINS_ENV, "").split(",") if o.strip()]
     app.add_middleware(WebSafety, allowed_origins=allowed)
+    app.add_middleware(HeadAsGet)
 
     @app.get(SCRIPT_PATH, include_in_schema=False)
     def layout_script() -> Response:
@@ -75,6 +76,30 @@ def create_app(
         return front_page([(track.name, track.summary) for track in served])
 
     return app
+
+
+class HeadAsGet:
+    """ASGI middleware: a HEAD request is answered as the GET would be, headers only.
+
+    Monitors and link checkers ask HEAD; FastAPI's routes answer it 405 unless each names it.
+    """
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] != "HEAD":
+            await self.app(scope, receive, send)
+            return
+
+        async def headers_only(message: Any) -> None:
+            if message["type"] == "http.response.body":
+                if message.get("more_body"):
+                    return  # the GET's body is not sent: only its end, empty
+                message = {"type": "http.response.body", "body": b"", "more_body": False}
+            await send(message)
+
+        await self.app({**scope, "method": "GET"}, receive, headers_only)
 
 
 def front_page(served: Sequence[tuple[str, str]]) -> str:

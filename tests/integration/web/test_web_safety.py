@@ -200,3 +200,11 @@ def test_serve_takes_the_tracks_it_is_told_or_those_whose_tables_exist(
     assert served_urls((), None) == {"wmeval": wmeval_url}
     with pytest.raises(ConfigError, match="no track with pages called pcg"):
         tracks_to_serve(("pcg",), None)
+
+
+def test_head_is_answered_as_get_without_a_body(served: Served) -> None:
+    for path in ("/", "/healthz", "/wmeval/", "/dojo/"):
+        head, get = served.client.head(path), served.client.get(path)
+        assert (head.status_code, head.content) == (get.status_code, b""), path  # FastAPI alone answered 405
+        assert head.headers["content-type"] == get.headers["content-type"]
+        assert head.headers["content-security-policy"] == CONTENT_SECURITY_POLICY

@@ -88,8 +88,11 @@ def test_cant_judge_waits_for_the_operator_who_resolves_it_broken_or_rescored(as
         return results[row.episode].status
 
     assert status(first) == status(second) == "cant_judge"  # pending: 0 until the operator decides
+    answered = {r.item: r.answered_at for r in assignments(assigned.engine)}[second]
+    assigned.clock.set(assigned.clock.now() + timedelta(hours=5))  # the operator resolves it later
     assert resolve(assigned.engine, assigned.clock, second, broken=True) == f"{second}: broken, counts 0"
     assert status(second) == "broken"
+    assert {r.item: r.answered_at for r in assignments(assigned.engine)}[second] == answered  # still the annotator's
     with pytest.raises(InputError):
         resolve(assigned.engine, assigned.clock, first)  # neither --broken nor --rescore
     with pytest.raises(InputError, match="already could not judge"):

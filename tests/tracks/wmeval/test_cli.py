@@ -65,3 +65,17 @@ def test_backup_copies_the_live_database(tmp_path: Path) -> None:
     assert result.exit_code == 0 and "integrity ok" in result.output, result.output
     with sqlite3.connect(tmp_path / "copy.sqlite3") as copy:
         assert copy.execute("SELECT name FROM wmeval_users").fetchall() == [("ann",)]
+
+
+def test_the_scores_table_comes_whole_before_the_open_scoring_note(tmp_path: Path) -> None:
+    """Both streams to one place (a terminal, `2>&1`): the note must not run into the table's last line."""
+    import subprocess
+    import sys
+
+    db = f"sqlite:///{tmp_path / 'w.sqlite3'}"
+    podium = [sys.executable, "-m", "podium", "wmeval"]
+    subprocess.run([*podium, "init", "--db", db], check=True, capture_output=True)
+    both = subprocess.run([*podium, "scores", "--db", db], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, check=True).stdout  # fmt: skip
+    lines = both.splitlines()
+    assert lines[0].startswith("rank") and lines[-1].startswith("note: scoring is open"), both

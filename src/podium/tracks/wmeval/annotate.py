@@ -418,7 +418,8 @@ def resolve(engine: Engine, clock: Clock, key: str, *, broken: bool = False, res
         if row is None or row.cant_judge is None:
             raise NotFoundError(f"item {key!r} has no can't-judge answer", fix="see `podium wmeval cant-judge`")
         if rescore_by is None:
-            db.execute(update(scores).where(scores.c.item_id == row.id).values(resolution=BROKEN, updated_at=at))
+            # the answer's time stays the annotator's; when the operator resolved it is in the audit entry
+            db.execute(update(scores).where(scores.c.item_id == row.id).values(resolution=BROKEN))
             append_audit(db, at, "cant_judge_resolved", {"item": key, "resolution": BROKEN, "reason": row.cant_judge})
             return f"{key}: broken, counts 0"
         target = db.execute(select(users.c.id, users.c.role).where(users.c.name == rescore_by)).first()

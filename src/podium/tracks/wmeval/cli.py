@@ -8,6 +8,7 @@ first ingest (``--media``, else ``PODIUM_WMEVAL_MEDIA``, else ``./wmeval-media``
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -285,6 +286,7 @@ def scores_command(fmt: str, seed: int, db: str) -> None:
     click.echo(scores_text(engine, fmt, seed))
     with engine.connect() as connection:
         if fmt == "table" and frozen_since(connection) is None:  # said to people; csv and json stay data
+            sys.stdout.flush()  # the table first, whole: a buffered tail ran into the note
             click.echo("note: scoring is open, so these scores can still change (podium wmeval freeze)", err=True)
 
 

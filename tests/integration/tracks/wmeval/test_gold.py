@@ -73,3 +73,12 @@ def test_gold_items_are_gold_videos_served_like_any_other_and_measure_the_annota
     quality = {q.annotator: q for q in annotator_quality(collect_ratings(ready.engine))}
     assert (quality["ann"].gold_items, quality["ann"].gold_accuracy) == (2, 0.5)
     assert len(queue(ready.engine, account.id)) == 3  # red's video and the two gold items, one queue
+
+
+def test_a_gold_set_covering_part_of_the_gt_reports_no_missing_scores(ready: Env) -> None:
+    """A gold set is never scored: an episode it leaves out is no 'missing ... scores 0' line."""
+    root = media_root(ready.engine, ready.media)
+    partial = make_team(ready.tmp / "gold1", {"task1/episode_0.mp4": "h264"})
+    report = import_gold(ready.engine, root, partial, "task,episode,expected\ntask1,episode_0,2\n",  # type: ignore[arg-type]
+                         SerialExecutor(), ready.clock)  # fmt: skip
+    assert report.stored == 1 and not any("scores 0" in line for line in report.lines()), report.lines()
