@@ -208,3 +208,19 @@ def test_a_disabled_annotator_gets_no_work_from_assign_or_reassign(env: Env) -> 
     reassign(env.engine, env.clock, "task1", theirs[0], "ann0")  # handed on: the next assign gives it out
     again = assign(env.engine, env.clock, AssignOptions(annotators_per_task=2, gold=0, seed=5))
     assert again.items_added == 1 and again.withheld == {"ann1": len(theirs) - 1}
+
+
+def test_a_late_teams_assign_with_the_first_seed_draws_afresh_and_spreads_its_items(env: Env) -> None:
+    """The late team's items go at fresh random places, not where the first run's draws would put them."""
+    from podium.tracks.wmeval.assign import run_stream
+
+    assert run_stream(7, 0).random() == random.Random(7).random()  # the first run: the seed's own stream
+    assert run_stream(7, 1).random() != run_stream(7, 0).random()
+    seed_rows(env.engine, {"task1": 40}, ["red"])
+    annotators(env, 1)
+    assign(env.engine, env.clock, AssignOptions(annotators_per_task=1, cap=40, gold=0, seed=7))
+    seed_rows(env.engine, {"task1": 40}, ["late"], with_gt=False)
+    assign(env.engine, env.clock, AssignOptions(annotators_per_task=1, cap=40, gold=0, seed=7))
+    rows = assignments(env.engine)  # in queue order
+    late = [i for i, r in enumerate(rows) if r.team == "late"]
+    assert len(late) == 40 and 20 < sum(late) / len(late) < 60  # spread over the 80 places, not bunched

@@ -43,7 +43,17 @@ from sqlalchemy import Connection, Engine, func, insert, select, update
 
 from podium.core.clock import Clock, utc_text
 from podium.core.errors import ConfigError, NotFoundError
-from podium.tracks.wmeval.schema import episode_map, gt, items, items_with_context, scores, teams, users, videos
+from podium.tracks.wmeval.schema import (
+    audit_log,
+    episode_map,
+    gt,
+    items,
+    items_with_context,
+    scores,
+    teams,
+    users,
+    videos,
+)
 from podium.tracks.wmeval.store import ACCOUNTS, append_audit, transaction
 
 ITEM_KEY_BYTES = 8  # 64 random bits: an item key cannot be guessed
@@ -161,10 +171,16 @@ def new_key() -> str:
 
 
 def assign(engine: Engine, clock: Clock, options: AssignOptions) -> AssignSummary:
-    """Map unmapped episodes, then add every missing item and shuffle it into its annotator's remaining queue."""
-    rng = random.Random(options.seed)
+    """Map unmapped episodes, then add every missing item and shuffle it into its annotator's remaining queue.
+
+    Each run draws from its own stream: the seed and how many runs came before (``run_stream``), so a late team's
+    assign given the seed of the first does not repeat its draws.
+    """
     at = utc_text(clock.now())
     with transaction(engine) as db:
+        runs = select(func.count()).select_from(audit_log).where(audit_log.c.kind == "assigned")
+        earlier = db.execute(runs).scalar_one()
+        rng = run_stream(options.seed, earlier)
         annotators = db.execute(
             select(users.c.name, users.c.id, users.c.disabled_at).where(users.c.role == "annotator")
         )
@@ -219,11 +235,16 @@ def assign(engine: Engine, clock: Clock, options: AssignOptions) -> AssignSummar
             added += len(new)
         append_audit(
             db, at, "assigned",
-            {"seed": options.seed, "annotators_per_task": options.annotators_per_task, "cap": options.cap,
-             "overlap": options.overlap, "gold": options.gold, "items_added": added, "episodes_left_out": left_out,
-             "withheld_from_disabled": withheld},
+            {"seed": options.seed, "run": earlier, "annotators_per_task": options.annotators_per_task,
+             "cap": options.cap, "overlap": options.overlap, "gold": options.gold, "items_added": added,
+             "episodes_left_out": left_out, "withheld_from_disabled": withheld},
         )  # fmt: skip
     return AssignSummary(options.seed, len(mapping), left_out, added, int(gold_videos), withheld)
+
+
+def run_stream(seed: int, run: int) -> random.Random:
+    """The random stream of assign run number ``run`` (0 for the first) under ``seed``; the first is ``seed``'s own."""
+    return random.Random(seed if run == 0 else f"{seed}/{run}")
 
 
 def _gold_items(
