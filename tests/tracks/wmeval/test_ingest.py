@@ -11,12 +11,12 @@ from sqlalchemy import select
 
 from podium.core.errors import ConflictError, InputError
 from podium.core.execution.executor import SerialExecutor
-from podium.tracks.wmeval.annotate import queue, record_score
+from podium.tracks.wmeval.annotate import item_opened, record_score
 from podium.tracks.wmeval.assign import AssignOptions, assign
 from podium.tracks.wmeval.ingest import ingest_gt, ingest_team, media_root
 from podium.tracks.wmeval.layout import scan_team
 from podium.tracks.wmeval.media import probe
-from podium.tracks.wmeval.schema import gt, items, scores, teams, videos
+from podium.tracks.wmeval.schema import gt, item_times, items, scores, teams, videos
 from podium.tracks.wmeval.store import ACCOUNTS, add_account, audit_entries
 from tests.processes import descendants
 
@@ -161,34 +161,67 @@ def test_a_submission_that_fits_no_place_of_the_layout_is_refused(env: Env, file
         assert db.execute(select(teams)).all() == []
 
 
-def test_a_team_is_replaced_only_while_unanswered_or_when_forced(env: Env) -> None:
+ANSWERS = select(items.c.key, scores.c.score).join(scores, scores.c.item_id == items.c.id)
+
+
+def test_a_replacement_changes_only_the_videos_that_changed_and_keeps_every_other_answer(env: Env) -> None:
+    """Replacing one video dropped all 15 of a team's answers, and crashed once an item had been opened."""
     root = media_root(env.engine, env.media)
-    ingest_gt(env.engine, root, make_gt(env.tmp / "gt", {"task1": 2}), SerialExecutor(), env.clock, 48)
-    first = make_team(env.tmp / "v1", {"task1/episode_0.mp4": "h264"})
+    ingest_gt(env.engine, root, make_gt(env.tmp / "gt", {"task1": 3}), SerialExecutor(), env.clock, 48)
+    first = make_team(env.tmp / "v1", {"task1/episode_0.mp4": "h264", "task1/episode_1.mp4": "mp4v"})
     ingest_team(env.engine, root, "alpha", first, SerialExecutor(), env.clock)
     with pytest.raises(ConflictError, match="ingested already") as refused:
         ingest_team(env.engine, root, "alpha", first, SerialExecutor(), env.clock)
     assert refused.value.fix == "re-ingest it with --replace"
-    second = make_team(env.tmp / "v2", {"task1/episode_0.mp4": "h264", "task1/episode_1.mp4": "mp4v"})
+    # the same two videos and a third: the two are kept as they are, the third is added
+    second = make_team(env.tmp / "v2", {"task1/episode_0.mp4": "h264", "task1/episode_1.mp4": "mp4v",
+                                        "task1/episode_2.mp4": "h264"})  # fmt: skip
     report = ingest_team(env.engine, root, "alpha", second, SerialExecutor(), env.clock, replace=True)
-    assert (report.stored, report.replaced) == (2, 1)
+    assert (report.stored, report.replaced, report.kept) == (3, 0, 2)
     add_account(env.engine, env.clock, "ann", "annotator")
     assign(env.engine, env.clock, AssignOptions(annotators_per_task=1, gold=0))
     with env.engine.connect() as db:
         ann = ACCOUNTS.by_name(db, "ann")
-    key = queue(env.engine, ann.id)[0].key
-    record_score(env.engine, env.clock, ann, key, 2)
-    with pytest.raises(ConflictError, match="1 answered item"):
-        ingest_team(env.engine, root, "alpha", first, SerialExecutor(), env.clock, replace=True)
-    old_folders = {p.name for p in (root / "teams").iterdir()}
-    forced = ingest_team(env.engine, root, "alpha", first, SerialExecutor(), env.clock, replace=True, force=True)
-    assert (forced.stored, forced.replaced) == (1, 2)
+        keys = dict(
+            db.execute(select(videos.c.episode, items.c.key).join(items, items.c.video_id == videos.c.id)).all()
+        )
+    for episode, score in (("episode_0", 2), ("episode_1", 3)):
+        item_opened(env.engine, env.clock, ann, keys[episode])  # opened: its times row once broke the replace
+        record_score(env.engine, env.clock, ann, keys[episode], score)
+    item_opened(env.engine, env.clock, ann, keys["episode_2"])
+
+    # one video sent again, changed: only its answer would go, and only when forced
+    third = env.tmp / "v3"
+    shutil.copytree(second, third)
+    shutil.copy(make_team(env.tmp / "other", {"task1/episode_9.mp4": "h264"}) / "evaluator_test/task1/episode_9.mp4",
+                third / "evaluator_test/task1/episode_1.mp4")  # fmt: skip
+    with pytest.raises(ConflictError, match="replacing 1 video\\(s\\) would drop 1 answered item"):
+        ingest_team(env.engine, root, "alpha", third, SerialExecutor(), env.clock, replace=True)
+    only = ingest_team(env.engine, root, "alpha", third, SerialExecutor(), env.clock, replace=True, force=True,
+                       only=["task1/episode_1"])  # fmt: skip
+    assert (only.stored, only.replaced) == (1, 1)
     with env.engine.connect() as db:
-        assert db.execute(select(scores)).all() == [] and db.execute(select(items)).all() == []
-        dropped = [json.loads(e.payload) for e in audit_entries(db) if e.kind == "team_dropped"]
-    assert dropped[-1]["answers_dropped"] == [{"item": key, "score": 2, "cant_judge": None}]
-    assert not old_folders & {p.name for p in (root / "teams").iterdir()}  # the replaced media are gone
-    assert assign(env.engine, env.clock, AssignOptions(annotators_per_task=1, gold=0)).items_added == 1
+        answered = dict(
+            db.execute(select(items.c.key, scores.c.score).join(scores, scores.c.item_id == items.c.id)).all()
+        )
+        owners = dict(db.execute(select(items.c.key, items.c.annotator_id)).all())
+        dropped = [json.loads(e.payload) for e in audit_entries(db) if e.kind == "videos_replaced"]
+        assert len(db.execute(select(videos)).all()) == 3 and db.execute(select(item_times)).all()
+    assert answered == {keys["episode_0"]: 2}  # episode_1's answer went; episode_0's stayed
+    assert owners[keys["episode_1"]] == ann.id  # its item came back, unanswered, to the same annotator
+    gone = [{"item": keys["episode_1"], "score": 3, "cant_judge": None}]
+    assert dropped[-1] == {"team": "alpha", "videos": ["task1/episode_1"], "answers_dropped": gone}
+    assert assign(env.engine, env.clock, AssignOptions(annotators_per_task=1, gold=0)).items_added == 0
+    assert not (root / "staging").exists() or not any((root / "staging").iterdir())  # nothing left staged
+
+    # the whole team again with the first folder: episode_2 is no longer sent, its item goes; the rest stays
+    used = {p.name for p in (root / "teams").iterdir()}
+    whole = ingest_team(env.engine, root, "alpha", first, SerialExecutor(), env.clock, replace=True, force=True)
+    assert (whole.stored, whole.kept) == (2, 1)  # episode_0 kept; episode_1 differs from v1's again: replaced
+    with env.engine.connect() as db:
+        assert dict(db.execute(ANSWERS).all()) == {keys["episode_0"]: 2}
+        assert keys["episode_2"] not in set(db.execute(select(items.c.key)).scalars())
+    assert len({p.name for p in (root / "teams").iterdir()}) <= len(used) + 1  # folders no video uses are gone
 
 
 def test_an_ingest_killed_while_transcoding_leaves_no_team_and_runs_again(env: Env) -> None:

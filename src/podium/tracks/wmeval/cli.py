@@ -85,19 +85,26 @@ def ingest_gt_command(gt_dir: Path, height: int, media: Path | None, workers: in
 @wmeval.command("ingest-team")
 @click.argument("team")
 @click.argument("folder", type=click.Path(path_type=Path, file_okay=False))
-@click.option("--replace", is_flag=True, help="re-ingest a team ingested before (its videos get new items)")
-@click.option("--force", is_flag=True, help="with --replace: also when items are answered (the answers are dropped)")
+@click.option("--replace", is_flag=True,
+              help="re-ingest a team ingested before: changed videos are replaced, the rest kept")  # fmt: skip
+@click.option("--only", multiple=True, metavar="TASK/EPISODE",
+              help="with --replace: replace only this video (repeatable); every other answer stays")  # fmt: skip
+@click.option("--force", is_flag=True, help="with --replace: also when answers would be dropped (audited)")
 @MEDIA
 @workers_option()
 @DB
 def ingest_team_command(
-    team: str, folder: Path, replace: bool, force: bool, media: Path | None, workers: int | None, db: str
-) -> None:
-    """Match and transcode TEAM's FOLDER/evaluator_test/task<N>/episode_<i>.mp4."""
+    team: str, folder: Path, replace: bool, only: tuple[str, ...], force: bool, media: Path | None,
+    workers: int | None, db: str,
+) -> None:  # fmt: skip
+    """Match and transcode TEAM's FOLDER/evaluator_test/task<N>/episode_<i>.mp4.
+
+    A replaced video's items go back, unanswered, to the annotators who had them.
+    """
     engine = connect(db)
     root = media_root(engine, media)
     report = ingest_team(
-        engine, root, team, folder, make_executor(workers), SystemClock(), replace=replace, force=force
+        engine, root, team, folder, make_executor(workers), SystemClock(), replace=replace, force=force, only=only
     )
     _echo_report(report)
     if report.replaced:

@@ -30,16 +30,17 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from sqlalchemy import Connection, Engine, delete, func, insert, select
+from sqlalchemy import Connection, Engine, delete, func, insert, select, update
 
 from podium.core.accounts import check_name
 from podium.core.clock import Clock, utc_text
 from podium.core.errors import ConfigError, ConflictError, InputError
 from podium.core.execution.executor import Executor
 from podium.core.storage.sql import inserted_id
+from podium.tracks.wmeval.freeze import check_open
 from podium.tracks.wmeval.layout import CAMERAS, Issue, episode_name, scan_gt, scan_team, task_name
 from podium.tracks.wmeval.media import StripJob, TranscodeJob, TranscodeResult, compose_strip, transcode_job
-from podium.tracks.wmeval.schema import gt, issues, items, meta, scores, teams, videos
+from podium.tracks.wmeval.schema import gt, issues, item_times, items, meta, scores, teams, videos
 from podium.tracks.wmeval.staging import Staging, copy_if_changed, team_staging_name
 from podium.tracks.wmeval.store import append_audit, transaction
 
@@ -61,7 +62,8 @@ class IngestReport:
     issues: tuple[Issue, ...]
     methods: tuple[tuple[str, int], ...] = ()  # how many playable videos were remuxed, transcoded or composed
     reused: int = 0  # made by an earlier, interrupted run of the same ingest
-    replaced: int = 0  # videos of the team's earlier ingest that this one replaced
+    replaced: int = 0  # videos of the team's earlier ingest that this one replaced or removed
+    kept: int = 0  # videos of the earlier ingest whose bytes did not change: kept, with their answers
 
     def lines(self) -> list[str]:
         """The report for a person: one summary line, then one line per issue."""
@@ -69,8 +71,10 @@ class IngestReport:
         head = (
             f"{self.source}: {self.stored} video(s) stored, {self.playable} playable{how}, {len(self.issues)} issue(s)"
         )
-        extra = ([f"  resumed: {self.reused} made by an interrupted run, reused"] if self.reused else []) + (
-            [f"  replaced: {self.replaced} video(s) of the earlier ingest"] if self.replaced else []
+        extra = (
+            ([f"  resumed: {self.reused} made by an interrupted run, reused"] if self.reused else [])
+            + ([f"  replaced: {self.replaced} video(s) of the earlier ingest"] if self.replaced else [])
+            + ([f"  kept: {self.kept} video(s) whose bytes did not change, with their answers"] if self.kept else [])
         )
         return [head, *extra, *(f"  {i.kind}: {i.path}: {i.detail}" for i in self.issues)]
 
@@ -208,11 +212,25 @@ def _move_all(moves: Sequence[tuple[Path, Path]]) -> None:
 
 def ingest_team(
     engine: Engine, root: Path, team: str, folder: Path, executor: Executor, clock: Clock, *,
-    replace: bool = False, force: bool = False,
+    replace: bool = False, force: bool = False, only: Sequence[str] = (),
 ) -> IngestReport:  # fmt: skip
-    """Match, remux or transcode, and store one team's submission (``replace``: instead of its earlier one)."""
+    """Match, remux or transcode, and store one team's submission (``replace``: instead of its earlier one).
+
+    A replacement changes only the videos whose bytes changed (``only``: ``task/episode`` names limit it to those):
+    their items go back, unanswered, to the same annotators; every other video keeps its items and answers.
+    """
     check_name("team", team)
-    return _ingest_videos(engine, root, team, folder, executor, clock, replace=replace, force=force)
+    wanted = frozenset(_only_key(name) for name in only)
+    if wanted and not replace:
+        raise ConfigError("--only replaces videos of a team ingested before", fix="add --replace")
+    return _ingest_videos(engine, root, team, folder, executor, clock, replace=replace, force=force, only=wanted)
+
+
+def _only_key(name: str) -> tuple[str, str]:
+    task, _, episode = name.strip("/").partition("/")
+    if not task or not episode:
+        raise ConfigError(f"--only {name!r} is not TASK/EPISODE", fix="e.g. --only task1/episode_3")
+    return task_name(task) or task, episode_name(f"{episode}.mp4") or episode
 
 
 def import_gold(
@@ -256,21 +274,37 @@ def _gold_answers(text: str) -> dict[tuple[str, str], int]:
 def _ingest_videos(
     engine: Engine, root: Path, team: str, folder: Path, executor: Executor, clock: Clock, *, replace: bool,
     force: bool, kind: str = "team", expected: dict[tuple[str, str], int] | None = None,
+    only: frozenset[tuple[str, str]] = frozenset(),
 ) -> IngestReport:  # fmt: skip
     if force and not replace:
         raise ConfigError("--force only goes with --replace")
     with engine.connect() as db:
         known = [(r.task, r.episode) for r in db.execute(select(gt.c.task, gt.c.episode))]
         existing = db.execute(select(teams.c.id).where(teams.c.name == team)).scalar()
-        answered = 0 if existing is None else _answered(db, existing)
+        before = {} if existing is None else _stored_videos(db, root, existing)
+        if existing is not None:
+            check_open(db)  # after the freeze the scores are a record: no video under them changes
     if not known:
         raise ConflictError("no GT ingested yet", fix="run `podium wmeval ingest-gt GT_DIR` first")
     if existing is not None and not replace:
         raise ConflictError(f"team {team!r} is ingested already", fix="re-ingest it with --replace")
-    if answered and not force:
-        raise ConflictError(f"team {team!r} has {answered} answered item(s)",
-                            fix="--replace --force drops those answers (listed in the audit log)")  # fmt: skip
     matched, problems = scan_team(folder, known)
+    if only:
+        absent = sorted(only - set(matched))
+        if absent:
+            raise InputError(f"--only names {', '.join('/'.join(k) for k in absent)}, which the submission lacks",
+                             path=folder, fix="name episodes the folder has a video for")  # fmt: skip
+        matched = {key: path for key, path in matched.items() if key in only}
+        problems = []  # what the rest of the folder has or lacks is not this replacement's business
+    unchanged = {key for key, path in matched.items() if key in before and before[key].digest == _digest(path)}
+    # the earlier videos that go: those named (--only), else every one not kept (changed, or no longer sent)
+    changing = ((only & set(before)) if only else set(before)) - unchanged
+    answered = _answered_items(engine, [before[key].id for key in changing])
+    if answered and not force:
+        raise ConflictError(
+            f"team {team!r}: replacing {len(changing)} video(s) would drop {answered} answered item(s)",
+            fix="--replace --force drops those answers (listed in the audit log); --only TASK/EPISODE limits it",
+        )
     if kind == "gold":  # a gold set is never scored: an episode it lacks costs nobody anything
         problems = [issue for issue in problems if issue.kind != "missing"]
     if expected is not None and set(expected) != set(matched):
@@ -282,6 +316,7 @@ def _ingest_videos(
                          *(f"{t}/{e}: an answer without a video" for t, e in extra)]),
             path=folder, fix="one answer per gold video, one video per answer",
         )  # fmt: skip
+    matched = {key: path for key, path in matched.items() if key not in unchanged}  # only these are made anew
     staging = Staging(root, team_staging_name(team))
     planned: list[tuple[TranscodeJob, str]] = []
     for (task, episode), source in sorted(matched.items()):
@@ -293,7 +328,7 @@ def _ingest_videos(
         shutil.rmtree(stale)
     where = root / "teams" / secrets.token_hex(8)  # a random folder, never the team's name
     at = utc_text(clock.now())
-    playable, replaced, old_folders, moved = 0, 0, set[Path](), False
+    playable, replaced, moved = 0, 0, False
     try:
         with transaction(engine) as db:
             team_id = db.execute(select(teams.c.id).where(teams.c.name == team)).scalar()
@@ -301,8 +336,12 @@ def _ingest_videos(
                 raise ConflictError(f"team {team!r} is ingested already", fix="re-ingest it with --replace")
             if team_id is None:
                 team_id = inserted_id(db, insert(teams).values(name=team, kind=kind, created_at=at))
-            else:
-                replaced, old_folders = _drop_team_media(db, team_id, team, at)
+            waiting: dict[tuple[str, str], list[int]] = {}
+            if before:  # first out (one video per team and episode), the items of a replaced one kept aside
+                old = {key: before[key] for key in changing}
+                waiting = _take_out(db, team_id, team, old, set(matched), at, whole=not only)
+                replaced = len(old)
+            new_ids: dict[tuple[str, str], int] = {}
             for job, result in sorted(done, key=_by_path):
                 task, episode = job.source.parent.parent.name, job.source.parent.name
                 playable += result.playable
@@ -311,7 +350,8 @@ def _ingest_videos(
                     problems.append(Issue("undecodable", sent, result.reason))
                 final = where / task / episode
                 stored = TranscodeJob(final / job.source.name, final / job.target.name, final / job.last_frame.name)
-                db.execute(
+                new_ids[(task, episode)] = inserted_id(
+                    db,
                     insert(videos).values(
                         team_id=team_id,
                         task=task,
@@ -319,8 +359,17 @@ def _ingest_videos(
                         original_path=str(stored.source.relative_to(root)),
                         expected=None if expected is None else expected[(task, episode)],
                         **_stored(stored, result, root, at),
-                    )
+                    ),
                 )
+            playable_now = {(j.source.parent.parent.name, j.source.parent.name) for j, r in done if r.playable}
+            for key, item_ids in waiting.items():  # back to the same annotators, unanswered, with the new video
+                if key in playable_now:
+                    db.execute(update(items).where(items.c.id.in_(item_ids)).values(video_id=new_ids[key]))
+                else:  # a video nobody can watch gets no items, as at a first ingest
+                    db.execute(delete(items).where(items.c.id.in_(item_ids)))
+            for key in unchanged:  # a gold video kept: its expected score may be new
+                if expected is not None:
+                    db.execute(update(videos).where(videos.c.id == before[key].id).values(expected=expected[key]))
             _record_issues(db, team_id, problems, at)
             append_audit(
                 db, at, "team_replaced" if replaced else "team_ingested",
@@ -334,9 +383,10 @@ def _ingest_videos(
             where.rename(staging.folder)
         raise
     staging.discard()  # moved already: only an empty staging/ goes
-    for old in old_folders:
-        shutil.rmtree(root / old, ignore_errors=True)
-    return IngestReport(team, len(done), playable, tuple(problems), _methods(done), reused, replaced)
+    _remove_unused_folders(engine, root, {v.folder for v in before.values()})
+    kept_playable = sum(before[key].playable for key in unchanged)
+    return IngestReport(team, len(done) + len(unchanged), playable + kept_playable, tuple(problems), _methods(done),
+                        reused, replaced, len(unchanged))  # fmt: skip
 
 
 def _stale_job_folders(staging: Staging, matched: Iterable[tuple[str, str]]) -> list[Path]:
@@ -349,32 +399,84 @@ def _stale_job_folders(staging: Staging, matched: Iterable[tuple[str, str]]) -> 
     return [p for p in found if p not in wanted]
 
 
-def _answered(db: Connection, team_id: int) -> int:
-    team_items = select(items.c.id).join(videos, videos.c.id == items.c.video_id).where(videos.c.team_id == team_id)
-    return int(
-        db.execute(select(func.count()).select_from(scores).where(scores.c.item_id.in_(team_items))).scalar_one()
-    )
+@dataclass(frozen=True, slots=True)
+class _StoredVideo:
+    id: int
+    digest: str  # SHA-256 of the original as submitted ("" where it is gone: counted as changed)
+    folder: str  # the ingest's media folder it lies in (``teams/<random>``)
+    playable: bool
 
 
-def _drop_team_media(db: Connection, team_id: int, team: str, at: str) -> tuple[int, set[Path]]:
-    """Delete a team's videos, items, answers and issues (the answers listed in the audit log); their folders."""
-    team_videos = select(videos.c.id).where(videos.c.team_id == team_id)
-    team_items = select(items.c.id).where(items.c.video_id.in_(team_videos))
+def _stored_videos(db: Connection, root: Path, team_id: int) -> dict[tuple[str, str], _StoredVideo]:
+    rows = db.execute(
+        select(videos.c.id, videos.c.task, videos.c.episode, videos.c.original_path, videos.c.playable)
+        .where(videos.c.team_id == team_id)
+    ).all()  # fmt: skip
+    return {
+        (r.task, r.episode): _StoredVideo(
+            r.id, _digest(root / r.original_path), str(Path(r.original_path).parents[-3]), bool(r.playable)
+        )
+        for r in rows
+    }
+
+
+def _digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    try:
+        with path.open("rb") as stream:
+            for block in iter(lambda: stream.read(1 << 20), b""):
+                digest.update(block)
+    except OSError:
+        return ""
+    return digest.hexdigest()
+
+
+def _answered_items(engine: Engine, video_ids: Sequence[int]) -> int:
+    with engine.connect() as db:
+        held = select(items.c.id).where(items.c.video_id.in_(video_ids))
+        return int(db.execute(select(func.count()).select_from(scores).where(scores.c.item_id.in_(held))).scalar_one())
+
+
+def _take_out(
+    db: Connection, team_id: int, team: str, old: dict[tuple[str, str], _StoredVideo], resent: set[tuple[str, str]],
+    at: str, *, whole: bool,
+) -> dict[tuple[str, str], list[int]]:  # fmt: skip
+    """Take the ``old`` videos out, their answers audited first; the items of those ``resent``, by episode.
+
+    Those items stay, reset and without a video until the new one is stored (the same annotators score it again);
+    the items of an episode not sent again go.
+    """
+    old_ids = [video.id for video in old.values()]
+    affected = select(items.c.id).where(items.c.video_id.in_(old_ids))
     dropped = [
         {"item": r.key, "score": r.score, "cant_judge": r.cant_judge}
         for r in db.execute(
             select(items.c.key, scores.c.score, scores.c.cant_judge).join(scores, scores.c.item_id == items.c.id)
-            .where(items.c.id.in_(team_items))
+            .where(items.c.id.in_(affected))
         )
     ]  # fmt: skip
-    folders = {
-        Path(p).parents[-3]
-        for p in db.execute(select(videos.c.original_path).where(videos.c.team_id == team_id)).scalars()
-    }
-    count = int(db.execute(select(func.count()).select_from(videos).where(videos.c.team_id == team_id)).scalar_one())
-    db.execute(delete(scores).where(scores.c.item_id.in_(team_items)))
-    db.execute(delete(items).where(items.c.id.in_(team_items)))
-    db.execute(delete(videos).where(videos.c.team_id == team_id))
-    db.execute(delete(issues).where(issues.c.team_id == team_id))
-    append_audit(db, at, "team_dropped", {"team": team, "videos": count, "answers_dropped": dropped})
-    return count, folders
+    gone = sorted("/".join(key) for key in old)
+    append_audit(db, at, "team_dropped" if whole else "videos_replaced",
+                 {"team": team, "videos": gone, "answers_dropped": dropped})  # fmt: skip
+    db.execute(delete(scores).where(scores.c.item_id.in_(affected)))
+    db.execute(delete(item_times).where(item_times.c.item_id.in_(affected)))  # an opened item has its times
+    waiting = {}
+    for key, video in old.items():
+        held = list(db.execute(select(items.c.id).where(items.c.video_id == video.id)).scalars())
+        if key in resent:
+            waiting[key] = held
+            db.execute(update(items).where(items.c.id.in_(held)).values(video_id=None))
+        else:
+            db.execute(delete(items).where(items.c.id.in_(held)))
+    if whole:
+        db.execute(delete(issues).where(issues.c.team_id == team_id))
+    db.execute(delete(videos).where(videos.c.id.in_(old_ids)))
+    return waiting
+
+
+def _remove_unused_folders(engine: Engine, root: Path, folders: set[str]) -> None:
+    """Delete the ingests' media folders no video lies in any more (after the rows committed)."""
+    with engine.connect() as db:
+        used = {str(Path(p).parents[-3]) for p in db.execute(select(videos.c.original_path)).scalars()}
+    for folder in sorted(folders - used):
+        shutil.rmtree(root / folder, ignore_errors=True)
