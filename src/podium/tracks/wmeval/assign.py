@@ -231,7 +231,7 @@ def assign(engine: Engine, clock: Clock, options: AssignOptions) -> AssignSummar
                 db.execute(
                     insert(items).values(key=key, annotator_id=annotator_id, position=0, created_at=at, **values)
                 )
-            _shuffle_into_queue(db, annotator_id, keys, rng)
+            shuffle_into_queue(db, annotator_id, keys, rng)
             added += len(new)
         append_audit(
             db, at, "assigned",
@@ -324,7 +324,7 @@ def _map_episodes(
     return left_out
 
 
-def _shuffle_into_queue(db: Connection, annotator_id: int, keys: Sequence[str], rng: random.Random) -> None:
+def shuffle_into_queue(db: Connection, annotator_id: int, keys: Sequence[str], rng: random.Random) -> None:
     """Put the items ``keys`` at random places among what the annotator has left to score, then number the queue.
 
     Answered items keep their order at the front; the rest (the new ones among them) is renumbered after them, so
@@ -393,7 +393,7 @@ def reassign(engine: Engine, clock: Clock, task: str, episode: str, annotator: s
         kept_held = sum(1 for r in primaries if not r.done and r.name != target.name and r.video_id in targets_videos)
         for item in moving:
             db.execute(update(items).where(items.c.id == item.id).values(annotator_id=target.id))
-        _shuffle_into_queue(db, target.id, [item.key for item in moving], rng)
+        shuffle_into_queue(db, target.id, [item.key for item in moving], rng)
         db.execute(update(episode_map).where(episode_map.c.id == row.id).values(annotator_id=target.id))
         append_audit(
             db, at, "reassigned",

@@ -240,6 +240,29 @@ def reassign_command(task: str, episode: str, annotator_name: str, db: str) -> N
         click.echo(f"  kept: {done.kept_held} item(s) {annotator_name} already scores as overlap (never twice)")
 
 
+@wmeval.command("handover")
+@click.argument("annotator_name", metavar="ANNOTATOR")
+@click.option("--to", "to", default="", help="comma-separated annotators to prefer as receivers")
+@click.option("--cap", default=10, show_default=True, type=click.IntRange(min=1), help="episodes per task each")
+@click.option("--annotators-per-task", default=3, show_default=True, type=click.IntRange(min=1))
+@click.option("--allow-fewer", is_flag=True, help="move what can move and list what stays, instead of refusing")
+@DB
+def handover_command(
+    annotator_name: str, to: str, cap: int, annotators_per_task: int, allow_fewer: bool, db: str
+) -> None:
+    """Move every unscored item of ANNOTATOR (primary, overlap, gold) to others; scored items stay."""
+    from podium.tracks.wmeval.handover import handover
+
+    receivers = [name.strip() for name in to.split(",") if name.strip()]
+    done = handover(connect(db), SystemClock(), annotator_name, receivers, cap=cap,
+                    annotators_per_task=annotators_per_task, allow_fewer=allow_fewer)  # fmt: skip
+    click.echo(f"{annotator_name}: {sum(done.moved.values())} unscored item(s) handed over")
+    for name, count in done.moved.items():
+        click.echo(f"  to {name}: {count}")
+    for line in done.stayed:
+        click.echo(f"  stayed: {line}")
+
+
 @wmeval.command("cant-judge")
 @format_option(("table", "csv", "json"))
 @DB
