@@ -124,10 +124,14 @@ def test_scores_command_prints_exact_fractions(env: Env) -> None:
     # red: task1 9/4, task2 2 -> 17/8; blue: task1 1/4, task2 3/2 (episode_1 unplayable) -> 7/8
     assert json.loads(out) == {
         "teams": [
-            {"team": "red", "rank": 1, "final": "17/8", "tasks": {"task1": "9/4", "task2": "2"}},
-            {"team": "blue", "rank": 2, "final": "7/8", "tasks": {"task1": "1/4", "task2": "3/2"}},
+            # red 10/8 above blue; a rating weighs 1/8 in task1, 1/4 in task2: red's two task2 2s to 0 (1) and
+            # one 3 down or blue's 0 up (3/8) close it, and no two do
+            {"team": "red", "rank": 1, "final": "17/8", "tasks": {"task1": "9/4", "task2": "2"},
+             "ratings_to_tie_next": 3},
+            {"team": "blue", "rank": 2, "final": "7/8", "tasks": {"task1": "1/4", "task2": "3/2"},
+             "ratings_to_tie_next": None},
         ]
-    }
+    }  # fmt: skip
     table = CliRunner().invoke(wmeval, ["scores", "--db", db_url], catch_exceptions=False).output
     assert "2.125" in table and "1 unplayable" in table
     csv_text = CliRunner().invoke(wmeval, ["scores", "--format", "csv", "--db", db_url]).output

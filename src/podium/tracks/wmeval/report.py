@@ -18,6 +18,7 @@ from podium.core.ranking.leaderboard import Ranked
 from podium.core.reporting.charts import CHART_STYLE, IntervalRow, interval_chart
 from podium.core.reporting.html import document, esc, table
 from podium.core.reporting.tables import Cell, render_table
+from podium.tracks.wmeval.firmness import Firmness, neighbour_firmness
 from podium.tracks.wmeval.freeze import frozen_since
 from podium.tracks.wmeval.score import Collected, EpisodeStatus, TaskScore, TeamScore, collect, leaderboard
 from podium.tracks.wmeval.stats import (
@@ -43,7 +44,8 @@ def shown(value: Fraction) -> str:
 
 
 def scores_json(collected: Collected, ranked: list[Ranked[TeamScore]]) -> dict[str, object]:
-    """``{"teams": [{"team", "rank", "final", "tasks": {...}}]}`` with exact fraction strings."""
+    """``{"teams": [{"team", "rank", "final", "tasks": {...}, "ratings_to_tie_next"}]}`` with exact fractions."""
+    firm = {f.upper: f.ratings for f in neighbour_firmness(collected, ranked)}
     return {
         "teams": [
             {
@@ -51,6 +53,7 @@ def scores_json(collected: Collected, ranked: list[Ranked[TeamScore]]) -> dict[s
                 "rank": r.rank,
                 "final": exact(r.entry.final),
                 "tasks": {task: exact(r.entry.tasks[task].value) for task in collected.tasks},
+                "ratings_to_tie_next": firm.get(r.entry.team),  # None for the last team
             }
             for r in ranked
         ]
@@ -71,12 +74,13 @@ def scores_text(engine: Engine, fmt: str, seed: int = 0) -> str:
         ]
         return render_table(header, exact_rows, "csv")
     spread = bootstrap(collected, [r.entry for r in ranked], seed=seed)
-    header = ("rank", "team", "final", "95% CI", *collected.tasks, "not scored")
+    firm = {f.upper: f for f in neighbour_firmness(collected, ranked)}
+    header = ("rank", "team", "final", "95% CI", "ratings to tie next", *collected.tasks, "not scored")
     rows: list[list[Cell]] = []
     for r in ranked:
         ci = spread.intervals[r.entry.team]
         rows.append(
-            [r.rank, r.entry.team, shown(r.entry.final), f"{ci.low:.3f}-{ci.high:.3f}",
+            [r.rank, r.entry.team, shown(r.entry.final), f"{ci.low:.3f}-{ci.high:.3f}", _firm(firm.get(r.entry.team)),
              *(_task_cell(r.entry.tasks[t]) for t in collected.tasks), _unscored(r.entry)]
         )  # fmt: skip
     text = render_table(header, rows, fmt)
@@ -84,6 +88,11 @@ def scores_text(engine: Engine, fmt: str, seed: int = 0) -> str:
     if ties:
         text += "\ncannot be told apart (95% paired bootstrap): " + ", ".join(ties)
     return text
+
+
+def _firm(firmness: Firmness | None) -> str:
+    """How many single ratings would tie this team with the next one down (``firmness.py``)."""
+    return "-" if firmness is None else str(firmness.ratings)  # "-": the last team
 
 
 def _unscored(team: TeamScore) -> str:
@@ -125,12 +134,14 @@ def report_html(engine: Engine, seed: int = 0) -> str:
     ratings = collect_ratings(engine)
     agree: Agreement = overlap_agreement(ratings)
     quality: list[AnnotatorQuality] = annotator_quality(ratings)
+    firm = {f.upper: f for f in neighbour_firmness(collected, ranked)}
     board = table(
-        ["rank", "team", "final", "exact", "95% CI", *collected.tasks, "not scored"],
+        ["rank", "team", "final", "exact", "95% CI", "ratings to tie next", *collected.tasks, "not scored"],
         [
             [str(r.rank), r.entry.team, shown(r.entry.final), exact(r.entry.final),
              f"{spread.intervals[r.entry.team].low:.3f}-{spread.intervals[r.entry.team].high:.3f}",
-             *(_task_cell(r.entry.tasks[t]) for t in collected.tasks), _unscored(r.entry)]
+             _firm(firm.get(r.entry.team)), *(_task_cell(r.entry.tasks[t]) for t in collected.tasks),
+             _unscored(r.entry)]
             for r in ranked
         ],
     )  # fmt: skip

@@ -159,6 +159,8 @@ def test_an_annotator_scores_her_whole_queue_and_the_leaderboard_is_the_hand_com
     ]
     assert "broken, counts 0" in cli("resolve", waiting[0]["item"], "--broken", "--db", site.db)
     board = json.loads(cli("scores", "--format", "json", "--db", site.db))
+    firm = [team.pop("ratings_to_tie_next") for team in board["teams"]]  # firmness.py's own tests check the count
+    assert firm[0] == 1 and firm[1] >= 1 and firm[2] is None  # tidy is 1/4 above short: one rating would tie them
     assert board == {
         "teams": [
             {"team": "tidy", "rank": 1, "final": "2", "tasks": {"task1": "2", "task2": "2"}},
