@@ -5,9 +5,9 @@
 // it (a network failure, 429 or 5xx), or shown with the server's words when the server refuses it (4xx).
 (function () {
   "use strict";
-  const FRAME_S = 1 / 30;  // one frame of the track's 30 fps videos
   const RETRY_MAX_S = 30;
   const root = document.getElementById("item");
+  const FRAME_S = 1 / (Number(root.dataset.fps) || 30);  // one frame of the generated video as served
   const url = root.dataset.scoreUrl;
   const pendingKey = "podium-wmeval-pending:" + url;
   const videos = { generated: document.getElementById("generated"), reference: document.getElementById("reference") };
@@ -60,6 +60,13 @@
       if (name === "generated" && document.activeElement !== scrub) {
         scrub.max = String(video.duration || 0);
         scrub.value = String(video.currentTime);
+      }
+      // two players drift apart (measured up to 0.58 s): the reference follows once it is a frame off
+      const other = videos.reference;
+      if (name === "generated" && !video.paused && !other.paused && !other.ended &&
+          Math.abs(other.currentTime - video.currentTime) > FRAME_S && video.currentTime < (other.duration || 0)) {
+        userSeek.reference = true;
+        other.currentTime = video.currentTime;
       }
     });
     video.addEventListener("dblclick", (e) => { e.preventDefault(); enlarge(video); });  // a click is the player's

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -60,6 +61,9 @@ class QueueItem:
         return self.score is not None or self.cant_judge is not None
 
 
+DEFAULT_FPS = 30.0  # the track's videos' usual rate, where a probe does not say
+
+
 @dataclass(frozen=True, slots=True)
 class ItemView:
     """What the annotator's page shows of one item; the media paths stay on the server."""
@@ -70,6 +74,7 @@ class ItemView:
     note: str
     cant_judge: str | None
     media: dict[str, str]  # MEDIA_NAMES -> path relative to the media store
+    fps: float = DEFAULT_FPS  # the served generated video's frame rate: a frame step is one of its frames
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +116,7 @@ def item_for(engine: Engine, annotator_id: int, key: str) -> ItemView:
         select(
             items.c.key, gt.c.task, gt.c.video_path.label("ref"), gt.c.last_frame_path.label("ref_last"),
             videos.c.video_path.label("gen"), videos.c.last_frame_path.label("gen_last"), items.c.video_id,
-            scores.c.score, scores.c.note, scores.c.cant_judge,
+            videos.c.probe_json, scores.c.score, scores.c.note, scores.c.cant_judge,
         )
         .join(gt, gt.c.id == items.c.gt_id)
         .outerjoin(videos, videos.c.id == items.c.video_id)
@@ -128,7 +133,16 @@ def item_for(engine: Engine, annotator_id: int, key: str) -> ItemView:
         "generated.png": row.gen_last,
         "reference.png": row.ref_last,
     }
-    return ItemView(row.key, row.task, row.score, row.note or "", row.cant_judge, media)
+    return ItemView(row.key, row.task, row.score, row.note or "", row.cant_judge, media, served_fps(row.probe_json))
+
+
+def served_fps(probe_json: str | None) -> float:
+    """The frame rate of the video as served (its probe's output), else ``DEFAULT_FPS``."""
+    try:
+        fps = float(json.loads(probe_json or "{}").get("output", {}).get("fps") or 0)
+    except (ValueError, TypeError, AttributeError):
+        fps = 0.0
+    return fps if 1 <= fps <= 240 else DEFAULT_FPS
 
 
 def media_file(engine: Engine, root: Path, annotator_id: int, key: str, name: str) -> Path:

@@ -153,7 +153,7 @@ def item_body(view: ItemView, where: ItemPage, answer_text: str) -> str:
         + closed
         + (
             f"<div id='item' data-score-url='/wmeval/api/items/{esc(view.key)}/score' data-ready='no' "
-            f"data-answered='{'yes' if answered else 'no'}'>"
+            f"data-answered='{'yes' if answered else 'no'}' data-fps='{view.fps:g}'>"
             "<p id='undo' hidden><a href='#'>Change the last answer you gave (u)</a></p>"
             f"<p id='progress'>Item {where.position} of {where.total} · {where.answered} answered · "
             f"{esc(view.task)}</p><p id='instruction'>{esc(instruction_en)} <span class='zh' lang='zh'>"
