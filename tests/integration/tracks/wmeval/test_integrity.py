@@ -142,3 +142,42 @@ def test_a_late_teams_items_are_shuffled_into_what_is_left_not_appended(engine: 
     with engine.connect() as db:
         positions = [r.position for r in db.execute(select(items.c.position).order_by(items.c.position))]
     assert positions == list(range(60))
+
+
+def test_a_leaver_is_disabled_handed_over_and_a_late_team_follows_the_receivers(engine: Engine) -> None:
+    """The organiser sequence around a leaver: score, disable, handover, a late team, assign; no score moves."""
+    from podium.tracks.wmeval.handover import handover
+    from podium.tracks.wmeval.store import set_disabled
+
+    clock = ManualClock(datetime(2026, 6, 1, tzinfo=UTC))
+    seed_rows(engine, {"task1": 4, "task2": 4}, TEAMS[:2])
+    roster(engine, clock, 4)
+    assign(engine, clock, AssignOptions(annotators_per_task=3, cap=10, overlap=1, gold=0, seed=21))
+    with engine.connect() as db:
+        leaver = ACCOUNTS.by_name(db, "ann1")
+    theirs = [r for r in assignments(engine) if r.annotator == "ann1"]
+    for row in theirs[:2]:
+        record_score(engine, clock, leaver, row.item, 3)
+    before, ranking = facts(engine), board(engine)
+    set_disabled(engine, clock, "ann1", disabled=True)
+    done = handover(engine, clock, "ann1", ["ann3"])
+    assert sum(done.moved.values()) == len(theirs) - 2 and done.stayed == ()
+    assert facts(engine) == before and board(engine) == ranking  # scored items stayed with their scorer
+    seed_rows(engine, {"task1": 4, "task2": 4}, ["late"], with_gt=False)
+    late = assign(engine, clock, AssignOptions(annotators_per_task=3, cap=10, overlap=1, gold=0, seed=22))
+    assert late.withheld == {} and late.items_added > 0  # nothing left mapped to the leaver
+    assert not [r for r in assignments(engine) if r.annotator == "ann1" and r.team == "late"]
+    primaries = [r for r in assignments(engine) if r.kind == "primary"]
+    assert len({(r.team, r.task, r.episode) for r in primaries}) == len(primaries) == 3 * 8
+
+
+def test_one_video_is_replaced_and_every_other_answer_stays_on_both_databases(
+    engine: Engine, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    from tests.tracks.wmeval.conftest import Env
+    from tests.tracks.wmeval.test_ingest import (
+        test_a_replacement_changes_only_the_videos_that_changed_and_keeps_every_other_answer as replacement,
+    )
+
+    tmp = tmp_path_factory.mktemp("wm-replace")
+    replacement(Env(engine, tmp / "media", ManualClock(datetime(2026, 6, 1, tzinfo=UTC)), tmp))
