@@ -320,6 +320,26 @@ def scores_command(fmt: str, seed: int, db: str) -> None:
             click.echo("note: scoring is open, so these scores can still change (podium wmeval freeze)", err=True)
 
 
+@wmeval.command("metrics")
+@click.option("--frames", default=8, show_default=True, type=click.IntRange(min=1),
+              help="evenly spaced frames averaged (the final frame is measured too)")  # fmt: skip
+@MEDIA
+@DB
+def metrics_command(frames: int, media: Path | None, db: str) -> None:
+    """SSIM and PSNR of every team video against its reference, for operators (never part of the score).
+
+    Written to metrics.json in the media store; the report then shows how they rank the teams against the human
+    scores and which ratings are far from them.
+    """
+    from podium.tracks.wmeval.metrics import METRICS_FILE, measure_all, write_metrics
+
+    engine = connect(db)
+    root = media_root(engine, media)
+    found = measure_all(engine, root, frames)
+    write_metrics(root / METRICS_FILE, found)
+    click.echo(f"{len(found)} video(s) measured: {root / METRICS_FILE} (outside the rubric: never a score)")
+
+
 @wmeval.command("report")
 @click.argument("output", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--seed", default=0, show_default=True, help="bootstrap seed")

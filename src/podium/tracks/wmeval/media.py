@@ -77,7 +77,8 @@ class TranscodeResult:
     method: str = ""  # how the stored copy was made: remuxed, transcoded or composed ("" when unplayable)
 
 
-def _av() -> Any:
+def pyav() -> Any:
+    """The PyAV module; DependencyError with the fix where it is not installed."""
     try:
         import av
     except ModuleNotFoundError as error:
@@ -89,7 +90,7 @@ def _av() -> Any:
 
 def probe(path: Path) -> Probe:
     """Open ``path`` and count its decodable frames; ``MediaError`` if it has no decodable video."""
-    av = _av()
+    av = pyav()
     try:
         with av.open(str(path)) as container:
             if not container.streams.video:
@@ -136,7 +137,7 @@ def remux(source: Path, target: Path, last_frame: Path) -> tuple[Probe, Probe] |
     keyframe are kept while copying): that group must give one frame per packet, and the last of them must carry
     the stream's highest timestamp, which makes it the true last frame; otherwise the file is transcoded.
     """
-    av = _av()
+    av = pyav()
     partial = target.with_name(target.name + ".part")
     try:
         with av.open(str(source)) as container:
@@ -213,7 +214,7 @@ def _publish(made: Path, target: Path) -> None:
     version or creation time; only the coded pictures, copied as they are. MP4 needs none of the SEI to play
     (it has its own timing), and ``moov`` comes first so that playback starts before the file has arrived.
     """
-    av = _av()
+    av = pyav()
     clean = target.with_name(target.name + ".clean")
     try:
         with av.open(str(made)) as source, av.open(str(clean), "w", format="mp4", options=PUBLISHED_MP4) as output:
@@ -243,7 +244,7 @@ def transcode(source: Path, target: Path, last_frame: Path) -> tuple[Probe, Prob
     for long videos and nothing is decoded twice. Frames are re-timed to a constant rate (the source's average
     rate), which is what makes variable-rate files seek and play evenly.
     """
-    av = _av()
+    av = pyav()
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(target.name + ".part")
     frames, last = 0, None
@@ -322,7 +323,7 @@ def compose_strip(job: StripJob) -> TranscodeResult:
     strip, the same bytes out). What remains is mostly x264 (about half the CPU at ``ultrafast``) and decoding the
     views.
     """
-    av = _av()
+    av = pyav()
     partial = job.target.with_name(job.target.name + ".part")
     try:
         with ExitStack() as stack:
@@ -410,7 +411,7 @@ def synthetic_frames(count: int, width: int, height: int, seed: int = 0) -> list
 
 def write_video(path: Path, frames: list[Any], fps: int = DEFAULT_FPS, codec: str = "libx264") -> None:
     """Write ``frames`` with ``codec`` (``libx264``, or ``mpeg4`` for what OpenCV's ``mp4v`` makes)."""
-    av = _av()
+    av = pyav()
     path.parent.mkdir(parents=True, exist_ok=True)
     with av.open(str(path), mode="w", format="mp4") as container:
         stream = container.add_stream(codec, rate=fps)

@@ -18,8 +18,11 @@ from podium.core.ranking.leaderboard import Ranked
 from podium.core.reporting.charts import CHART_STYLE, IntervalRow, interval_chart
 from podium.core.reporting.html import document, esc, table
 from podium.core.reporting.tables import Cell, render_table
+from podium.tracks.wmeval.assign import assignments
 from podium.tracks.wmeval.firmness import Firmness, neighbour_firmness
 from podium.tracks.wmeval.freeze import frozen_since
+from podium.tracks.wmeval.ingest import stored_media_root
+from podium.tracks.wmeval.metrics import METRICS_FILE, far_from_metric, read_metrics, spearman
 from podium.tracks.wmeval.score import Collected, EpisodeStatus, TaskScore, TeamScore, collect, leaderboard
 from podium.tracks.wmeval.stats import (
     Agreement,
@@ -188,5 +191,37 @@ def report_html(engine: Engine, seed: int = 0) -> str:
         f"episodes within tasks (seed {spread.seed}).</p>"
         f"<h2>Leaderboard</h2>{board}{chart}<h2>Neighbours</h2>{neighbours}"
         f"<h2>Agreement (overlap set)</h2>{agreement_html}<h3>Per pair of annotators</h3>{pairs}"
-        f"<h2>Annotators</h2>{annotators}"
+        f"<h2>Annotators</h2>{annotators}{_metrics_section(engine, ranked)}"
     ), style=style + CHART_STYLE)  # fmt: skip
+
+
+def _metrics_section(engine: Engine, ranked: list[Ranked[TeamScore]]) -> str:
+    """SSIM and PSNR (``podium wmeval metrics``) beside the human scores, outside the rubric; "" without them."""
+    root = stored_media_root(engine)  # read only: a report never fixes where media go
+    measured = read_metrics(root / METRICS_FILE) if root is not None else {}
+    if not measured:
+        return ""
+    per_team: dict[str, list[tuple[float, float]]] = {}
+    for key, values in measured.items():
+        sampled = values["sampled"]
+        per_team.setdefault(key.split("/")[0], []).append((float(sampled["ssim"]), float(sampled["psnr"])))
+    teams = [r.entry.team for r in ranked if r.entry.team in per_team]
+    mean = {team: [sum(column) / len(column) for column in zip(*per_team[team], strict=True)] for team in teams}
+    rho = spearman([float(r.entry.final) for r in ranked if r.entry.team in mean], [mean[t][0] for t in teams])
+    rows = [[t, f"{mean[t][0]:.3f}", f"{mean[t][1]:.1f}"] for t in teams]
+    ratings = [(r.item, r.task, int(r.score), float(measured[f"{r.team}/{r.task}/{r.episode}"]["sampled"]["ssim"]))
+               for r in assignments(engine) if r.kind == "primary" and r.score is not None
+               and f"{r.team}/{r.task}/{r.episode}" in measured]  # fmt: skip
+    far = far_from_metric(ratings)
+    said = "-" if rho is None else f"{rho:+.2f}"
+    return (
+        "<h2>Automatic metrics: outside the rubric</h2><p>SSIM and PSNR against the reference, for a second look "
+        "only; never part of a score. Rank correlation (Spearman) of the teams' mean SSIM with their final "
+        f"scores: {said}.</p>"
+        + table(["team", "mean SSIM", "mean PSNR (dB)"], rows)
+        + "<h3>Ratings far from the metric</h3>"
+        + table(
+            ["item", "task", "human score", "metric's place (0-3)"],
+            [[key, task, str(score), str(expected)] for key, task, score, expected in far],
+        )  # fmt: skip
+    )
