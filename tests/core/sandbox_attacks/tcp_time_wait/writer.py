@@ -3,7 +3,8 @@
 import socket
 import sys
 
-port = 40000 + int(sys.argv[1], 16) % 20000
+# below the ephemeral ports (32768-60999), so no other process's connection holds it (it once did, under load)
+port = 20000 + int(sys.argv[1], 16) % 10000
 server = socket.socket()
 server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 server.bind(("0.0.0.0", port))
