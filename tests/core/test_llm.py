@@ -332,3 +332,13 @@ def test_a_hung_server_is_told_at_the_model_check_within_its_own_short_wait(monk
         with pytest.raises(ModelCallError, match=r"no answer from .*/models within 1 s"):
             model.check()
         assert time.monotonic() - started < 10
+
+
+def test_a_retry_warning_names_what_the_request_was_for(server: Server, caplog: pytest.LogCaptureFixture) -> None:
+    from podium.core.llm.http import request_label
+
+    server.answers = [Answer(503, {"error": "busy"}), Answer(body=openai_body("ok"))]
+    model = open_model("openai:m", base_url=f"{server.url}/v1", policy=RetryPolicy(first_backoff_s=0.01))
+    with caplog.at_level("WARNING", logger="podium.llm"), request_label("team_a, letter B, trial 3"):
+        assert model.chat(ask()).contents == ("ok",)
+    assert any(r.getMessage().startswith("team_a, letter B, trial 3: ") for r in caplog.records), caplog.text

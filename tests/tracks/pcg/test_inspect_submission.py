@@ -145,3 +145,11 @@ def test_an_archive_of_several_submissions_is_reported_per_submission(tmp_path: 
     assert all(len(r["candidates"]) == 1 for r in reports)  # each its own entry, not one with several
     whole = inspect_submission(SUBMISSIONS / "architectures_2025")  # two programs with a README at the top: one
     assert len(whole.candidates.candidates) == 2
+
+
+def test_a_submission_with_no_trialloop_gets_no_entry_advice(tmp_path: Path) -> None:
+    folder = tmp_path / "script"
+    folder.mkdir()
+    (folder / "letter_a.py").write_text("import openai\nprint('A')\n")
+    report = inspect_submission(folder)
+    assert report.candidates.candidates == () and "--entry" not in report.suggested_command()
