@@ -1,10 +1,10 @@
 """The bodies of wmeval's pages, apart from the routes (``web.py``), built on the core's one HTML layer.
 
 The queue, the item page and the rubric it shows, the operator's dashboard and flagged items. The item page is laid
-out for the common laptop (1366×768): the generated video beside the three-view reference strip (any view enlarged
-on demand), one row of controls for both, then the scores with the short bilingual rubric beside them, all without
-scrolling; the full rubric with the official examples and the final frames follow below, folded. Every value is
-escaped here.
+out for the common laptop (1366×768): the generated video above the three-view reference strip (any view enlarged
+on demand), each as wide as the page allows, one row of controls for both below them, and beside them the scores
+with the short bilingual rubric and the note, all without scrolling; the full rubric with the official examples and
+the final frames follow below, folded. Every value is escaped here.
 """
 
 from __future__ import annotations
@@ -24,6 +24,11 @@ ITEM_STYLE = (
     "<style>body{max-width:84rem;margin:.4rem auto}h1{font-size:1.1rem;margin:.2rem 0}nav{font-size:90%}"
     "p{margin:.25rem 0}.pair{display:grid;grid-template-columns:minmax(0,2fr) minmax(0,3fr);gap:.6rem}"
     ".pair video,.pair img{width:100%;max-height:36vh;object-fit:contain;background:#000;cursor:zoom-in}"
+    # the two players stacked, as wide as the page allows beside the scores: a 3:1 strip gets ~1.5x the height
+    # it had side by side at 1366x768 (width, not height, was the limit)
+    ".stage{display:grid;grid-template-columns:minmax(0,2.1fr) minmax(0,1fr);gap:.8rem;align-items:start}"
+    ".watch .pair{grid-template-columns:minmax(0,1fr);gap:.2rem}.watch .pair video{max-height:33vh}"
+    ".decide-column .decide{grid-template-columns:minmax(0,1fr);gap:.4rem}"
     "figure{margin:0}figcaption{font-weight:600;font-size:90%}.controls{margin:.3rem 0}"
     ".decide{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:1rem;align-items:start}"
     ".scores button{font-size:1.1rem;margin:.1rem;padding:.3rem .9rem}.short-rubric{margin:0;padding:0;"
@@ -157,7 +162,8 @@ def item_body(view: ItemView, where: ItemPage, answer_text: str) -> str:
             "<p id='undo' hidden><a href='#'>Change the last answer you gave (u)</a></p>"
             f"<p id='progress'>Item {where.position} of {where.total} · {where.answered} answered · "
             f"{esc(view.task)}</p><p id='instruction'>{esc(instruction_en)} <span class='zh' lang='zh'>"
-            f"{esc(instruction_zh)}</span></p>{players}{controls}{decide}{full}</div>"
+            f"{esc(instruction_zh)}</span></p><div class='stage'><div class='watch'>{players}{controls}</div>"
+            f"<div class='decide-column'>{decide}</div></div>{full}</div>"
             "<script src='/wmeval/static/annotate.js'></script>"
         )
     )

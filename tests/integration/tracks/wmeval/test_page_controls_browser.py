@@ -205,6 +205,8 @@ def test_a_laptop_screen_holds_the_videos_scores_and_rubric_in_two_languages(bro
         box = page.locator(selector).bounding_box()
         assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 768, (selector, box)
     assert page.evaluate("window.scrollY") == 0
+    heights = [page.locator(f"#{v}").bounding_box()["height"] for v in ("generated", "reference")]  # type: ignore[index]
+    assert min(heights) >= 200, heights  # side by side they were 132 and 199 px: stacked, each as wide as it can be
     short = page.inner_text("#short-rubric")
     assert "Matches" in short and "一致" in short and "Both disagree" in short and "均不一致" in short
     assert "以参考视频" in page.inner_text("#instruction")
