@@ -59,8 +59,12 @@ def devices() -> list[Entry]:
     return entries
 
 
+@functools.lru_cache(maxsize=32)
 def run_root(argv0: str, search_path: str, host_paths: tuple[str, ...] | None) -> tuple[Entry, ...]:
-    """The host's part of a run's root: the whole layout, or the interpreter ``argv0`` names and ``host_paths``."""
+    """The host's part of a run's root: the whole layout, or the interpreter ``argv0`` names and ``host_paths``.
+
+    Once per view and process: every run asks, and the host's layout does not change under a running judge.
+    """
     if host_paths is None:
         return tuple(host_files())
     return interpreter_files(argv0, search_path, host_paths)
