@@ -5,14 +5,14 @@
    it). Reported: p50/p99/max latency of one score submission, over ``--repeats`` runs. Target (issue 15): p99
    under 100 ms.
 2. Ingest: two teams of ``--videos`` generated videos shaped like the baseline's (672x224, 375 frames at 24 fps):
-   one of H.264 yuv420p files, as the baseline's imageio writer makes (remuxed), one of OpenCV-style ``mp4v`` files
-   (transcoded); and ``--gt-episodes`` GT episodes (three 640x480 views of 363 frames at 30 fps, like the GigaWorld
-   toy data). They are made first (not timed), then ingested ``--ingest-repeats`` times, each time with
-   ``--workers`` processes (wall time) and serially in this process (CPU time). Frames carry a moving texture so
-   the encoder has real work (flat synthetic frames would flatter it). Reported per item (remuxed video,
-   transcoded video, GT strip): median CPU and wall seconds, and the extrapolation to 8 tasks x 30 episodes x 15
-   teams (3,600 videos + 240 strips) with every, half or none of the videos remuxable. Target: under 10 minutes
-   on 2 cores.
+   one of H.264 yuv420p files, as the baseline's imageio writer makes, one of OpenCV-style ``mp4v`` files (both
+   made anew in the served profile, 896x224 at 30 fps); and ``--gt-episodes`` GT episodes (three 640x480 views of
+   363 frames at 30 fps, like the GigaWorld toy data). They are made first (not timed), then ingested
+   ``--ingest-repeats`` times, each time with ``--workers`` processes (wall time) and serially in this process
+   (CPU time). Frames carry a moving texture so the encoder has real work (flat synthetic frames would flatter
+   it). Reported per item (H.264 video, ``mp4v`` video, GT strip): median CPU and wall seconds, and the
+   extrapolation to 8 tasks x 30 episodes x 15 teams (3,600 videos + 240 strips) for every video of either
+   kind. Target: under 10 minutes on 2 cores.
 
 Run: ``PYTHONPATH=src .venv/bin/python benchmarks/bench_wmeval.py [--repeats 3] [--videos 24] [--gt-episodes 4]
 [--ingest-repeats 3] [--skip-load]``.
@@ -44,7 +44,7 @@ from podium.core.clock import ManualClock, SystemClock  # noqa: E402
 from podium.core.execution.executor import make_executor  # noqa: E402
 from podium.core.storage.sql import sqlite_url  # noqa: E402
 from podium.tracks.wmeval.ingest import CAMERAS, ingest_gt, ingest_team, media_root  # noqa: E402
-from podium.tracks.wmeval.media import TranscodeJob, transcode_job, write_video  # noqa: E402
+from podium.tracks.wmeval.media import ServedProfile, TranscodeJob, transcode_job, write_video  # noqa: E402
 from podium.tracks.wmeval.store import open_store  # noqa: E402
 from tests.tracks.wmeval.load import score_concurrently, seed_load  # noqa: E402
 from tests.tracks.wmeval.serving import serve_process  # noqa: E402
@@ -104,8 +104,8 @@ def textured(count: int, width: int, height: int, seed: int) -> list[np.ndarray]
 
 
 def make_inputs(folder: Path, videos: int, gt_episodes: int) -> tuple[Path, Path, dict[str, Path]]:
-    """The GT folder, the folder of the real-size GT episodes alone, and one team per ingest path: ``remuxed``
-    (H.264 yuv420p at 24 fps, as the baseline's imageio writer makes) and ``transcoded`` (OpenCV-style ``mp4v``).
+    """The GT folder, the folder of the real-size GT episodes alone, and one team per kind of source: ``h264``
+    (H.264 yuv420p at 24 fps, as the baseline's imageio writer makes) and ``mp4v`` (OpenCV's).
     Each kind of file is encoded once and copied: every file is still read, checked and written on its own."""
     gt_dir, only_real = folder / "gt", folder / "gt-real"
     views = [folder / f"view{seed}.mp4" for seed in range(3)]
@@ -124,19 +124,20 @@ def make_inputs(folder: Path, videos: int, gt_episodes: int) -> tuple[Path, Path
                 shutil.copy(view, only_real / task / "videos" / cam / f"{episode}.mp4")
     generated = textured(375, 672, 224, seed=7)
     teams = {}
-    for method, codec in METHODS.items():
-        one = folder / f"{method}.mp4"
+    for kind, codec in SOURCES.items():
+        one = folder / f"{kind}.mp4"
         write_video(one, generated, 24, codec)
-        teams[method] = folder / method
+        teams[kind] = folder / kind
         for e in range(videos):
-            target = teams[method] / "evaluator_test" / f"task{e % 8 + 1}" / f"episode_{e // 8}.mp4"
+            target = teams[kind] / "evaluator_test" / f"task{e % 8 + 1}" / f"episode_{e // 8}.mp4"
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(one, target)
     return gt_dir, only_real, teams
 
 
-METHODS = {"remuxed": "libx264", "transcoded": "mpeg4"}
-ITEMS = ("remuxed", "transcoded", "strip")
+SOURCES = {"h264": "libx264", "mp4v": "mpeg4"}
+ITEMS = ("h264", "mp4v", "strip")
+PROFILE = ServedProfile.for_height(224, 30)  # what the GT below fixes
 
 
 @dataclass(frozen=True)
@@ -152,7 +153,7 @@ def ingest_once(folder: Path, gt_dir: Path, only_real: Path, teams: dict[str, Pa
     """One pool ingest (wall time) and one serial ingest (CPU time) of the GT strips and of each team."""
     before = os.getloadavg()[0]
     measured: dict[str, dict[str, float]] = {}
-    tiny = [TranscodeJob(folder / "tiny.mp4", folder / f"warm{n}-{i}.mp4", folder / f"warm{n}-{i}.png")
+    tiny = [TranscodeJob(folder / "tiny.mp4", folder / f"warm{n}-{i}.mp4", folder / f"warm{n}-{i}.png", PROFILE)
             for i in range(workers)]  # fmt: skip
     startups = []
     for _ in range(2):  # the first pool also starts the forkserver, which later pools fork from
@@ -161,8 +162,6 @@ def ingest_once(folder: Path, gt_dir: Path, only_real: Path, teams: dict[str, Pa
         startups.append(time.perf_counter() - start)
     startup = startups[-1]
     for label, executor in (("pool", make_executor(workers)), ("serial", make_executor(1))):
-        if label == "serial":
-            os.environ["OMP_NUM_THREADS"] = "1"  # encode as a pool worker does (media._one_thread)
         clock = time.process_time if label == "serial" else time.perf_counter
         setup = 0.0 if label == "serial" else startup  # every ingest starts its own pool
         engine = open_store(sqlite_url(folder / f"{label}{n}.sqlite3"))
@@ -171,13 +170,12 @@ def ingest_once(folder: Path, gt_dir: Path, only_real: Path, teams: dict[str, Pa
         ingest_gt(engine, root, only_real, executor, SystemClock())
         per = {"strip": (clock() - start - setup) / gt_episodes}
         ingest_gt(engine, root, gt_dir, executor, SystemClock())  # the tiny rest, untimed
-        for method, team in teams.items():
+        for kind, team in teams.items():
             start = clock()
-            report = ingest_team(engine, root, method, team, executor, SystemClock())
-            per[method] = (clock() - start - setup) / videos
-            assert report.playable == videos and dict(report.methods) == {method: videos}, report.lines()[:5]
+            report = ingest_team(engine, root, kind, team, executor, SystemClock())
+            per[kind] = (clock() - start - setup) / videos
+            assert report.playable == videos and dict(report.methods) == {"transcoded": videos}, report.lines()[:5]
         measured[label] = per
-        os.environ.pop("OMP_NUM_THREADS", None)
     return IngestRun(measured["serial"], measured["pool"], startup, (before, os.getloadavg()[0]))
 
 
@@ -190,12 +188,11 @@ def ingest_runs(videos: int, gt_episodes: int, workers: int, repeats: int) -> li
         return [ingest_once(folder, gt_dir, only_real, teams, videos, gt_episodes, workers, n) for n in range(repeats)]
 
 
-def full_size_minutes(per_item: dict[str, float], remuxed_share: float, workers: int, startup_s: float = 0) -> float:
-    """Minutes for 3,600 team videos (``remuxed_share`` of them remuxable) and 240 GT strips on ``workers`` cores,
-    from per-item CPU seconds; or, given per-item wall seconds with the workers, at those rates (workers=1) plus
-    16 pool start-ups (one GT ingest, 15 team ingests)."""
-    mixed = remuxed_share * per_item["remuxed"] + (1 - remuxed_share) * per_item["transcoded"]
-    return ((FULL_VIDEOS * mixed + FULL_STRIPS * per_item["strip"]) / workers + 16 * startup_s) / 60
+def full_size_minutes(per_item: dict[str, float], kind: str, workers: int, startup_s: float = 0) -> float:
+    """Minutes for 3,600 team videos of ``kind`` and 240 GT strips on ``workers`` cores, from per-item CPU
+    seconds; or, given per-item wall seconds with the workers, at those rates (workers=1) plus 16 pool start-ups
+    (one GT ingest, 15 team ingests)."""
+    return ((FULL_VIDEOS * per_item[kind] + FULL_STRIPS * per_item["strip"]) / workers + 16 * startup_s) / 60
 
 
 def report_ingest(runs: list[IngestRun], videos: int, gt_episodes: int, workers: int) -> None:
@@ -211,7 +208,7 @@ def report_ingest(runs: list[IngestRun], videos: int, gt_episodes: int, workers:
           f"1-min load average before/after each run: {loads}")  # fmt: skip
     print(f"| item | CPU s per item, serial: median (min-max) of {len(runs)} | wall s per item, {workers} workers |")
     print("|---|---:|---:|")
-    for item, label in zip(ITEMS, ("team video, remuxed", "team video, transcoded", "GT strip (3 views composed)"),
+    for item, label in zip(ITEMS, ("team video, H.264", "team video, mp4v", "GT strip (3 views composed)"),
                            strict=True):  # fmt: skip
         print(f"| {label} | {spread('cpu_s', item)} | {spread('wall_s', item)} |")
     cpu = {item: median("cpu_s", item) for item in ITEMS}
@@ -222,8 +219,8 @@ def report_ingest(runs: list[IngestRun], videos: int, gt_episodes: int, workers:
         f"| 8x30x15 (3,600 videos + 240 strips) | minutes on {workers} otherwise idle cores, from CPU | "
         "minutes at the measured wall rates |"
     )
-    for share, label in ((1.0, "every video remuxable"), (0.5, "half remuxable"), (0.0, "none remuxable")):
-        by_cpu, by_wall = full_size_minutes(cpu, share, workers), full_size_minutes(wall, share, 1, startup)
+    for kind, label in (("h264", "every video H.264"), ("mp4v", "every video mp4v")):
+        by_cpu, by_wall = full_size_minutes(cpu, kind, workers), full_size_minutes(wall, kind, 1, startup)
         print(f"| {label} | {by_cpu:.1f} | {by_wall:.1f} |")
 
 

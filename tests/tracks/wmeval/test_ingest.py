@@ -111,14 +111,14 @@ def test_a_team_is_matched_by_task_and_episode_and_every_odd_file_reported(env: 
     ]
     with env.engine.connect() as db:
         rows = {r.episode: r for r in db.execute(select(videos))}
-    assert "2 playable (1 remuxed, 1 transcoded)" in report.lines()[0]
-    assert json.loads(rows["episode_0"].probe_json)["method"] == "remuxed"  # already H.264 yuv420p at 24 fps
+    assert "2 playable (2 transcoded)" in report.lines()[0]
+    assert json.loads(rows["episode_0"].probe_json)["method"] == "transcoded"  # every one is made in the profile
     mp4v = rows["episode_1"]
     assert json.loads(mp4v.probe_json)["method"] == "transcoded"
     assert json.loads(mp4v.probe_json)["original"]["codec"] == "mpeg4"
     assert probe(root / mp4v.video_path).codec == "h264"  # the OpenCV file plays after ingest
     copy = json.loads(mp4v.probe_json)["output"]
-    assert (copy["frames"], copy["fps"]) == (12, 16.0)  # every frame, at the source's constant rate
+    assert (copy["frames"], copy["fps"]) == (22, 30)  # its 0.75 s at the served 30 fps: frames repeated, none lost
     head = (root / mp4v.video_path).read_bytes()
     assert head.index(b"moov") < head.index(b"mdat")  # faststart: playable before the whole file arrives
     assert (root / mp4v.original_path).exists()

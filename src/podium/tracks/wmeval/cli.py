@@ -72,14 +72,28 @@ def init(db: str) -> None:
 
 @wmeval.command("ingest-gt")
 @click.argument("gt_dir", type=click.Path(path_type=Path, file_okay=False))
-@click.option("--height", default=STRIP_HEIGHT, show_default=True, help="height of each view in the strip (px)")
+@click.option(
+    "--height",
+    type=click.IntRange(16, 2160),
+    default=None,
+    help=f"height of the served videos (px); fixed by the first GT ingest  [default: {STRIP_HEIGHT}]",
+)
+@click.option(
+    "--served-fps",
+    type=click.IntRange(1, 120),
+    default=None,
+    help="frame rate of every served video; fixed by the first GT ingest  [default: the cameras', 30 at least]",
+)
 @MEDIA
 @workers_option()
 @DB
-def ingest_gt_command(gt_dir: Path, height: int, media: Path | None, workers: int | None, db: str) -> None:
+def ingest_gt_command(
+    gt_dir: Path, height: int | None, served_fps: int | None, media: Path | None, workers: int | None, db: str
+) -> None:
     """Compose GT_DIR/task<N>/videos/<cam>/episode_<i>.mp4 into reference strips."""
     engine = connect(db)
-    _echo_report(ingest_gt(engine, media_root(engine, media), gt_dir, make_executor(workers), SystemClock(), height))
+    root = media_root(engine, media)
+    _echo_report(ingest_gt(engine, root, gt_dir, make_executor(workers), SystemClock(), height, served_fps))
 
 
 @wmeval.command("ingest-team")

@@ -7,14 +7,15 @@ matches each file to a GT episode by task folder and episode number. ``layout.py
 is all or nothing, a submission that fits no place of the layout is refused, and what a team did not send or sent
 besides its videos is reported, never guessed at (docs/rules/wmeval.md §1.5, A4/A5).
 
-Every video is made browser-playable on the core's executor, in parallel, in the ingest's staging folder
-(``staging.py``): remuxed (its H.264 stream copied, ``moov`` first) when it already plays in a browser, else
-transcoded to H.264; the original is kept beside the copy, and the way taken is recorded (``method`` in the
-video's probe, and counted in the report). A file FFmpeg cannot decode is stored as unplayable, with the reason: it
-is never shown and scores 0; a GT episode that cannot be composed refuses the GT set instead. Only when every video
-is made is the staging folder moved into the store and the rows written, in one transaction: a killed ingest
-stores nothing, and its rerun makes only what is missing. ``ingest_team(..., replace=True)`` re-ingests a team
-(``force`` too once any of its items is answered: the answers are dropped, and listed in the audit log).
+Every video is made anew in the season's served profile (``served.py``, ``media.py``: one size, frame rate and
+encoder for all, so no file format tells one team from another) on the core's executor, in parallel, in the ingest's
+staging folder (``staging.py``); the original is kept beside the served copy, and the way taken is recorded
+(``method`` in the video's probe, and counted in the report). A file FFmpeg cannot decode is stored as unplayable,
+with the reason: it is never shown and scores 0; a GT episode that cannot be composed refuses the GT set instead.
+Only when every video is made is the staging folder moved into the store and the rows written, in one transaction: a
+killed ingest stores nothing, and its rerun makes only what is missing. ``ingest_team(..., replace=True)``
+replaces the videos whose bytes changed (``force`` too once any of them is answered: those answers are dropped, and
+listed in the audit log).
 """
 
 from __future__ import annotations
@@ -39,15 +40,22 @@ from podium.core.execution.executor import Executor
 from podium.core.storage.sql import inserted_id
 from podium.tracks.wmeval.freeze import check_open
 from podium.tracks.wmeval.layout import CAMERAS, Issue, episode_name, scan_gt, scan_team, task_name
-from podium.tracks.wmeval.media import StripJob, TranscodeJob, TranscodeResult, compose_strip, transcode_job
+from podium.tracks.wmeval.media import (
+    StripJob,
+    TranscodeJob,
+    TranscodeResult,
+    compose_strip,
+    frame_rate,
+    transcode_job,
+)
 from podium.tracks.wmeval.schema import gt, issues, item_times, items, meta, scores, teams, videos
+from podium.tracks.wmeval.served import STRIP_HEIGHT, choose_profile, keep_profile, stored_profile
 from podium.tracks.wmeval.staging import Staging, copy_if_changed, team_staging_name
 from podium.tracks.wmeval.store import append_audit, transaction
 
 __all__ = ["CAMERAS", "GOLD_TEAM", "STRIP_HEIGHT", "IngestReport", "Issue", "import_gold", "ingest_gt", "ingest_team",
            "media_root"]  # fmt: skip
 
-STRIP_HEIGHT = 224  # the baseline letterboxes every view to 224x224
 GOLD_TEAM = "(gold set)"  # not a valid team name (check_name): no team can take it
 MEDIA_KEY = "media_root"
 
@@ -60,7 +68,7 @@ class IngestReport:
     stored: int
     playable: int
     issues: tuple[Issue, ...]
-    methods: tuple[tuple[str, int], ...] = ()  # how many playable videos were remuxed, transcoded or composed
+    methods: tuple[tuple[str, int], ...] = ()  # how many playable videos were transcoded or composed
     reused: int = 0  # made by an earlier, interrupted run of the same ingest
     replaced: int = 0  # videos of the team's earlier ingest that this one replaced or removed
     kept: int = 0  # videos of the earlier ingest whose bytes did not change: kept, with their answers
@@ -142,13 +150,20 @@ def _fingerprint(*digests: str) -> str:
 
 
 def ingest_gt(
-    engine: Engine, root: Path, gt_dir: Path, executor: Executor, clock: Clock, height: int = STRIP_HEIGHT
-) -> IngestReport:
-    """Compose and store the GT set: all or nothing, and fixed once a team is ingested."""
+    engine: Engine, root: Path, gt_dir: Path, executor: Executor, clock: Clock, height: int | None = None,
+    served_fps: int | None = None,
+) -> IngestReport:  # fmt: skip
+    """Compose and store the GT set: all or nothing, and fixed once a team is ingested.
+
+    The first GT ingest fixes the season's served profile (``served.py``): strips ``height`` pixels high (224 when
+    not given), at ``served_fps`` (when not given: the cameras' rate, 30 at least).
+    """
     episodes = scan_gt(gt_dir)
     with engine.connect() as db:
         have = {(r.task, r.episode) for r in db.execute(select(gt.c.task, gt.c.episode))}
         any_team = db.execute(select(teams.c.id).limit(1)).first() is not None
+        rates = (frame_rate(views[0]) for key, views in episodes.items() if key not in have)  # cam_high: the clock
+        profile = choose_profile(db, height, served_fps, (rate for rate in rates if rate is not None))
     if have - set(episodes):
         lost = ", ".join(f"{t}/{e}" for t, e in sorted(have - set(episodes))[:5])
         raise ConflictError(f"the GT set lacks episodes ingested before ({lost}); nothing stored",
@@ -166,8 +181,8 @@ def ingest_gt(
         folder = staging.job_folder(task, episode)
         digests = [copy_if_changed(view, folder / f"{cam}.mp4") for cam, view in zip(CAMERAS, views, strict=True)]
         job = StripJob(tuple(folder / f"{cam}.mp4" for cam in CAMERAS), folder / "reference.mp4",
-                       folder / "reference-last.png", height)  # fmt: skip
-        planned.append((job, _fingerprint(*digests, str(height))))
+                       folder / "reference-last.png", profile)  # fmt: skip
+        planned.append((job, _fingerprint(*digests, repr(profile))))
     done, reused = staging.make(planned, compose_strip, executor)
     broken = [(job, result) for job, result in done if not result.playable]
     if broken:
@@ -185,9 +200,11 @@ def ingest_gt(
             final = root / "gt" / task / episode
             finals.append((job.target.parent, final))
             moved = StripJob(tuple(final / v.name for v in job.views), final / job.target.name,
-                             final / job.last_frame.name, height)  # fmt: skip
+                             final / job.last_frame.name, profile)  # fmt: skip
             db.execute(insert(gt).values(task=task, episode=episode, **_stored(moved, result, root, at)))
-        append_audit(db, at, "gt_ingested", {"episodes": len(done), "playable": len(done), "issues": 0})
+        keep_profile(db, profile)
+        append_audit(db, at, "gt_ingested", {"episodes": len(done), "playable": len(done), "issues": 0,
+                                             "served": asdict(profile)})  # fmt: skip
         _move_all(finals)  # inside the transaction: a failed move rolls the rows back
     staging.discard()
     return IngestReport("GT", len(done), len(done), (), _methods(done), reused)
@@ -214,7 +231,7 @@ def ingest_team(
     engine: Engine, root: Path, team: str, folder: Path, executor: Executor, clock: Clock, *,
     replace: bool = False, force: bool = False, only: Sequence[str] = (),
 ) -> IngestReport:  # fmt: skip
-    """Match, remux or transcode, and store one team's submission (``replace``: instead of its earlier one).
+    """Match, make in the served profile, and store one team's submission (``replace``: instead of its earlier one).
 
     A replacement changes only the videos whose bytes changed (``only``: ``task/episode`` names limit it to those):
     their items go back, unanswered, to the same annotators; every other video keeps its items and answers.
@@ -241,7 +258,7 @@ def import_gold(
 
     ``answers`` is ``task,episode,expected``, one row per video of the folder, each expected score 0-3; a row
     without its video, a video without its row, or a bad score refuses the whole set. Its videos are made exactly
-    as a team's are (remuxed or transcoded, stripped), so a gold item is served like any other.
+    as a team's are (in the served profile, stripped), so a gold item is served like any other.
     """
     return _ingest_videos(engine, root, GOLD_TEAM, folder, executor, clock, replace=replace, force=force,
                           kind="gold", expected=_gold_answers(answers))  # fmt: skip
@@ -280,11 +297,12 @@ def _ingest_videos(
         raise ConfigError("--force only goes with --replace")
     with engine.connect() as db:
         known = [(r.task, r.episode) for r in db.execute(select(gt.c.task, gt.c.episode))]
+        profile = stored_profile(db)
         existing = db.execute(select(teams.c.id).where(teams.c.name == team)).scalar()
         before = {} if existing is None else _stored_videos(db, root, existing)
         if existing is not None:
             check_open(db)  # after the freeze the scores are a record: no video under them changes
-    if not known:
+    if not known or profile is None:
         raise ConflictError("no GT ingested yet", fix="run `podium wmeval ingest-gt GT_DIR` first")
     if existing is not None and not replace:
         raise ConflictError(f"team {team!r} is ingested already", fix="re-ingest it with --replace")
@@ -321,8 +339,8 @@ def _ingest_videos(
     planned: list[tuple[TranscodeJob, str]] = []
     for (task, episode), source in sorted(matched.items()):
         target = staging.job_folder(task, episode)
-        job = TranscodeJob(target / "original.mp4", target / "video.mp4", target / "last.png")
-        planned.append((job, copy_if_changed(source, job.source)))
+        job = TranscodeJob(target / "original.mp4", target / "video.mp4", target / "last.png", profile)
+        planned.append((job, _fingerprint(copy_if_changed(source, job.source), repr(profile))))
     done, reused = staging.make(planned, transcode_job, executor)
     for stale in _stale_job_folders(staging, matched):  # episodes an earlier run had and this submission lacks
         shutil.rmtree(stale)
@@ -347,9 +365,10 @@ def _ingest_videos(
                 playable += result.playable
                 if not result.playable:
                     sent = str(matched[(task, episode)].relative_to(folder))
-                    problems.append(Issue("undecodable", sent, result.reason))
+                    problems.append(Issue(result.issue, sent, result.reason))
                 final = where / task / episode
-                stored = TranscodeJob(final / job.source.name, final / job.target.name, final / job.last_frame.name)
+                stored = TranscodeJob(final / job.source.name, final / job.target.name, final / job.last_frame.name,
+                                      profile)  # fmt: skip
                 new_ids[(task, episode)] = inserted_id(
                     db,
                     insert(videos).values(

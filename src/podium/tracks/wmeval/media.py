@@ -1,22 +1,21 @@
 """Video work through PyAV (its wheel bundles FFmpeg with libx264, so no system FFmpeg is needed).
 
-Four operations, each a pure function of files: ``probe`` reads what a file holds; ``remux`` copies a video that is
-already browser-playable (H.264, yuv420p, even size, a constant frame rate by its packets' timestamps, in an MP4)
-into a new MP4 with the ``moov`` atom first, without re-encoding, and saves its last frame as a PNG; ``transcode``
-re-encodes any other video as browser-playable H.264 (yuv420p, constant frame rate, ``moov`` atom first) and saves
-its last frame; and ``compose_strip`` lays three camera views side by side at one height, the layout of the
-generated videos. Remuxing costs about a fifth of a re-encode and keeps the team's pixels exactly; everything it
-cannot vouch for is re-encoded (see docs/design/wmeval.md).
+Every video an annotator receives is made anew in one served profile (``ServedProfile``): the same size, frame
+rate, encoder and settings for every generated video, gold video and GT strip, so nothing in the served files but
+what they show tells one team's videos from another's (docs/design/wmeval.md, "Canonical media"). ``transcode``
+re-encodes a team's video into the profile: scaled to fit with its aspect kept and padded (never stretched),
+brought to the profile's rate by showing frames longer (never dropping one), and saves its last frame as
+served; ``compose_strip`` lays three camera views side by side at one height, the layout of the generated
+videos, in the same profile. ``probe`` reads what a file holds.
 
-``transcode_job`` wraps both for ``podium.core.execution.executor``: the job carries its paths, the result says
-whether the video plays and which way it was made playable, and a file FFmpeg cannot decode is a result, not an
-exception (an unplayable video is data: it scores 0, visibly).
+``transcode_job`` wraps the first for ``podium.core.execution.executor``: the job carries its paths and profile,
+the result says whether the video plays, and a file FFmpeg cannot decode is a result, not an exception (an
+unplayable video is data: it scores 0, visibly).
 """
 
 from __future__ import annotations
 
 import math
-import os
 from contextlib import ExitStack
 from dataclasses import dataclass
 from fractions import Fraction
@@ -27,18 +26,42 @@ import numpy as np
 
 DEFAULT_FPS = 24  # the baseline's generated videos are written at 24 fps
 MAX_FPS = 120  # a container claiming more is lying about its rate; use the default instead
-X264_OPTIONS = {"preset": "ultrafast", "crf": "23"}  # 2.2x veryfast at 672x224; see docs/design/wmeval.md
+SERVED_MIN_FPS = 30  # the served rate at least: the real GT's rate, and above every rate the baseline writes
+CRF = 20  # 46 dB PSNR at 672x224 (44.9 at CRF 23) for the same CPU: no second generation of visible loss
+GOP_SECONDS = 2  # a keyframe every 2 s exactly, never at a scene cut: the key frames say nothing about content
 
 
-def _one_thread() -> bool:
-    # In a pool worker (the core executor sets OMP_NUM_THREADS=1 there: one worker per core) FFmpeg's coders and
-    # filters run on one thread: the pool already fills every core, and their own threads only add CPU (x264's
-    # frame threads 11% per video; decoder and scaler threads 13% per GT strip).
-    return os.environ.get("OMP_NUM_THREADS") == "1"
+@dataclass(frozen=True, slots=True)
+class ServedProfile:
+    """What every served video of a season is: one size, one frame rate, one encoder with fixed settings.
 
+    The size is ``4 * height`` by ``height``: three 4:3 camera views side by side (the GT strip) fill it, and the
+    baseline's 3:1 generated videos fit it at full height. Nothing of it comes from a team's files.
+    """
 
-def _x264_options() -> dict[str, str]:
-    return X264_OPTIONS | ({"threads": "1"} if _one_thread() else {})
+    width: int
+    height: int
+    fps: int
+
+    @classmethod
+    def for_height(cls, height: int, fps: int) -> ServedProfile:
+        """The profile of strips ``height`` pixels high, served at ``fps``."""
+        even = _even(height)
+        return cls(4 * even, even, fps)
+
+    def x264_options(self) -> dict[str, str]:
+        """libx264's settings: fixed, so every video of the profile has the same stream headers.
+
+        One thread always: the ingest's pool already fills every core, and frame threads would make the bytes
+        depend on the machine.
+        """
+        gop = GOP_SECONDS * self.fps
+        return {"preset": "ultrafast", "crf": str(CRF), "threads": "1",
+                "x264-params": f"keyint={gop}:min-keyint={gop}:scenecut=0"}  # fmt: skip
+
+    def fits(self, fps: float) -> bool:
+        """Whether a video at ``fps`` reaches the profile's rate by repeating frames only (1 ‰ for 29.97)."""
+        return fps <= self.fps * 1.001
 
 
 class MediaError(Exception):
@@ -59,11 +82,12 @@ class Probe:
 
 @dataclass(frozen=True, slots=True)
 class TranscodeJob:
-    """One video to make playable: its original, where the H.264 copy and the last frame go."""
+    """One video to serve: its original, where the served copy and its last frame go, and in which profile."""
 
     source: Path
     target: Path
     last_frame: Path
+    profile: ServedProfile
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +98,8 @@ class TranscodeResult:
     reason: str
     original: Probe | None = None
     output: Probe | None = None
-    method: str = ""  # how the stored copy was made: remuxed, transcoded or composed ("" when unplayable)
+    method: str = ""  # how the served copy was made: transcoded or composed ("" when unplayable)
+    issue: str = "undecodable"  # the kind of issue an unplayable video is reported as
 
 
 def pyav() -> Any:
@@ -108,98 +133,23 @@ def probe(path: Path) -> Probe:
     return Probe(codec, width, height, round(fps, 3), frames, round(frames / fps, 3))
 
 
-REMUX_PROFILES = frozenset({"Baseline", "Constrained Baseline", "Main", "High"})  # 8-bit 4:2:0 H.264 profiles
-
-
-def _remuxable(container: Any) -> bool:
-    """What the header tells: one H.264 yuv420p stream of even size in an MP4 (timestamps are checked later)."""
-    if not container.streams.video or "mp4" not in container.format.name.split(","):
-        return False
-    context = container.streams.video[0].codec_context
-    return bool(
-        context.name == "h264"
-        and context.format is not None
-        and context.format.name == "yuv420p"
-        and context.profile in REMUX_PROFILES
-        and context.width % 2 == 0
-        and context.height % 2 == 0
-    )
-
-
-def remux(source: Path, target: Path, last_frame: Path) -> tuple[Probe, Probe] | None:
-    """Copy an already browser-playable ``source`` to ``target`` (faststart) and save its last frame; probes of both.
-
-    None, with nothing left at ``target``, when ``source`` is not such a file or anything about it is in doubt: the
-    caller then transcodes it (which also reports a file FFmpeg cannot decode). The packets are copied as they are
-    read, without decoding; their presentation timestamps must advance in equal steps (a constant frame rate in
-    fact, not only the rate the container declares), none may be flagged discard or corrupt, and their count must
-    be the container's. The last frame is decoded from the last keyframe on (the packets since the latest
-    keyframe are kept while copying): that group must give one frame per packet, and the last of them must carry
-    the stream's highest timestamp, which makes it the true last frame; otherwise the file is transcoded.
-    """
+def frame_rate(path: Path) -> float | None:
+    """The frame rate ``path``'s header declares (nothing decoded), or None where it has no plausible one."""
     av = pyav()
-    partial = target.with_name(target.name + ".part")
     try:
-        with av.open(str(source)) as container:
-            if not _remuxable(container):
+        with av.open(str(path)) as container:
+            if not container.streams.video:
                 return None
             stream = container.streams.video[0]
-            target.parent.mkdir(parents=True, exist_ok=True)
-            stamps: list[int] = []
-            group: list[tuple[bytes, int, int]] = []  # packets since the latest keyframe: data, pts, dts
-            with av.open(str(partial), mode="w", format="mp4") as output:
-                copy = output.add_stream_from_template(stream)
-                for packet in container.demux(stream):
-                    if packet.size == 0:
-                        continue  # the empty packet demux ends with
-                    if packet.pts is None or packet.dts is None or packet.is_discard or packet.is_corrupt:
-                        raise MediaError("a packet without timestamps, or flagged discard or corrupt")
-                    if packet.is_keyframe:
-                        group = []
-                    group.append((bytes(packet), packet.pts, packet.dts))
-                    stamps.append(packet.pts)
-                    packet.stream = copy
-                    output.mux(packet)
-            steps = {b - a for a, b in zip(sorted(stamps), sorted(stamps)[1:], strict=False)}
-            if len(steps) != 1 or (stream.frames and stream.frames != len(stamps)):
-                raise MediaError("not a constant frame rate")  # also one frame alone: no rate to check
-            step = Fraction(steps.pop()) * stream.time_base
-            if step <= 0 or 1 / step > MAX_FPS:
-                raise MediaError("no plausible frame rate")
-            last, decoded = _last_of_group(av, stream, group)
-            if last is None or decoded != len(group) or last.pts != max(stamps):
-                raise MediaError("the last group of pictures does not decode on its own")
-            width, height = stream.codec_context.width, stream.codec_context.height
-    except (av.FFmpegError, OSError, ValueError, MediaError):
-        partial.unlink(missing_ok=True)
+            rate = stream.average_rate or stream.guessed_rate
+    except (av.FFmpegError, OSError, ValueError):
         return None
-    _publish(partial, target)
-    last_frame.parent.mkdir(parents=True, exist_ok=True)
-    last.to_image().save(last_frame)
-    fps = round(float(1 / step), 3)
-    made = Probe("h264", width, height, fps, len(stamps), round(float(len(stamps) * step), 3))
-    return made, made
+    return float(rate) if rate and 0 < float(rate) <= MAX_FPS else None
 
 
-def _last_of_group(av: Any, stream: Any, group: list[tuple[bytes, int, int]]) -> tuple[Any, int]:
-    """Decode one group of pictures with the stream's (unused) decoder: the latest frame, and how many came out."""
-    context = stream.codec_context
-    if _one_thread():
-        context.thread_count = 1
-    last, decoded = None, 0
-    packets = []
-    for data, pts, dts in group:
-        packet = av.Packet(data)
-        packet.pts, packet.dts, packet.time_base = pts, dts, stream.time_base
-        packets.append(packet)
-    for packet in [*packets, None]:
-        for frame in context.decode(packet):
-            decoded += 1
-            if frame.pts is None:
-                raise MediaError("a frame without a timestamp")
-            if last is None or frame.pts > last.pts:
-                last = frame
-    return last, decoded
+def _source_rate(stream: Any) -> Fraction:
+    rate = stream.average_rate or stream.guessed_rate
+    return Fraction(rate).limit_denominator(1001) if rate and 0 < float(rate) <= MAX_FPS else Fraction(DEFAULT_FPS)
 
 
 SEI = 6  # the H.264 NAL unit type of supplemental enhancement information: user data, encoder strings, timing
@@ -209,10 +159,10 @@ PUBLISHED_MP4 = {"movflags": "+faststart", "fflags": "+bitexact"}  # moov first;
 def _publish(made: Path, target: Path) -> None:
     """Write the video ``made`` to ``target`` as annotators receive it, then remove ``made``.
 
-    Blind for real: whatever a team sent, the bytes served carry no SEI (a team's name written into user data, the
-    x264 version string that told remuxed from transcoded files), no container or stream metadata, no muxer
-    version or creation time; only the coded pictures, copied as they are. MP4 needs none of the SEI to play
-    (it has its own timing), and ``moov`` comes first so that playback starts before the file has arrived.
+    Every served video is our own encode, and this copy takes out what is not a picture: x264's SEI (its version
+    and every setting, H.264 NAL type 6), container and stream metadata, the muxer version and the creation time
+    (``+bitexact``). MP4 needs no SEI to play (it has its own timing), and ``moov`` comes first so that playback
+    starts before the file has arrived.
     """
     av = pyav()
     clean = target.with_name(target.name + ".clean")
@@ -237,43 +187,88 @@ def _even(n: int) -> int:
     return max(2, n - n % 2)  # yuv420p needs even dimensions
 
 
-def transcode(source: Path, target: Path, last_frame: Path) -> tuple[Probe, Probe]:
-    """Re-encode ``source`` as playable H.264 at ``target`` and save its last frame; probes of both.
+def _fit(graph: Any, profile: ServedProfile, single: bool) -> tuple[Any, Any]:
+    """The filters that put a picture into the profile's frame: (first, last) of the chain.
 
-    One pass, frame by frame: each decoded frame is converted to yuv420p and encoded at once, so memory stays flat
-    for long videos and nothing is decoded twice. Frames are re-timed to a constant rate (the source's average
-    rate), which is what makes variable-rate files seek and play evenly.
+    Scaled to the largest size that fits with its aspect kept (even sides, area averaging), converted to yuv420p,
+    centred on black (pad rounds the offsets to whole chroma samples), square samples.
+    """
+    w, h = profile.width, profile.height
+    threads = ":threads=1" if single else ""
+    chain = [
+        graph.add("scale", f"{w}:{h}:force_original_aspect_ratio=decrease:force_divisible_by=2:flags=area{threads}"),
+        graph.add("format", "yuv420p"),
+        graph.add("pad", f"{w}:{h}:(ow-iw)/2:(oh-ih)/2:black"),
+        graph.add("setsar", "1"),
+    ]
+    for first, then in zip(chain, chain[1:], strict=False):
+        first.link_to(then)
+    return chain[0], chain[-1]
+
+
+class _ServedWriter:
+    """The served encoder: frames in the profile, each shown until a given frame number, into an MP4."""
+
+    def __init__(self, output: Any, profile: ServedProfile) -> None:
+        self.output, self.fps, self.frames = output, profile.fps, 0
+        self.last: Any = None
+        self.encoder = output.add_stream("libx264", rate=profile.fps, options=profile.x264_options())
+        self.encoder.width, self.encoder.height, self.encoder.pix_fmt = profile.width, profile.height, "yuv420p"
+
+    def show(self, frame: Any, until: int) -> None:
+        """Encode ``frame`` as the served frames up to ``until`` (once at least: no frame is ever dropped)."""
+        av = pyav()
+        frame.pict_type = av.video.frame.PictureType.NONE  # the source's frame types are not ours
+        for number in range(self.frames, max(until, self.frames + 1)):
+            frame.pts, frame.time_base = number, Fraction(1, self.fps)
+            self.output.mux(self.encoder.encode(frame))
+            self.frames = number + 1
+        self.last = frame
+
+    def finish(self) -> None:
+        if self.last is None:
+            raise MediaError("no decodable frame")
+        self.output.mux(self.encoder.encode(None))
+
+
+def transcode(source: Path, target: Path, last_frame: Path, profile: ServedProfile) -> tuple[Probe, Probe]:
+    """Re-encode ``source`` into ``profile`` at ``target`` and save its last frame as served; probes of both.
+
+    One pass, frame by frame: each decoded frame goes through the fitting filters and is encoded at once, so
+    memory stays flat for long videos. Frame ``i`` is shown from ``i / r`` for ``1 / r`` seconds, ``r`` the
+    source's average rate (which is what makes variable-rate files play evenly): at the profile's rate, which is
+    at least ``r``, each frame is repeated once or more and none is dropped. A source faster than the profile is
+    not served (``issue`` "too_fast"): serving it would drop frames.
     """
     av = pyav()
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(target.name + ".part")
-    frames, last = 0, None
     try:
         with av.open(str(source)) as container:
             if not container.streams.video:
                 raise MediaError("no video stream")
             stream = container.streams.video[0]
-            if _one_thread():
-                stream.codec_context.thread_count = 1
-            rate = stream.average_rate or stream.guessed_rate
-            fps = (
-                Fraction(rate).limit_denominator(1001) if rate and 0 < float(rate) <= MAX_FPS else Fraction(DEFAULT_FPS)
-            )
+            stream.codec_context.thread_count = 1
+            rate = _source_rate(stream)
+            if not profile.fits(float(rate)):
+                raise _TooFast(float(rate), profile.fps)
             codec = stream.codec_context.name
             width, height = stream.codec_context.width, stream.codec_context.height
+            graph = av.filter.Graph()
+            feed = graph.add_buffer(template=stream)
+            first, last = _fit(graph, profile, True)
+            sink = graph.add("buffersink")
+            feed.link_to(first)
+            last.link_to(sink)
+            graph.configure()
+            frames = 0
             with av.open(str(partial), mode="w", format="mp4") as output:
-                encoder = output.add_stream("libx264", rate=fps, options=_x264_options())
-                encoder.width, encoder.height, encoder.pix_fmt = _even(width), _even(height), "yuv420p"
+                writer = _ServedWriter(output, profile)
                 for frame in container.decode(stream):
-                    converted = frame.reformat(width=encoder.width, height=encoder.height, format="yuv420p")
-                    converted.pts, converted.time_base = frames, 1 / fps  # re-timed at the constant rate
-                    converted.pict_type = av.video.frame.PictureType.NONE  # the source's frame types are not ours
-                    output.mux(encoder.encode(converted))
+                    feed.push(frame)
                     frames += 1
-                    last = frame
-                if frames == 0:
-                    raise MediaError("no decodable frame")
-                output.mux(encoder.encode(None))
+                    writer.show(sink.pull(), round(frames * profile.fps / rate))
+                writer.finish()
     except (av.FFmpegError, OSError, ValueError) as error:
         partial.unlink(missing_ok=True)
         raise MediaError(f"FFmpeg cannot decode it: {error}") from error
@@ -282,48 +277,54 @@ def transcode(source: Path, target: Path, last_frame: Path) -> tuple[Probe, Prob
         raise
     _publish(partial, target)
     last_frame.parent.mkdir(parents=True, exist_ok=True)
-    assert last is not None  # frames > 0
-    last.to_image().save(last_frame)
-    seconds = round(frames / float(fps), 3)
-    original = Probe(codec, width, height, round(float(fps), 3), frames, seconds)
-    return original, Probe("h264", _even(width), _even(height), round(float(fps), 3), frames, seconds)
+    writer.last.to_image().save(last_frame)
+    original = Probe(codec, width, height, round(float(rate), 3), frames, round(frames / float(rate), 3))
+    served = writer.frames
+    return original, Probe("h264", profile.width, profile.height, profile.fps, served, round(served / profile.fps, 3))
+
+
+class _TooFast(MediaError):
+    def __init__(self, fps: float, served: int) -> None:
+        super().__init__(
+            f"its {fps:g} fps is above the served {served} fps (serving it would drop frames): send it at "
+            f"{served} fps or less, or ingest the GT with --served-fps {math.ceil(fps)} before any team"
+        )
 
 
 def transcode_job(job: TranscodeJob) -> TranscodeResult:
-    """``remux`` where the video already plays in a browser, else ``transcode``; undecodable: an unplayable result."""
+    """``transcode`` as a result: undecodable (or too fast), an unplayable result with the reason."""
     try:
-        done = remux(job.source, job.target, job.last_frame)
-        method = "remuxed"
-        if done is None:
-            done, method = transcode(job.source, job.target, job.last_frame), "transcoded"
+        original, served = transcode(job.source, job.target, job.last_frame, job.profile)
+    except _TooFast as error:
+        return TranscodeResult(False, str(error), issue="too_fast")
     except MediaError as error:
         return TranscodeResult(
             False, str(error).replace(f"'{job.source}'", "the file")
         )  # the store's path says nothing
-    return TranscodeResult(True, "", done[0], done[1], method)
+    return TranscodeResult(True, "", original, served, "transcoded")
 
 
 @dataclass(frozen=True, slots=True)
 class StripJob:
-    """Three camera views of one GT episode to lay side by side."""
+    """Three camera views of one GT episode to lay side by side, served in ``profile``."""
 
     views: tuple[Path, ...]
     target: Path
     last_frame: Path
-    height: int
+    profile: ServedProfile
 
 
 def compose_strip(job: StripJob) -> TranscodeResult:
-    """The views side by side at ``job.height`` (a view that ends first holds its last frame), as playable H.264.
+    """The views side by side at the profile's height, fitted into it (a view that ends first holds its last frame).
 
-    FFmpeg's own filters do the work (``scale`` with area averaging, ``hstack``, then ``fps`` at the first view's,
-    cam_high's, rate), so no frame passes through Python arrays: 35% less CPU than stacking planes in NumPy. The
-    views are aligned by time, not by frame number, and fed one frame each in turn, so memory stays flat however
-    long the recordings are. In a pool worker the decoders and scalers run on one thread each (11% less CPU per
-    strip, the same bytes out). What remains is mostly x264 (about half the CPU at ``ultrafast``) and decoding the
-    views.
+    FFmpeg's own filters do the work (``scale`` with area averaging, ``hstack``, the fitting filters, then ``fps``
+    at the profile's rate, which repeats frames only: cam_high, the clock, may not be faster), so no frame passes
+    through Python arrays: 35% less CPU than stacking planes in NumPy. The views are aligned by time, not by frame
+    number, and fed one frame each in turn, so memory stays flat however long the recordings are. The decoders
+    and scalers run on one thread each (the ingest's pool fills the cores; 11% less CPU per strip).
     """
     av = pyav()
+    profile = job.profile
     partial = job.target.with_name(job.target.name + ".part")
     try:
         with ExitStack() as stack:
@@ -331,36 +332,33 @@ def compose_strip(job: StripJob) -> TranscodeResult:
             if not all(c.streams.video for c in containers):
                 raise MediaError("a view has no video stream")
             streams = [c.streams.video[0] for c in containers]
-            single = _one_thread()
-            if single:
-                for s in streams:
-                    s.codec_context.thread_count = 1
-            rate = streams[0].average_rate or streams[0].guessed_rate
-            fps = (
-                Fraction(rate).limit_denominator(1001) if rate and 0 < float(rate) <= MAX_FPS else Fraction(DEFAULT_FPS)
-            )
-            height = _even(job.height)
+            for s in streams:
+                s.codec_context.thread_count = 1
+            rate = _source_rate(streams[0])
+            if not profile.fits(float(rate)):
+                raise _TooFast(float(rate), profile.fps)
+            height = profile.height
             widths = [_even(round(s.codec_context.width * height / s.codec_context.height)) for s in streams]
             graph = av.filter.Graph()
             sources = [graph.add_buffer(template=s) for s in streams]
             stacked = graph.add("hstack", f"inputs={len(streams)}")
             for index, (source, width) in enumerate(zip(sources, widths, strict=True)):
-                scale = graph.add("scale", f"{width}:{height}:flags=area" + (":threads=1" if single else ""))
+                scale = graph.add("scale", f"{width}:{height}:flags=area:threads=1")
                 pixels = graph.add("format", "yuv420p")
                 source.link_to(scale)
                 scale.link_to(pixels)
                 pixels.link_to(stacked, 0, index)
-            steady = graph.add("fps", str(fps))
+            first, fitted = _fit(graph, profile, True)
+            steady = graph.add("fps", str(profile.fps))
             sink = graph.add("buffersink")
-            stacked.link_to(steady)
+            stacked.link_to(first)
+            fitted.link_to(steady)
             steady.link_to(sink)
             graph.configure()
             decoders = [c.decode(s) for c, s in zip(containers, streams, strict=True)]
             job.target.parent.mkdir(parents=True, exist_ok=True)
             with av.open(str(partial), mode="w", format="mp4") as output:
-                encoder = output.add_stream("libx264", rate=fps, options=_x264_options())
-                encoder.width, encoder.height, encoder.pix_fmt = sum(widths), height, "yuv420p"
-                frames, last = 0, None
+                writer = _ServedWriter(output, profile)
                 live = [True] * len(decoders)
                 while True:
                     for index, decoder in enumerate(decoders):
@@ -373,24 +371,19 @@ def compose_strip(job: StripJob) -> TranscodeResult:
                             strip = sink.pull()
                         except (av.BlockingIOError, av.EOFError):
                             break
-                        strip.pts, strip.time_base = frames, 1 / fps
-                        strip.pict_type = av.video.frame.PictureType.NONE
-                        output.mux(encoder.encode(strip))
-                        frames, last = frames + 1, strip
+                        writer.show(strip, writer.frames + 1)  # the fps filter made the rate: once each
                     if not any(live):
                         break
-                if last is None:
-                    raise MediaError("no decodable frame")
-                output.mux(encoder.encode(None))
+                writer.finish()
     except (av.FFmpegError, OSError, ValueError, MediaError) as error:
         partial.unlink(missing_ok=True)
         reason = str(error) if isinstance(error, MediaError) else f"FFmpeg cannot decode it: {error}"
-        return TranscodeResult(False, reason)
+        return TranscodeResult(False, reason, issue="too_fast" if isinstance(error, _TooFast) else "undecodable")
     _publish(partial, job.target)
     job.last_frame.parent.mkdir(parents=True, exist_ok=True)
-    last.to_image().save(job.last_frame)
-    seconds = round(frames / float(fps), 3)
-    out = Probe("h264", encoder.width, encoder.height, round(float(fps), 3), frames, seconds)
+    writer.last.to_image().save(job.last_frame)
+    out = Probe("h264", profile.width, profile.height, profile.fps, writer.frames,
+                round(writer.frames / profile.fps, 3))  # fmt: skip
     return TranscodeResult(True, "", out, out, "composed")
 
 

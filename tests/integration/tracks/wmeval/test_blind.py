@@ -1,11 +1,11 @@
 """Blind for real: nothing an annotator can fetch tells one team from another.
 
 A team writes its name into its files every way a real one could: the MP4 container's comment, the stream's
-handler name, H.264 SEI user data (which survived the remux before), and its folder and ``concat_`` file names; one
-of its videos is MPEG-4 Part 2, so it is transcoded while the others are remuxed. Then an annotator fetches
-everything they can reach (the queue, every item as JSON and as a page, every video and last frame, with their
-headers) and none of it may hold the name, an encoder version string (x264's told transcoded from remuxed
-videos), or a file time (``Last-Modified`` clustered videos by ingest run, so by team).
+handler name, H.264 SEI user data (which once survived a stream copy), and its folder and ``concat_`` file names;
+one of its videos is MPEG-4 Part 2. Then an annotator fetches everything they can reach (the queue, every item as
+JSON and as a page, every video and last frame, with their headers) and none of it may hold the name, an encoder
+string (x264's writes its version and settings), or a file time (``Last-Modified`` clustered videos by ingest run,
+so by team). ``test_canonical_media.py`` checks that the served files' formats say nothing either.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def fetched(env: Env) -> list[tuple[str, dict[str, str], bytes]]:
     assert MARK.encode() in (folder / "evaluator_test/task1/episode_0.mp4").read_bytes()  # the plant took
     mp4v_with_comment(folder / "evaluator_test" / "task1" / "episode_2.mp4")
     report = ingest_team(env.engine, root, MARK.lower(), folder, SerialExecutor(), env.clock)
-    assert dict(report.methods) == {"remuxed": 2, "transcoded": 1}
+    assert dict(report.methods) == {"transcoded": 3}
     _, token = add_account(env.engine, env.clock, "ann", "annotator")
     assign(env.engine, env.clock, AssignOptions(annotators_per_task=1, gold=0, seed=1))
     got: list[tuple[str, dict[str, str], bytes]] = []
@@ -104,7 +104,7 @@ def test_no_video_carries_an_encoder_string_or_metadata(fetched: list[tuple[str,
     videos = [(url, body) for url, _, body in fetched if url.endswith(".mp4")]
     for url, body in videos:
         for encoder in (b"x264", b"Lavf", b"Lavc", b"libx264", b"FFmpeg"):
-            assert encoder not in body, (url, encoder)  # remuxed and transcoded files alike
+            assert encoder not in body, (url, encoder)
         with av.open(io.BytesIO(body)) as container:
             assert dict(container.metadata).keys() <= {"major_brand", "minor_version", "compatible_brands"}
             assert dict(container.streams.video[0].metadata).keys() <= {"language", "handler_name", "vendor_id"}

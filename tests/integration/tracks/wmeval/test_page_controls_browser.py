@@ -116,7 +116,7 @@ def test_both_videos_play_pause_scrub_and_step_together(browser: Browser, site: 
                   " s.dispatchEvent(new Event('input')); }")  # fmt: skip
     assert times(page) == [0.2, 0.2]
     fps = float(page.get_attribute("#item", "data-fps") or 0)
-    assert fps == 24  # the served video's own rate (the synthetic clips run at 24 fps): a step is one of its frames
+    assert fps == 30  # the served rate (the 24 fps clips are served at the profile's 30): a step is one served frame
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowRight")
     after = times(page)

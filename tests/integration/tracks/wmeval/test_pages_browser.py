@@ -2,8 +2,8 @@
 
 Videos are made at test time with PyAV: H.264 clips for the GT views and most submissions, an MPEG-4 Part 2 file
 (what OpenCV's ``mp4v`` writes, which Chromium cannot play as submitted) and a corrupt file. The GT has task1 with
-three episodes and task2 with two; three teams submit (their H.264 files are remuxed, the ``mp4v`` one is
-transcoded, and all of them must play):
+three episodes and task2 with two; three teams submit (their H.264 files and the ``mp4v`` one are all made anew in
+the served profile, and all of them must play):
 
 - ``short``: task1 episodes 0 and 1, task2 episode 0 (two videos missing);
 - ``tidy``: everything, plus the ``concat_*`` visualisations the baseline writes (ignored);
@@ -69,8 +69,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     assert "missing: task1/episode_2" in reports["short"] and "missing: task2/episode_1" in reports["short"]
     assert reports["tidy"].count("ignored: ") == 2
     assert "odd: 5 video(s) stored, 4 playable" in reports["odd"] and "undecodable:" in reports["odd"]
-    # the H.264 files are remuxed, not re-encoded, and must still play below; the mp4v one is transcoded
-    assert "4 playable (3 remuxed, 1 transcoded)" in reports["odd"] and "(5 remuxed)" in reports["tidy"]
+    # every video is made anew in the served profile and must play below
+    assert "4 playable (4 transcoded)" in reports["odd"] and "(5 transcoded)" in reports["tidy"]
     tokens = {}
     for name, role in (("ann", "annotator"), ("bob", "annotator"), ("ops", "operator")):
         tokens[name] = cli("annotator", "add", name, "--role", role, "--db", db).split()[-1]
