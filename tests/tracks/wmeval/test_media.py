@@ -5,6 +5,7 @@ lossless; views of different lengths composed into one strip; what cannot be ser
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import asdict
 from fractions import Fraction
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from podium.tracks.wmeval.media import (
     synthetic_frames,
     transcode_job,
 )
+from podium.tracks.wmeval.staging import result_from_json
 
 from .conftest import Env, write_clip
 
@@ -148,6 +150,7 @@ def test_a_video_faster_than_the_profile_is_refused_with_the_fix(tmp_path: Path)
     assert (result.playable, result.issue) == (False, "too_fast")
     assert "60 fps is above the served 30 fps" in result.reason and "--served-fps 60" in result.reason
     assert not list(tmp_path.glob("out.mp4*"))
+    assert result_from_json(asdict(result)) == result  # a resumed ingest reports it the same way
 
 
 def test_mp4v_is_served_and_a_cut_file_is_not(tmp_path: Path) -> None:

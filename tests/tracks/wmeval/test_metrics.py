@@ -9,9 +9,10 @@ import numpy as np
 from click.testing import CliRunner
 
 from podium.tracks.wmeval.cli import wmeval
-from podium.tracks.wmeval.metrics import compare, far_from_metric, psnr, spearman, ssim
+from podium.tracks.wmeval.media import ServedProfile, StripJob, TranscodeJob, compose_strip, transcode_job, write_video
+from podium.tracks.wmeval.metrics import compare, far_from_metric, grey_frames, psnr, spearman, ssim, video_metrics
 
-from .conftest import make_gt, make_team
+from .conftest import make_gt, make_team, write_clip
 
 RNG = np.random.default_rng(7)
 PICTURE = RNG.integers(0, 256, (48, 192)).astype(np.float64)
@@ -32,6 +33,21 @@ def test_a_change_in_one_camera_view_shows_in_that_view_only() -> None:
     pair = compare(PICTURE, changed)
     assert pair.views_ssim[0] == pair.views_ssim[2] == 1.0 and pair.views_ssim[1] < 0.5
     assert pair.views_psnr[0] == 100.0 and pair.views_psnr[1] < 20
+
+
+def test_the_padding_of_a_served_frame_is_left_out(tmp_path: Path) -> None:
+    profile = ServedProfile.for_height(48, 24)  # 192x48
+    views = [write_clip(tmp_path / f"view{n}.mp4", seed=n, frames=24) for n in range(3)]
+    strip = compose_strip(StripJob(tuple(views), tmp_path / "gt.mp4", tmp_path / "gt.png", profile))
+    # a team whose video is the reference itself at 2:1, so it is served inside a box of the 4:1 frame
+    narrow = [frame.astype(np.uint8) for frame in grey_frames(tmp_path / "gt.mp4", size=(96, 48))]
+    write_video(tmp_path / "team.mp4", [np.repeat(f[:, :, None], 3, axis=2) for f in narrow], fps=24)
+    team = transcode_job(TranscodeJob(tmp_path / "team.mp4", tmp_path / "served.mp4", tmp_path / "s.png", profile))
+    assert team.output is not None and team.output.box == (48, 0, 96, 48)
+    assert strip.output is not None and strip.output.box == (0, 0, 192, 48)
+    boxed = video_metrics(tmp_path / "served.mp4", tmp_path / "gt.mp4", 4, (team.output.box, strip.output.box))
+    whole = video_metrics(tmp_path / "served.mp4", tmp_path / "gt.mp4", 4)
+    assert boxed.sampled.ssim > 0.8 > whole.sampled.ssim  # the same pictures, once the black bars are not compared
 
 
 def test_rank_correlation_and_ratings_far_from_the_metric() -> None:

@@ -59,6 +59,15 @@ class ServedProfile:
         return {"preset": "ultrafast", "crf": str(CRF), "threads": "1",
                 "x264-params": f"keyint={gop}:min-keyint={gop}:scenecut=0"}  # fmt: skip
 
+    def box(self, width: int, height: int) -> tuple[int, int, int, int]:
+        """Where a ``width`` x ``height`` picture lies in the profile's frame: x, y, w, h.
+
+        The largest size that fits with the aspect kept, even sides, centred on whole chroma samples.
+        """
+        scale = min(self.width / width, self.height / height)
+        w, h = min(self.width, _even(round(width * scale))), min(self.height, _even(round(height * scale)))
+        return (self.width - w) // 4 * 2, (self.height - h) // 4 * 2, w, h
+
     def fits(self, fps: float) -> bool:
         """Whether a video at ``fps`` reaches the profile's rate by repeating frames only (1 ‰ for 29.97)."""
         return fps <= self.fps * 1.001
@@ -78,6 +87,7 @@ class Probe:
     fps: float
     frames: int
     duration_s: float
+    box: tuple[int, int, int, int] | None = None  # a served file: where the picture lies in it (x, y, w, h)
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,18 +197,16 @@ def _even(n: int) -> int:
     return max(2, n - n % 2)  # yuv420p needs even dimensions
 
 
-def _fit(graph: Any, profile: ServedProfile, single: bool) -> tuple[Any, Any]:
-    """The filters that put a picture into the profile's frame: (first, last) of the chain.
+def _fit(graph: Any, box: tuple[int, int, int, int], profile: ServedProfile) -> tuple[Any, Any]:
+    """The filters that put a picture into ``box`` of the profile's frame: (first, last) of the chain.
 
-    Scaled to the largest size that fits with its aspect kept (even sides, area averaging), converted to yuv420p,
-    centred on black (pad rounds the offsets to whole chroma samples), square samples.
+    Scaled (area averaging, one thread), converted to yuv420p, padded with black, square samples.
     """
-    w, h = profile.width, profile.height
-    threads = ":threads=1" if single else ""
+    x, y, w, h = box
     chain = [
-        graph.add("scale", f"{w}:{h}:force_original_aspect_ratio=decrease:force_divisible_by=2:flags=area{threads}"),
+        graph.add("scale", f"{w}:{h}:flags=area:threads=1"),
         graph.add("format", "yuv420p"),
-        graph.add("pad", f"{w}:{h}:(ow-iw)/2:(oh-ih)/2:black"),
+        graph.add("pad", f"{profile.width}:{profile.height}:{x}:{y}:black"),
         graph.add("setsar", "1"),
     ]
     for first, then in zip(chain, chain[1:], strict=False):
@@ -256,7 +264,8 @@ def transcode(source: Path, target: Path, last_frame: Path, profile: ServedProfi
             width, height = stream.codec_context.width, stream.codec_context.height
             graph = av.filter.Graph()
             feed = graph.add_buffer(template=stream)
-            first, last = _fit(graph, profile, True)
+            box = profile.box(width, height)
+            first, last = _fit(graph, box, profile)
             sink = graph.add("buffersink")
             feed.link_to(first)
             last.link_to(sink)
@@ -280,7 +289,8 @@ def transcode(source: Path, target: Path, last_frame: Path, profile: ServedProfi
     writer.last.to_image().save(last_frame)
     original = Probe(codec, width, height, round(float(rate), 3), frames, round(frames / float(rate), 3))
     served = writer.frames
-    return original, Probe("h264", profile.width, profile.height, profile.fps, served, round(served / profile.fps, 3))
+    made = Probe("h264", profile.width, profile.height, profile.fps, served, round(served / profile.fps, 3), box)
+    return original, made
 
 
 class _TooFast(MediaError):
@@ -348,7 +358,8 @@ def compose_strip(job: StripJob) -> TranscodeResult:
                 source.link_to(scale)
                 scale.link_to(pixels)
                 pixels.link_to(stacked, 0, index)
-            first, fitted = _fit(graph, profile, True)
+            box = profile.box(sum(widths), height)
+            first, fitted = _fit(graph, box, profile)
             steady = graph.add("fps", str(profile.fps))
             sink = graph.add("buffersink")
             stacked.link_to(first)
@@ -383,7 +394,7 @@ def compose_strip(job: StripJob) -> TranscodeResult:
     job.last_frame.parent.mkdir(parents=True, exist_ok=True)
     writer.last.to_image().save(job.last_frame)
     out = Probe("h264", profile.width, profile.height, profile.fps, writer.frames,
-                round(writer.frames / profile.fps, 3))  # fmt: skip
+                round(writer.frames / profile.fps, 3), box)  # fmt: skip
     return TranscodeResult(True, "", out, out, "composed")
 
 

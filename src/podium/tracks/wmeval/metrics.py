@@ -1,13 +1,14 @@
 """An automatic column for operators: SSIM and PSNR of each team video against its reference, never a score.
 
 The rubric is human judgement (docs/rules/wmeval.md); these figures only help an operator give a second look to a
-rating far from what the pixels say. Per video, on the CPU with no model weights: the served generated video and
-the GT strip are decoded in grey; the GT strip is laid out like the team's (scaled to the same size: both are the
-cameras side by side); then SSIM (Wang et al. 2004, on 7×7 uniform windows) and PSNR are taken on the final frame
-and averaged over ``k`` evenly spaced frames, for the whole strip and for each camera's view (the strip in equal
-thirds). ``podium wmeval metrics`` writes them to ``metrics.json`` in the media store; the report reads it when
-there is one and says how the metric ranks the teams against the human scores (Spearman), and which ratings are
-far from it, labelled as outside the rubric.
+rating far from what the pixels say. Per video, on the CPU with no model weights: the served generated video and the
+GT strip are decoded in grey, each cut to where its picture lies in the served frame (the padding is not the
+team's); the GT strip is laid out like the team's (scaled to the same size: both are the cameras side by side, and
+both are served at one frame rate, so frame ``i`` of each is the same moment); then SSIM (Wang et al. 2004, on 7×7
+uniform windows) and PSNR are taken on the final frame and averaged over ``k`` evenly spaced frames, for the whole
+strip and for each camera's view (the strip in equal thirds). ``podium wmeval metrics`` writes them to
+``metrics.json`` in the media store; the report reads it when there is one and says how the metric ranks the teams
+against the human scores (Spearman), and which ratings are far from it, labelled as outside the rubric.
 """
 
 from __future__ import annotations
@@ -90,23 +91,35 @@ def compare(a: Grey, b: Grey) -> Pair:
     )
 
 
-def grey_frames(path: Path, size: tuple[int, int] | None = None) -> list[Grey]:
-    """Every frame of ``path`` in grey, scaled to ``size`` (width, height) where given."""
+Box = tuple[int, int, int, int]  # x, y, width, height of the picture in a served frame
+
+
+def grey_frames(path: Path, box: Box | None = None, size: tuple[int, int] | None = None) -> list[Grey]:
+    """Every frame of ``path`` in grey, cut to ``box`` and then scaled to ``size`` (width, height) where given."""
     av = pyav()
     frames = []
     with av.open(str(path)) as container:
         for frame in container.decode(container.streams.video[0]):
-            shaped = frame.reformat(width=size[0], height=size[1], format="gray") if size else frame.reformat(
-                format="gray")  # fmt: skip
-            frames.append(shaped.to_ndarray().astype(np.float64))
+            grey = frame.to_ndarray(format="gray")
+            if box is not None:
+                x, y, w, h = box
+                grey = grey[y : y + h, x : x + w]
+            if size is not None and grey.shape[::-1] != size:
+                grey = av.VideoFrame.from_ndarray(np.ascontiguousarray(grey), "gray").reformat(*size).to_ndarray()
+            frames.append(grey.astype(np.float64))
     return frames
 
 
-def video_metrics(generated: Path, reference: Path, k: int = 8) -> VideoMetrics:
-    """The team's video against the GT strip laid out like it, final frame and ``k`` evenly spaced frames."""
-    team = grey_frames(generated)
+def video_metrics(
+    generated: Path, reference: Path, k: int = 8, boxes: tuple[Box | None, Box | None] = (None, None)
+) -> VideoMetrics:
+    """The team's video against the GT strip laid out like it, final frame and ``k`` evenly spaced frames.
+
+    ``boxes``: where the picture lies in each served file (from its probe), None for the whole frame.
+    """
+    team = grey_frames(generated, boxes[0])
     height, width = team[0].shape
-    gt = grey_frames(reference, (width, height))
+    gt = grey_frames(reference, boxes[1], (width, height))
     count = min(len(team), len(gt))
     picks = sorted({round(i * (count - 1) / max(k - 1, 1)) for i in range(min(k, count))})
     sampled = [compare(team[i], gt[i]) for i in picks]
@@ -179,11 +192,29 @@ def far_from_metric(ratings: Iterable[tuple[str, str, int, float]], gap: int = 2
 def measure_all(engine: Engine, root: Path, k: int = 8) -> dict[str, VideoMetrics]:
     """Every playable team video against its GT strip, by ``team/task/episode`` (gold sets are not teams)."""
     query = (
-        select(teams.c.name, videos.c.task, videos.c.episode, videos.c.video_path, gt.c.video_path.label("ref"))
+        select(
+            teams.c.name,
+            videos.c.task,
+            videos.c.episode,
+            videos.c.video_path,
+            gt.c.video_path.label("ref"),
+            videos.c.probe_json,
+            gt.c.probe_json.label("ref_probe"),
+        )  # fmt: skip
         .join(teams, teams.c.id == videos.c.team_id)
         .join(gt, (gt.c.task == videos.c.task) & (gt.c.episode == videos.c.episode))
         .where(videos.c.playable, gt.c.playable, teams.c.kind == "team")
     )
     with engine.connect() as db:
         rows = db.execute(query).all()
-    return {f"{r.name}/{r.task}/{r.episode}": video_metrics(root / r.video_path, root / r.ref, k) for r in rows}
+    return {
+        f"{r.name}/{r.task}/{r.episode}": video_metrics(
+            root / r.video_path, root / r.ref, k, (_picture_box(r.probe_json), _picture_box(r.ref_probe))
+        )
+        for r in rows
+    }
+
+
+def _picture_box(probe_json: str | None) -> Box | None:
+    box = (json.loads(probe_json or "{}").get("output") or {}).get("box")
+    return None if box is None else (int(box[0]), int(box[1]), int(box[2]), int(box[3]))

@@ -118,4 +118,4 @@ def result_from_json(data: dict[str, object]) -> TranscodeResult:
     """A ``TranscodeResult`` as ``record`` wrote it."""
     probes = {name: None if data[name] is None else Probe(**data[name]) for name in ("original", "output")}  # type: ignore[arg-type]
     return TranscodeResult(bool(data["playable"]), str(data["reason"]), probes["original"], probes["output"],
-                           str(data["method"]))  # fmt: skip
+                           str(data["method"]), str(data.get("issue", "undecodable")))  # fmt: skip
