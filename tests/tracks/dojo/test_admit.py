@@ -43,3 +43,10 @@ def test_invalid_utf8_and_oversize_are_rejected_with_reasons() -> None:
     assert isinstance(bad, StageFailure) and bad.verdict is RunVerdict.POLICY_REJECT and "UTF-8" in bad.reason
     big = admit(b"#" * 101, max_bytes=100)
     assert isinstance(big, StageFailure) and "101 bytes" in big.reason
+
+
+@pytest.mark.parametrize("raw", [b"", b"\n", b"  \n\t\r\n", "\ufeff\n".encode()])
+def test_an_empty_or_blank_source_is_refused_with_the_fix(raw: bytes) -> None:
+    refused = admit(raw, max_bytes=100)
+    assert isinstance(refused, StageFailure) and refused.verdict is RunVerdict.POLICY_REJECT
+    assert "empty or only whitespace" in refused.reason and "send the program" in refused.reason

@@ -40,6 +40,9 @@ def canonicalize(text: str) -> str:
     return text + "\n" if text else ""
 
 
+EMPTY_SOURCE = "the source is empty or only whitespace; send the program that prints the sequence"
+
+
 def admit(raw: bytes, *, max_bytes: int) -> AdmittedSource | StageFailure:
     """Admit ``raw`` source bytes, or say why they cannot be judged."""
     if len(raw) > max_bytes:
@@ -53,5 +56,7 @@ def admit(raw: bytes, *, max_bytes: int) -> AdmittedSource | StageFailure:
             RunVerdict.POLICY_REJECT, f"the source is not UTF-8 (byte {error.start}: {error.reason}); save it as UTF-8"
         )
     canonical_text = canonicalize(text)
+    if not canonical_text.strip():  # nothing to judge: a mistake (an empty paste, the wrong file), never a program
+        return StageFailure(RunVerdict.POLICY_REJECT, EMPTY_SOURCE)
     canonical = canonical_text.encode("utf-8")
     return AdmittedSource(canonical_text, canonical, len(canonical), hashlib.sha256(canonical).hexdigest())
