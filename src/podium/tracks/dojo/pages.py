@@ -222,7 +222,7 @@ def me_table(rows: Sequence[Mapping[str, Any]], scores: Mapping[int, int]) -> st
             r["created_at"][:19].replace("T", " "),
             r["status"],
             r["verdict"] or "",
-            (r.get("reason") or "") if "reward_correct" in r else pending,
+            r.get("reason") or "",
             cell(r["length"]),
             pending if "reward_correct" not in r else cell(scores.get(r["id"], 0 if not r["practice"] else None)),
             cell(r["practice"]),
@@ -232,9 +232,9 @@ def me_table(rows: Sequence[Mapping[str, Any]], scores: Mapping[int, int]) -> st
     ]
     return (
         table(ME_HEADER, body, numeric=("id", "L", "score"))
-        + "<p class='note'>Until a problem is revealed you see the run verdict and Stage Pass only; the reason, "
-        "Reward Correct and the score are published at reveal. Practice submissions are judged but never "
-        "counted.</p>"
+        + "<p class='note'>While a problem is open you see the run verdict, its reason (it comes from your code "
+        "and output only) and Stage Pass; Reward Correct, the score and your program's stderr are published at "
+        "reveal. Practice submissions are judged but never counted.</p>"
     )
 
 

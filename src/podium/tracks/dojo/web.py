@@ -12,8 +12,8 @@ API (JSON; ``Authorization: Bearer TOKEN`` where a user is needed):
   ``max_body_bytes`` (twice the largest source a season accepts, plus 64 KiB for JSON escapes and the solution)
   is 413, refused from its ``Content-Length`` before it is read, or as soon as a streamed body passes the limit.
 - ``GET  /api/submissions/{id}`` and ``/api/me/submissions``: your own submissions. While a problem is not revealed
-  you learn the run verdict and Stage Pass only, never Reward Correct or which term differs
-  (docs/rules/dojo-platform.md §2).
+  you learn the run verdict, its reason and Stage Pass, never Reward Correct or which term differs; the capped
+  stderr comes at reveal (docs/rules/dojo-platform.md §2, ``explain.py``).
 - ``GET  /api/problems/{slug}/leaderboard``, ``/api/problems/{slug}/tags`` (after reveal: the method tags of the
   Reward Correct submissions as claimed and as counted, with every override), ``/api/problems/{slug}/payloads``
   (after reveal: each Reward Correct submission's literal payload beside its L) and ``/api/seasons/{name}/leaderboard``.
@@ -52,6 +52,7 @@ from podium.core.errors import AuthError, NotFoundError, PermissionDenied
 from podium.core.execution.sandbox import open_sandbox
 from podium.core.storage.text import unstorable
 from podium.tracks.dojo import pages
+from podium.tracks.dojo.explain import revealed_part, shown_reason
 from podium.tracks.dojo.lifecycle import PUBLISHED, REVEALED_STATES
 from podium.tracks.dojo.listing import queue_rows, submission_rows
 from podium.tracks.dojo.platform import Dojo, unknown_problem
@@ -245,10 +246,11 @@ def submission_json(submission: Submission, problem: Problem) -> dict[str, Any]:
         "practice": submission.practice,
         "status": submission.status.value,
         "verdict": submission.verdict,
+        "reason": shown_reason(submission),  # from its own code and output only (explain.py)
         "stage_pass": submission.stage_pass,
     }
     if problem.state in REVEALED_STATES:
-        shown |= {"reward_correct": submission.reward_correct, "reason": submission.reason}
+        shown |= revealed_part(submission)
     return shown
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -62,3 +63,24 @@ def test_judging_twice_gives_the_same_judgment(bubblewrap: Sandbox, judged: dict
             first.score,
             first.solver_hash,
         )
+
+
+def _measured(reason: str) -> str:
+    """A reason with what the run measured masked: seconds and MiB differ between two runs of one program."""
+    return re.sub(r"\d+\.\d+|peak \d+", "#", reason)
+
+
+def test_no_verdict_or_reason_a_submitter_sees_depends_on_the_hidden_terms(
+    bubblewrap: Sandbox, judged: dict[Path, Judgment]
+) -> None:
+    problem = load_problem(CORPUS / "problem")
+    truth = setter_terms(problem.setter_source, bubblewrap, RULES, where=problem.folder)
+    shown = problem.n_visible
+    other = (*truth[:shown], *(str(int(term) + 1) for term in truth[shown:]))  # every hidden term differs
+    with ThreadPoolExecutor(8) as pool:
+        again = dict(zip(CASES, pool.map(lambda p: judge_submission(p.read_bytes(), other, bubblewrap, RULES), CASES),
+                         strict=True))  # fmt: skip
+    assert any(judged[case].reward_correct != again[case].reward_correct for case in CASES)  # the terms did matter
+    for case in CASES:
+        first, second = judged[case], again[case]
+        assert (first.verdict, _measured(first.reason)) == (second.verdict, _measured(second.reason)), case

@@ -222,10 +222,11 @@ def test_a_solver_submits_through_the_pages_and_finds_their_score(tab: Tab, site
     [judged] = tab.table()
     assert judged["id"] == queued["id"]
     # the browser sends the textarea with CRLF line ends; the judge measures the canonical (LF) text; while the problem
-    # is open a solver learns the run verdict only: reason and score come at reveal (docs/rules/dojo-platform.md §2)
+    # is open a solver learns the run verdict and its reason (from their own output); the score comes at reveal
+    # (docs/rules/dojo-platform.md §2)
     assert judged == {
         "id": queued["id"], "problem": "fib", "submitted": judged["submitted"], "status": "judged", "verdict": "OK",
-        "reason": "at reveal", "L": str(ANN_LENGTH), "score": "at reveal", "practice": "no",
+        "reason": "printed 200 terms", "L": str(ANN_LENGTH), "score": "at reveal", "practice": "no",
         "method tag": "linear_recurrence",
     }  # fmt: skip
 
