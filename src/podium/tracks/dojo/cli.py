@@ -18,6 +18,7 @@ import click
 from podium.cli.options import json_option
 from podium.core.storage.files import read_bytes
 from podium.tracks.dojo.judge import STDERR_SHOWN, Judgment, judge_submission
+from podium.tracks.dojo.jury_cli import register_jury
 from podium.tracks.dojo.operator_cli import register, sandbox_for, sandbox_option
 from podium.tracks.dojo.problem import load_problem, setter_terms
 from podium.tracks.dojo.rules import ScoringRules
@@ -80,6 +81,7 @@ def judge(
 
 
 register(dojo)
+register_jury(dojo, dojo.commands["user"])  # type: ignore[arg-type]  # the group register made
 
 
 def judgment_json(judgment: Judgment) -> dict[str, Any]:

@@ -321,9 +321,18 @@ def register(dojo: click.Group) -> None:
     @click.argument("slug")
     @click.option("--season")
     @click.option("--submission", type=int, help="only this submission")
+    @click.option("--preview", is_flag=True, help="judge them again now and list what would change; store nothing")
+    @sandbox_option
     @DB
-    def rejudge(slug: str, season: str | None, submission: int | None, db: str) -> None:
+    def rejudge(slug: str, season: str | None, submission: int | None, preview: bool, backend: str, db: str) -> None:
         """Queue a problem's submissions for judging again (before reveal)."""
+        if preview:
+            from podium.tracks.dojo.jury import rejudge_preview
+
+            dojo = connect(db, backend)
+            found = rejudge_preview(dojo, sandbox_for(backend), dojo.problem(slug, season), submission)
+            click.echo(json.dumps(found, indent=1, ensure_ascii=False))
+            return
         click.echo(f"queued {connect(db).rejudge(slug, season, submission)} submission(s)")
 
     @dojo.command("leaderboard")

@@ -277,6 +277,15 @@ def operator_body(queue: Sequence[Mapping[str, Any]], listed: Sequence[Mapping[s
         + f"<h2>Submissions{esc(filters)}</h2>{form}"
         + (chosen if listed else "<p class='note'>None.</p>")
         + "<p class='note'>The same as <code>podium dojo queue</code> and <code>podium dojo submissions</code>.</p>"
+        + "<h2>Look closer</h2>"
+        "<form method='get' action='operator/submission'><label>submission id <input name='id' inputmode='numeric' "
+        "required></label> <button type='submit'>Open</button></form>"
+        "<form method='get' action='operator/copies'><label>copies in problem <input name='problem' required></label> "
+        "<button type='submit'>Show</button></form>"
+        "<form method='get' action='operator/export/results'><label>results of season <input name='season' required>"
+        "</label> <select name='format'><option>tsv</option><option>json</option></select> "
+        "<button type='submit'>Download</button></form>"
+        "<p><a href='operator/export/audit'>The audit log (JSON)</a></p>"
     )
 
 

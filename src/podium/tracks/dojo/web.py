@@ -14,6 +14,7 @@ API (JSON; ``Authorization: Bearer TOKEN`` where a user is needed):
 - ``GET  /api/submissions/{id}`` and ``/api/me/submissions``: your own submissions. While a problem is not revealed
   you learn the run verdict, its reason and Stage Pass, never Reward Correct or which term differs; the capped
   stderr comes at reveal (docs/rules/dojo-platform.md §2, ``explain.py``).
+- The jury's API under ``/api/operator/`` (operators only): ``jury_web.py``.
 - ``GET  /api/problems/{slug}/leaderboard``, ``/api/problems/{slug}/tags`` (after reveal: the method tags of the
   Reward Correct submissions as claimed and as counted, with every override), ``/api/problems/{slug}/payloads``
   (after reveal: each Reward Correct submission's literal payload beside its L) and ``/api/seasons/{name}/leaderboard``.
@@ -48,11 +49,13 @@ from starlette.concurrency import run_in_threadpool
 from starlette.types import Message
 
 from podium.core.clock import SystemClock
-from podium.core.errors import AuthError, NotFoundError, PermissionDenied
+from podium.core.errors import AuthError, NotFoundError
 from podium.core.execution.sandbox import open_sandbox
 from podium.core.storage.text import unstorable
 from podium.tracks.dojo import pages
 from podium.tracks.dojo.explain import revealed_part, shown_reason
+from podium.tracks.dojo.jury import account_history
+from podium.tracks.dojo.jury_web import jury_router, require_operator
 from podium.tracks.dojo.lifecycle import PUBLISHED, REVEALED_STATES
 from podium.tracks.dojo.listing import queue_rows, submission_rows
 from podium.tracks.dojo.platform import Dojo, unknown_problem
@@ -341,44 +344,43 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
     def get_season_leaderboard(name: str) -> Any:
         return season_records(season_leaderboard(platform, name))
 
-    def operator_only(user: User) -> None:
-        if user.role is not Role.OPERATOR:
-            raise PermissionDenied("only operators manage users", fix="ask an operator")
-
     @router.get("/api/seasons/{name}/scoreboard")
     def get_scoreboard(
         request: Request, name: str, live: bool = False, authorization: str | None = Header(None)
     ) -> list[dict[str, Any]]:
         if live:  # the live board scores problems not revealed yet: operators only
-            operator_only(auth.api_user(request, authorization))
+            require_operator(auth.api_user(request, authorization))
         return scoreboard_records(scoreboard(platform, name, live=live))
 
     @router.get("/api/users")
     def list_users(user: User = caller) -> list[dict[str, Any]]:
-        operator_only(user)
-        return [{"name": e.name, "role": e.role, "added": e.created_at, "disabled": e.disabled_at}
-                for e in platform.users.entries()]  # fmt: skip
+        require_operator(user)
+        history = account_history(platform)
+        return [{"name": e.name, "role": e.role, "added": e.created_at, "disabled": e.disabled_at,
+                 "history": history.get(e.name, [])} for e in platform.users.entries()]  # fmt: skip
 
     @router.post("/api/users/{name}/disable")
     def disable_user(name: str, body: DisableIn, user: User = caller) -> dict[str, Any]:
-        operator_only(user)
+        require_operator(user)
         return {"user": name, "disabled": True, "sessions_ended": platform.users.disable(name, body.reason)}
 
     @router.post("/api/users/{name}/enable")
     def enable_user(name: str, user: User = caller) -> dict[str, Any]:
-        operator_only(user)
+        require_operator(user)
         platform.users.enable(name)
         return {"user": name, "disabled": False}
 
     @router.post("/api/users/{name}/rotate-token")
     def rotate_token(name: str, user: User = caller) -> dict[str, str]:
-        operator_only(user)
+        require_operator(user)
         return {"user": name, "token": platform.users.rotate_token(name)}
 
     @router.get("/api/audit/head")
     def get_audit_head() -> dict[str, str]:
         with platform.engine.connect() as db:
             return {"head": audit_head(db)}
+
+    router.include_router(jury_router(platform, auth, open_sandbox, page))
 
     # -- pages ------------------------------------------------------------------------------------------------
 

@@ -1,0 +1,240 @@
+"""The jury's HTTP API and pages (operators only), mounted with the dojo's router under ``/dojo``.
+
+API (``Authorization: Bearer TOKEN`` of an operator; anyone else gets 403 with the fix):
+
+- ``GET  /api/operator/queue``: the submissions waiting or being judged, in claim order.
+- ``GET  /api/operator/submissions?problem=&user=&status=&limit=&offset=``: submissions in id order, a page at
+  a time (``limit`` at most 500; the ``X-Total-Count`` header gives the count of all that match).
+- ``GET  /api/operator/submissions/{id}``: one submission whole (``jury.submission_detail``): source, diff with
+  the author's previous, verdict and reason, run figures, stderr, the same source sent by other users, audit.
+- ``POST /api/operator/submissions/{id}/skip`` ``{"reason": "..."}``: end a queued or running submission.
+- ``POST /api/operator/problems/{slug}/rejudge`` ``{"submission": id?, "preview": bool}``: queue the problem's
+  submissions (or one) again; with ``preview`` judge them again now and store nothing, listing what would change.
+- ``POST /api/operator/problems/{slug}/open|freeze|reveal``: the lifecycle steps (reveal verifies first).
+- ``GET  /api/operator/problems/{slug}/copies``: equal sources, equal normalised sources and near pairs across
+  users (``similarity.py``).
+- ``GET  /api/operator/seasons/{name}/results?format=json|tsv``: every submission of the season, one row each.
+- ``GET  /api/operator/audit``: the whole audit log with its chain hashes.
+
+Pages (operators signed in; 404 for anyone else, as if they did not exist): ``/operator/submission?id=N`` and
+``/operator/copies?problem=SLUG``, reached from the forms on ``/operator``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from fastapi import APIRouter, Depends, Query, Request, Response
+from fastapi.responses import HTMLResponse, PlainTextResponse
+from pydantic import BaseModel, ConfigDict
+
+from podium.core.errors import AuthError, NotFoundError, PermissionDenied
+from podium.core.execution.sandbox import Sandbox
+from podium.tracks.dojo import jury
+from podium.tracks.dojo.listing import queue_rows, submission_rows
+from podium.tracks.dojo.platform import Dojo
+from podium.tracks.dojo.records import JobStatus, Role, User
+from podium.web.auth import TokenAuth
+from podium.web.layout import esc, table
+
+MAX_PAGE = 500
+SIGN_IN_FIRST = "<p class='note'>Sign in on <a href='../me'>My submissions</a> first.</p>"
+
+
+class SkipIn(BaseModel):
+    """Why a submission is skipped (audited)."""
+
+    model_config = ConfigDict(extra="forbid")
+    reason: str
+
+
+class RejudgeIn(BaseModel):
+    """Which submissions to judge again, and whether only to preview it."""
+
+    model_config = ConfigDict(extra="forbid")
+    submission: int | None = None
+    preview: bool = False
+
+
+def require_operator(user: User) -> User:
+    """``user`` if an operator, else 403."""
+    if user.role is not Role.OPERATOR:
+        raise PermissionDenied("only operators may do this", fix="sign in with an operator's token")
+    return user
+
+
+def jury_router(
+    platform: Dojo, auth: TokenAuth[User], sandbox: Callable[[], Sandbox], page: Callable[[str, str], str]
+) -> APIRouter:
+    """The jury's routes over ``platform``; ``page`` wraps a body in the dojo's layout."""
+    router = APIRouter()
+
+    def operator(user: User = Depends(auth.api_user)) -> User:  # noqa: B008 -- FastAPI's dependency
+        return require_operator(user)
+
+    jury_member = Depends(operator)
+
+    @router.get("/api/operator/queue")
+    def get_queue(_: User = jury_member) -> list[dict[str, Any]]:
+        return queue_rows(platform)
+
+    @router.get("/api/operator/submissions")
+    def list_submissions(
+        response: Response, problem: str = "", user: str = "", status: str = "",
+        limit: int = Query(100, ge=1, le=MAX_PAGE), offset: int = Query(0, ge=0), _: User = jury_member,
+    ) -> list[dict[str, Any]]:  # fmt: skip
+        statuses = (JobStatus(status),) if status else None
+        rows = submission_rows(platform, problem=problem or None, user=user or None, status=statuses)
+        response.headers["X-Total-Count"] = str(len(rows))
+        return rows[offset : offset + limit]
+
+    @router.get("/api/operator/submissions/{submission_id}")
+    def get_submission(submission_id: int, _: User = jury_member) -> dict[str, Any]:
+        return jury.submission_detail(platform, submission_id)
+
+    @router.post("/api/operator/submissions/{submission_id}/skip")
+    def skip(submission_id: int, body: SkipIn, _: User = jury_member) -> dict[str, Any]:
+        done = platform.skip(submission_id, body.reason)
+        return {"id": done.id, "verdict": done.verdict, "reason": done.reason}
+
+    @router.post("/api/operator/problems/{slug}/rejudge")
+    def rejudge(slug: str, body: RejudgeIn, _: User = jury_member) -> dict[str, Any]:
+        if body.preview:
+            return jury.rejudge_preview(platform, sandbox(), platform.problem(slug), body.submission)
+        return {"problem": slug, "queued": platform.rejudge(slug, submission_id=body.submission)}
+
+    @router.post("/api/operator/problems/{slug}/{step}")
+    def lifecycle(slug: str, step: str, _: User = jury_member) -> dict[str, Any]:
+        if step == "open":
+            platform.open(slug)
+        elif step == "freeze":
+            platform.freeze(slug)
+        elif step == "reveal":
+            platform.reveal(slug)
+        else:
+            raise NotFoundError(f"no step {step!r}", fix="open, freeze, reveal or rejudge")
+        return {"problem": slug, "state": platform.problem(slug).state.value}
+
+    @router.get("/api/operator/problems/{slug}/copies")
+    def get_copies(slug: str, _: User = jury_member) -> dict[str, Any]:
+        return jury.copies(platform, platform.problem(slug))
+
+    @router.get("/api/operator/seasons/{name}/results", response_model=None)
+    def get_results(name: str, format: str = "json", _: User = jury_member) -> Any:  # noqa: A002 -- the API's word
+        platform.season(name)  # an unknown season is a 404, not an empty file
+        rows = jury.results(platform, name)
+        if format == "tsv":
+            return PlainTextResponse(jury.results_tsv(rows), media_type="text/tab-separated-values; charset=utf-8")
+        if format != "json":
+            raise NotFoundError(f"no format {format!r}", fix="format=json or format=tsv")
+        return rows
+
+    @router.get("/api/operator/audit")
+    def get_audit(_: User = jury_member) -> list[dict[str, Any]]:
+        return jury.audit_export(platform)
+
+    # -- pages ------------------------------------------------------------------------------------------------
+
+    def page_operator(request: Request) -> User | None:
+        try:
+            user = auth.page_user(request)
+        except AuthError:
+            return None
+        if user.role is not Role.OPERATOR:
+            raise NotFoundError("no such page")  # nobody else learns these pages exist
+        return user
+
+    @router.get("/operator/submission", response_class=HTMLResponse)
+    def submission_page(request: Request, id: int) -> str:  # noqa: A002 -- the form's field
+        if page_operator(request) is None:
+            return page("Sign in", SIGN_IN_FIRST)
+        return page(f"Submission {id}", submission_body(jury.submission_detail(platform, id)))
+
+    @router.get("/operator/copies", response_class=HTMLResponse)
+    def copies_page(request: Request, problem: str) -> str:
+        if page_operator(request) is None:
+            return page("Sign in", SIGN_IN_FIRST)
+        return page(f"Copies in {problem}", copies_body(jury.copies(platform, platform.problem(problem))))
+
+    @router.get("/operator/export/results", response_model=None)
+    def export_results_page(request: Request, season: str, format: str = "tsv") -> Any:  # noqa: A002
+        if page_operator(request) is None:
+            return HTMLResponse(page("Sign in", SIGN_IN_FIRST))
+        answer = get_results(season, format)
+        if isinstance(answer, Response):
+            answer.headers["Content-Disposition"] = f'attachment; filename="{season}-results.tsv"'
+        return answer
+
+    @router.get("/operator/export/audit", response_model=None)
+    def export_audit_page(request: Request) -> Any:
+        if page_operator(request) is None:
+            return HTMLResponse(page("Sign in", SIGN_IN_FIRST))
+        return jury.audit_export(platform)
+
+    return router
+
+
+def _pre(text: str) -> str:
+    return f"<pre class='source'>{esc(text)}</pre>"
+
+
+def submission_body(detail: dict[str, Any]) -> str:
+    """One submission for the jury: facts, run figures, source, diff with the previous one, stderr, audit."""
+    facts = [
+        [name, "" if detail[name] is None else str(detail[name])]
+        for name in (
+            "problem",
+            "problem_state",
+            "user",
+            "created_at",
+            "status",
+            "attempts",
+            "verdict",
+            "reason",
+            "stage_pass",
+            "reward_correct",
+            "length",
+            "method_tag",
+            "tag_override",
+            "practice",
+            "backend",
+            "judge_version",
+            "solver_hash",
+            "normalised_hash",
+        )  # fmt: skip
+    ]
+    run = [[name, "" if value is None else str(value)] for name, value in detail["run"].items()]
+    others = ", ".join(f"#{s['id']} ({s['user']})" for s in detail["same_hash_other_users"])
+    previous = detail["previous"]
+    audit = [[str(e["id"]), e["at"], e["kind"]] for e in detail["audit"]]
+    return (
+        table(("field", "value"), facts)
+        + (f"<p class='warn'>The same source was sent by other users: {esc(others)}.</p>" if others else "")
+        + "<h2>Run</h2>" + table(("figure", "value"), run)
+        + "<h2>Source</h2>" + _pre(detail["source"])
+        + (f"<h2>Changes since #{previous['id']}</h2>" + _pre(previous["diff"] or "(the same source)")
+           if previous else "<p class='note'>The author's first submission to this problem.</p>")
+        + "<h2>Stderr (its last bytes)</h2>" + _pre(detail["stderr"] or "(none)")
+        + "<h2>Audit entries</h2>" + table(("entry", "at", "kind"), audit)
+    )  # fmt: skip
+
+
+def copies_body(found: dict[str, Any]) -> str:
+    """The problem's likely copies: equal sources, equal normalised sources, near pairs."""
+
+    def groups(rows: list[dict[str, Any]]) -> str:
+        body = [[g["hash"][:12], ", ".join(f"#{s['id']} {s['user']} ({s['verdict']})" for s in g["submissions"])]
+                for g in rows]  # fmt: skip
+        return table(("hash", "submissions"), body) if rows else "<p class='note'>None.</p>"
+
+    near = [[f"#{p['a']['id']} {p['a']['user']}", f"#{p['b']['id']} {p['b']['user']}", f"{p['similarity']:.2f}"]
+            for p in found["near"]]  # fmt: skip
+    return (
+        "<p class='note'>A flag is a reason to look at both sources, not a verdict: short solutions of one sequence "
+        "converge. Disqualifying is <code>podium dojo disqualify</code>, audited.</p>"
+        + "<h2>The same source</h2>" + groups(found["same_source"])
+        + "<h2>The same after names, spacing and comments are normalised</h2>" + groups(found["same_normalised"])
+        + f"<h2>Near (similarity at least {found['near_threshold']})</h2>"
+        + (table(("one", "other", "similarity"), near) if near else "<p class='note'>None.</p>")
+    )  # fmt: skip
