@@ -75,6 +75,7 @@ def test_a_role_that_may_not_is_403(api: Api) -> None:
     for name in ("sam", "ops"):  # setters and operators do not compete
         answer = api.client.post("/api/problems/squares/submissions", json=SOLVER, headers=api.as_user(name))
         assert answer.status_code == 403 and "only solvers submit" in answer.json()["error"]
+        assert f"has the role {'setter' if name == 'sam' else 'operator'}" in answer.json()["error"]  # not "a operator"
 
 
 def test_an_unpublished_problem_is_answered_as_a_missing_one(api: Api) -> None:

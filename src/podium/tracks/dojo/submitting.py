@@ -88,7 +88,8 @@ class SubmissionDesk:
         key = check_idempotency_key(idempotency_key)
         if user.role is not Role.SOLVER:
             raise PermissionDenied(
-                f"user {user.name!r} is a {user.role.value}; only solvers submit (operators and setters do not compete)"
+                f"user {user.name!r} has the role {user.role.value}; only solvers submit (operators and setters do "
+                "not compete)"
             )
         problem = self.problem(slug)
         if problem.state not in PUBLISHED:
