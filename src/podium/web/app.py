@@ -18,7 +18,7 @@ from typing import Any
 
 from podium.core.errors import DependencyError, PodiumError, RateLimited
 from podium.core.registry import Track, load_tracks
-from podium.web.errors import http_status
+from podium.web.errors import answer, http_answer, http_status, validation_answer
 from podium.web.layout import SCRIPT, SCRIPT_PATH, esc, page
 from podium.web.security import ALLOWED_ORIGINS_ENV, WebSafety
 
@@ -38,7 +38,9 @@ def create_app(
     """
     try:
         from fastapi import FastAPI, Request
-        from fastapi.responses import HTMLResponse, JSONResponse, Response
+        from fastapi.exceptions import RequestValidationError
+        from fastapi.responses import HTMLResponse, Response
+        from starlette.exceptions import HTTPException as StarletteHTTPException
     except ModuleNotFoundError as error:
         raise DependencyError("the web server needs FastAPI", fix="pip install 'podium[web]'") from error
 
@@ -56,9 +58,17 @@ def create_app(
         return {"status": "ok"}
 
     @app.exception_handler(PodiumError)
-    def podium_error(_request: Request, error: PodiumError) -> JSONResponse:
+    def podium_error(request: Request, error: PodiumError) -> Any:
         wait = {"retry-after": str(error.retry_after_s)} if isinstance(error, RateLimited) else None
-        return JSONResponse({"error": error.message, "fix": error.fix}, status_code=http_status(error), headers=wait)
+        return answer(request, {"error": error.message, "fix": error.fix}, http_status(error), wait)
+
+    @app.exception_handler(RequestValidationError)
+    def invalid_request(request: Request, error: RequestValidationError) -> Any:
+        return answer(request, validation_answer(error.errors()), 422)
+
+    @app.exception_handler(StarletteHTTPException)
+    def http_refusal(request: Request, error: StarletteHTTPException) -> Any:
+        return answer(request, http_answer(error.status_code), error.status_code, error.headers)
 
     if tracks is None:
         loaded = load_tracks()

@@ -131,6 +131,31 @@ def test_a_malformed_solution_is_refused_with_the_reason(api: Api) -> None:
     assert submissions_of(api, "bob") == before
 
 
+def test_every_refusal_has_one_shape_and_echoes_nothing_sent(api: Api) -> None:
+    secret = "n=0\nwhile 1:print(n*n);n+=1  # mine"
+    wrong = api.client.post("/api/problems/squares/submissions", json={"source": secret, "solution": 7},
+                            headers=api.as_user("bob"))  # fmt: skip
+    assert wrong.status_code == 422 and set(wrong.json()) == {"error", "fix", "fields"}
+    assert wrong.json()["fields"][0]["field"] == "solution" and "mine" not in wrong.text  # the source is not echoed
+    paged = api.client.get("/api/operator/submissions?limit=0", headers=api.as_user("ops"))
+    assert paged.status_code == 422 and paged.json()["fields"][0]["field"] == "query.limit"
+    for path, status in (("/api/nothing/here", 404), ("/api/problems/squares/submissions", 405)):
+        refused = api.client.get(path)
+        assert refused.status_code == status and set(refused.json()) == {"error", "fix"}, path
+
+
+def test_a_browser_is_answered_with_a_page_not_raw_json(api: Api) -> None:
+    html = {"Accept": "text/html,application/xhtml+xml", "Origin": "http://testserver"}
+    unknown = api.client.get("/problems/nothing", headers=html)
+    assert unknown.status_code == 404 and unknown.headers["content-type"].startswith("text/html")
+    assert "no problem &#x27;nothing&#x27;" in unknown.text and "<h1>Not done</h1>" in unknown.text
+    empty = api.client.post("/submit/squares", data={"source": "  ", "token": api.tokens["bob"]}, headers=html)
+    assert empty.status_code == 400 and "empty or only whitespace" in empty.text and "<h1>" in empty.text
+    missing = api.client.post("/submit/squares", data={"token": api.tokens["bob"]}, headers=html)
+    assert missing.status_code == 422 and "source" in missing.text and "<h1>" in missing.text
+    assert api.client.get("/api/problems/nothing", headers=html).headers["content-type"] == "application/json"
+
+
 def test_a_lone_surrogate_is_422(api: Api) -> None:
     for body in ('{"source": "print(1)\\ud800"}', '{"source": "print(1)", "solution": {"method_tag": "\\udfff"}}'):
         answer = api.client.post(

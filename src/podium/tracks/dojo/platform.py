@@ -43,7 +43,7 @@ from podium.tracks.dojo.verification import VERIFIED_KIND, Verification, verific
 
 def unknown_problem(slug: str) -> NotFoundError:
     """The error for a problem that does not exist, also given for one the caller may not see (not published)."""
-    return NotFoundError(f"no problem {slug!r}", fix="list them with `podium dojo problems`")
+    return NotFoundError(f"no problem {slug!r}", fix="the problems are listed on /dojo/ (GET /dojo/api/problems)")
 
 
 class Dojo(SubmissionDesk):

@@ -74,6 +74,7 @@ from podium.tracks.dojo.store import audit_head, open_store, transaction
 from podium.tracks.dojo.submitting import unknown_submission
 from podium.tracks.dojo.users import SESSIONS
 from podium.web.auth import TokenAuth
+from podium.web.errors import answer, validation_answer
 from podium.web.layout import esc
 from podium.web.layout import page as layout_page
 from podium.web.sessions import SqlSessionStore
@@ -188,10 +189,8 @@ def limited_route(max_body_bytes: Callable[[], int]) -> type[APIRoute]:
                 except BodyTooLarge as error:
                     return too_large(error.limit)
                 except RequestValidationError as error:
-                    # FastAPI's own 422 echoes the input, and a lone surrogate in it cannot be encoded (a 500):
-                    # the same answer with every non-ASCII character escaped, as JSON allows
-                    detail = json.dumps({"detail": error.errors()}, ensure_ascii=True, default=str)
-                    return Response(detail, status_code=422, media_type="application/json")
+                    # answered here: the app's handler never sees an error raised inside this wrapper
+                    return answer(request, validation_answer(error.errors()), 422)  # type: ignore[no-any-return]
 
             return limited
 
