@@ -16,3 +16,10 @@ def test_render_table_formats() -> None:
         "score": "0.25",
     }
     assert render_table(["rank", "team"], [[1, "a"]], "markdown").splitlines()[1] == "|-----:|------|"
+
+
+def test_people_read_yes_and_no_and_json_keeps_booleans() -> None:
+    rows = [[1, True, None], [2, False, 3]]
+    assert render_table(["id", "practice", "L"], rows).splitlines()[2:] == [" 1  yes", " 2  no        3"]
+    assert render_table(["id", "practice", "L"], rows, "csv").splitlines()[1:] == ["1,yes,", "2,no,3"]
+    assert json.loads(render_table(["id", "practice", "L"], rows, "json"))[0]["practice"] is True

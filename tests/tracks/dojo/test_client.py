@@ -134,3 +134,13 @@ def test_submitting_through_a_server_imports_no_database_code(tmp_path: Path) ->
     done = subprocess.run([sys.executable, "-c", probe, str(solver), "http://127.0.0.1:9"], capture_output=True,
                           text=True, timeout=60)  # fmt: skip
     assert done.stdout.strip().splitlines()[-1] == "False", done.stdout + done.stderr
+
+
+def test_a_solver_that_is_not_utf8_is_refused_here_naming_the_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    solver = tmp_path / "solver.py"
+    solver.write_bytes(b"print('caf\xe9')\n")  # Latin-1, as an old editor saves it
+    code, out, err = submit([str(solver), "--problem", "fib", "--token", "t", "--server", "http://127.0.0.1:9"], capsys)
+    assert code == 2 and out == "" and "Traceback" not in err  # refused before any connection: no 422 dump
+    assert "the solver is not UTF-8 (byte 10" in err and str(solver) in err and "save it as UTF-8" in err

@@ -101,6 +101,15 @@ def test_another_users_submission_is_answered_as_a_missing_one(api: Api) -> None
     assert missing.json() == {"error": f"no submission {sid + 1000}", "fix": None}
 
 
+def test_a_receipt_says_where_the_verdict_appears_and_how_many_more_count(api: Api) -> None:
+    answers = [api.client.post("/api/problems/squares/submissions", json=SOLVER, headers=api.as_user("ann"))
+               for _ in range(2)]  # fmt: skip
+    first, second = (a.headers for a in answers)
+    assert first["location"] == f"/dojo/api/submissions/{answers[0].json()['id']}"
+    assert int(first["x-submissions-remaining"]) == int(second["x-submissions-remaining"]) + 1  # of 20 in 600 s
+    assert api.client.get(first["location"].removeprefix("/dojo"), headers=api.as_user("ann")).status_code == 200
+
+
 def test_not_revealed_yet_is_404_and_a_malformed_body_422(api: Api) -> None:
     assert api.client.get("/api/problems/squares/leaderboard").status_code == 404
     bad = api.client.post("/api/problems/squares/submissions", json={"code": "x"}, headers=api.as_user("ann"))

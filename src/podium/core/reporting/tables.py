@@ -14,8 +14,12 @@ Cell = str | int | float | None
 
 
 def render_table(header: Sequence[str], rows: Sequence[Sequence[Cell]], fmt: str = "table") -> str:
-    """Render ``rows`` as ``table`` (aligned text), ``markdown``, ``csv`` (RFC 4180) or ``json`` (list of objects)."""
-    text_rows = [["" if cell is None else str(cell) for cell in row] for row in rows]
+    """Render ``rows`` as ``table`` (aligned text), ``markdown``, ``csv`` (RFC 4180) or ``json`` (list of objects).
+
+    Text for people says ``yes``/``no`` for a boolean, as the pages do (not Python's ``True``/``False``), and
+    nothing for a missing value; JSON keeps JSON's types.
+    """
+    text_rows = [[_text(cell) for cell in row] for row in rows]
     if fmt == "json":
         return json.dumps([dict(zip(header, row, strict=True)) for row in rows], indent=2, ensure_ascii=False)
     if fmt == "csv":
@@ -44,6 +48,12 @@ def render_table(header: Sequence[str], rows: Sequence[Sequence[Cell]], fmt: str
         out.append("  ".join("-" * w for w in widths))
     out.extend(line(row) for row in text_rows)
     return "\n".join(out)
+
+
+def _text(cell: Cell) -> str:
+    if isinstance(cell, bool):
+        return "yes" if cell else "no"
+    return "" if cell is None else str(cell)
 
 
 def _looks_numeric(text: str) -> bool:

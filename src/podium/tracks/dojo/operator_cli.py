@@ -20,6 +20,7 @@ import click
 
 from podium.cli.options import db_option, format_option
 from podium.core.clock import SystemClock, parse_utc
+from podium.core.errors import InputError
 from podium.core.execution.sandbox import BACKENDS, Sandbox, open_sandbox
 from podium.core.reporting.tables import render_table
 from podium.core.storage.audit import verify_chain
@@ -284,7 +285,12 @@ def register(dojo: click.Group) -> None:
         if server:
             from podium.tracks.dojo.client import submit_over_http
 
-            source = read_bytes(solver).decode("utf-8", errors="surrogateescape")  # the server names bad bytes
+            raw = read_bytes(solver)
+            try:
+                source = raw.decode("utf-8")
+            except UnicodeDecodeError as error:  # said here, as the judge would say it, not as the API's 422
+                raise InputError(f"the solver is not UTF-8 (byte {error.start}: {error.reason})", path=solver,
+                                 fix="save it as UTF-8: the judge reads nothing else") from error  # fmt: skip
             claims = read_json(solution) if solution else None
             click.echo(json.dumps(submit_over_http(server, token, slug, source, claims), indent=2))
             return

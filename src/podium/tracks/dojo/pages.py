@@ -296,7 +296,8 @@ def scoreboard_body(season: str, problems: Sequence[Problem], records: Sequence[
         if problem.state in REVEALED_STATES:
             return "revealed: its scores count in full"
         if problem.state is ProblemState.FROZEN:
-            return f"frozen since {when(problem.freeze_at)}: Stage Pass and submissions as at the freeze"
+            since = when(problem.freeze_started_at or problem.freeze_at)  # when it froze, not when it was due to
+            return f"frozen since {since}: Stage Pass and submissions as at the freeze"
         freeze = when(problem.freeze_at)
         return f"open: who reached Stage Pass and how often they submitted, until the freeze ({freeze})"
 
@@ -307,4 +308,6 @@ def scoreboard_body(season: str, problems: Sequence[Problem], records: Sequence[
         f"<p>The board of season {esc(season)} follows it within what the rules publish: Reward Correct and "
         f"scores appear at each problem's reveal, never before.</p><ul>{states}</ul>"
     )
+    if not any(p.state in REVEALED_STATES for p in listed):  # a 0 would read as "no points", not "not published"
+        records = [dict(r) | {"score": "at reveal", "reward_correct": "at reveal"} for r in records]
     return intro + leaderboard_table(records, empty="Nobody has a counted submission yet.")

@@ -55,7 +55,8 @@ def scoreboard(dojo: Dojo, season: str, *, live: bool = False) -> list[Ranked[Bo
             revealed += records[problem.id]
         elif live:
             revealed += score_submissions(problem, judged, names, rules, excluded)
-        cutoff = parse_utc(problem.freeze_at) if problem.freeze_at and not live else now
+        frozen_at = problem.freeze_started_at or problem.freeze_at  # the freeze made, else the one scheduled
+        cutoff = parse_utc(frozen_at) if frozen_at and not live else now
         passed: set[str] = set()
         for s in judged:
             if parse_utc(s.created_at) < cutoff:

@@ -46,6 +46,7 @@ class Receipt:
     practice: bool
     method_tag: str  # the tag it counts as
     warning: str = ""  # set when that is not the tag the submitter wrote (an unknown name counts as "other")
+    remaining: int | None = None  # submissions left in the season's window after this one (None: no limit, or a repeat)
 
 
 def unknown_submission(submission_id: int) -> NotFoundError:
@@ -115,7 +116,7 @@ class SubmissionDesk:
                                first.method_tag, claim.warning)  # fmt: skip
             now = self.clock.now()
             created_at = utc_text(now)
-            _check_rate(db, user, problem.season_id, rules, now)
+            remaining = _check_rate(db, user, problem.season_id, rules, now)
             current = Problem.from_row(db.execute(select(problems).where(problems.c.id == problem.id)).one())
             practice = current.state is not ProblemState.OPEN or (
                 current.freeze_at is not None and parse_utc(current.freeze_at) <= now
@@ -152,7 +153,7 @@ class SubmissionDesk:
                     "practice": practice,
                 },
             )
-        return Receipt(sid, digest, length, created_at, practice, tag, claim.warning)
+        return Receipt(sid, digest, length, created_at, practice, tag, claim.warning, remaining)
 
     def submission(self, submission_id: int) -> Submission:
         """One submission by id."""
@@ -258,14 +259,14 @@ _REQUEUE = (
 )
 
 
-def _check_rate(db: Connection, user: User, season_id: int, rules: ScoringRules, now: datetime) -> None:
-    """``RateLimited`` when ``user`` already made the season's most submissions in its window.
+def _check_rate(db: Connection, user: User, season_id: int, rules: ScoringRules, now: datetime) -> int | None:
+    """How many more submissions ``user``'s window allows after this one (None: no limit); ``RateLimited`` if none.
 
     Checked in the write transaction, so two requests at once cannot both slip under the limit.
     """
     limit, window = rules.max_submissions_per_window, timedelta(seconds=rules.submission_window_s)
     if limit == 0:
-        return
+        return None
     season_problems = select(problems.c.id).where(problems.c.season_id == season_id)
     recent = sorted(
         db.execute(
@@ -284,6 +285,7 @@ def _check_rate(db: Connection, user: User, season_id: int, rules: ScoringRules,
             retry_after_s=wait,
             fix=f"submit again in {wait} s",
         )
+    return limit - len(recent) - 1
 
 
 IDEMPOTENCY_KEY = re.compile(r"[\x21-\x7e]{1,64}")

@@ -5,7 +5,8 @@ API (JSON; ``Authorization: Bearer TOKEN`` where a user is needed):
 - ``GET  /api/problems`` and ``/api/problems/{slug}``: published problems with their visible terms and
   commitments; after reveal also the salt, the setter program and every term.
 - ``POST /api/problems/{slug}/submissions``: ``{"source": "...", "solution": {"method_tag": ...}}`` → a receipt
-  (202); with an ``Idempotency-Key`` header, a repeated post gets the first receipt back and stores nothing.
+  (202, ``Location`` the submission's URL, ``X-Submissions-Remaining`` how many more the season's window takes); with
+  an ``Idempotency-Key`` header, a repeated post gets the first receipt back and stores nothing.
   Judging happens in the workers (``podium dojo worker``). A source the judge would not admit is refused with its
   reason (400); a source that is not valid Unicode (a lone surrogate), and text no database stores (a lone
   surrogate or a NUL character) anywhere in the solution, are 422; a body over
@@ -296,11 +297,15 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
 
     @router.post("/api/problems/{slug}/submissions", status_code=202)
     def post_submission(
-        slug: str, body: SubmissionIn, user: User = caller, idempotency_key: str | None = Header(None)
-    ) -> dict[str, Any]:
+        slug: str, body: SubmissionIn, response: Response, user: User = caller,
+        idempotency_key: str | None = Header(None),
+    ) -> dict[str, Any]:  # fmt: skip
         published(slug)  # a hidden problem is not found, before the platform would name its state
         solution = json.dumps(body.solution).encode() if body.solution is not None else None
         receipt = platform.submit(user, slug, body.source.encode("utf-8"), solution, idempotency_key)
+        response.headers["Location"] = f"/dojo/api/submissions/{receipt.submission_id}"  # where its verdict appears
+        if receipt.remaining is not None:  # how many more the season's window takes now
+            response.headers["X-Submissions-Remaining"] = str(receipt.remaining)
         return {
             "id": receipt.submission_id,
             "solver_hash": receipt.solver_hash,
@@ -388,7 +393,8 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
         shown = [p for p in platform.problems() if p.state in PUBLISHED]
         rows = "".join(
             f"<tr><td><a href='problems/{esc(p.slug)}'>{esc(p.slug)}</a></td><td>{esc(p.title)}</td>"
-            f"<td>{p.state.value}</td><td>{esc(pages.when(p.freeze_at))}</td><td>{esc(pages.when(p.reveal_at))}</td></tr>"
+            f"<td>{p.state.value}</td><td>{esc(pages.when(p.freeze_started_at or p.freeze_at))}</td>"
+            f"<td>{esc(pages.when(p.reveal_at))}</td></tr>"
             for p in shown
         )
         by_id = platform.seasons_by_id()

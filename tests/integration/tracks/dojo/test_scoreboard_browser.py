@@ -15,6 +15,7 @@ import pytest
 from podium.core.clock import SystemClock
 from podium.core.execution.sandbox import Sandbox
 from podium.core.storage.sql import sqlite_url
+from podium.tracks.dojo import pages
 from podium.tracks.dojo.platform import Dojo
 from podium.tracks.dojo.problem import load_problem
 from podium.tracks.dojo.records import Role
@@ -65,12 +66,16 @@ def test_the_scoreboard_follows_the_season_open_frozen_revealed(
                 page.screenshot(path=str(Path(SCREENSHOTS) / f"dojo-scoreboard-{state}.png"), full_page=True)
             return rows(page)
 
-        # rank, user, score, reward_correct, stage_pass, submissions
-        assert show("open") == [["1", "ann", "0", "0", "1", "1"], ["1", "bob", "0", "0", "1", "1"]]
+        # rank, user, score, reward_correct, stage_pass, submissions: no score is published before a reveal, and a
+        # 0 there would read as "no points"
+        hidden = ["at reveal", "at reveal"]
+        assert show("open") == [["1", "ann", *hidden, "1", "1"], ["1", "bob", *hidden, "1", "1"]]
         dojo.freeze("fib")
         dojo.submit(bob, "fib", GOLF)  # practice, after the freeze: not on the board
         work(dojo, bubblewrap)
-        assert show("frozen") == [["1", "ann", "0", "0", "1", "1"], ["1", "bob", "0", "0", "1", "1"]]
+        assert show("frozen") == [["1", "ann", *hidden, "1", "1"], ["1", "bob", *hidden, "1", "1"]]
+        frozen_at = dojo.problem("fib").freeze_started_at
+        assert frozen_at and pages.when(frozen_at) in page.locator("#state-fib").inner_text()  # when it froze
         dojo.reveal("fib")
         final = show("revealed")
         assert [row[:2] + row[3:] for row in final] == [["1", "ann", "1", "1", "1"], ["2", "bob", "0", "1", "1"]]
