@@ -75,6 +75,18 @@ def copies_command(slug: str, season: str | None, near: float, fmt: str, db: str
         click.echo(f"no copies across users in {slug}")
 
 
+@click.command("stats")
+@click.argument("slug")
+@click.option("--season")
+@DB
+def stats_command(slug: str, season: str | None, db: str) -> None:
+    """SLUG's statistics as the jury sees them: counts, Stage Pass, Reward Correct, first solve, verdicts."""
+    from podium.tracks.dojo.stats import problem_stats
+
+    dojo = connect(db)
+    click.echo(_json(problem_stats(dojo, dojo.problem(slug, season), for_jury=True)))
+
+
 @click.group("export")
 def export() -> None:
     """Write results or the audit log to stdout, for archives and other tools."""
@@ -122,6 +134,6 @@ def user_history(name: str | None, fmt: str, db: str) -> None:
 
 def register_jury(dojo: click.Group, user: click.Group) -> None:
     """Add the jury's commands to the ``dojo`` group (and ``history`` to its ``user`` group)."""
-    for command in (submission_command, copies_command, export):
+    for command in (submission_command, copies_command, stats_command, export):
         dojo.add_command(command)
     user.add_command(user_history)

@@ -11,6 +11,7 @@ API (``Authorization: Bearer TOKEN`` of an operator; anyone else gets 403 with t
 - ``POST /api/operator/problems/{slug}/rejudge`` ``{"submission": id?, "preview": bool}``: queue the problem's
   submissions (or one) again; with ``preview`` judge them again now and store nothing, listing what would change.
 - ``POST /api/operator/problems/{slug}/open|freeze|reveal``: the lifecycle steps (reveal verifies first).
+- ``GET  /api/operator/problems/{slug}/stats``: the statistics with Reward Correct and the verdicts, at any time.
 - ``GET  /api/operator/problems/{slug}/copies``: equal sources, equal normalised sources and near pairs across
   users (``similarity.py``).
 - ``GET  /api/operator/seasons/{name}/results?format=json|tsv``: every submission of the season, one row each.
@@ -35,6 +36,7 @@ from podium.tracks.dojo import jury
 from podium.tracks.dojo.listing import queue_rows, submission_rows
 from podium.tracks.dojo.platform import Dojo
 from podium.tracks.dojo.records import JobStatus, Role, User
+from podium.tracks.dojo.stats import problem_stats
 from podium.web.auth import TokenAuth
 from podium.web.layout import esc, table
 
@@ -115,6 +117,10 @@ def jury_router(
         else:
             raise NotFoundError(f"no step {step!r}", fix="open, freeze, reveal or rejudge")
         return {"problem": slug, "state": platform.problem(slug).state.value}
+
+    @router.get("/api/operator/problems/{slug}/stats")
+    def get_stats(slug: str, _: User = jury_member) -> dict[str, Any]:
+        return problem_stats(platform, platform.problem(slug), for_jury=True)
 
     @router.get("/api/operator/problems/{slug}/copies")
     def get_copies(slug: str, _: User = jury_member) -> dict[str, Any]:

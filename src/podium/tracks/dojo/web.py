@@ -19,6 +19,8 @@ API (JSON; ``Authorization: Bearer TOKEN`` where a user is needed):
 - ``GET  /api/problems/{slug}/leaderboard``, ``/api/problems/{slug}/tags`` (after reveal: the method tags of the
   Reward Correct submissions as claimed and as counted, with every override), ``/api/problems/{slug}/payloads``
   (after reveal: each Reward Correct submission's literal payload beside its L) and ``/api/seasons/{name}/leaderboard``.
+- ``GET  /api/problems/{slug}/stats``: counted submissions, users, Stage Pass and the first to reach it; at reveal
+  also Reward Correct, the first solve and the shortest L (``stats.py``).
 - ``GET  /api/audit/head``: the audit log's head hash.
 
 JSON values have JSON's types: ``stage_pass`` and ``reward_correct`` are booleans, counts, lengths, scores and
@@ -71,6 +73,7 @@ from podium.tracks.dojo.results import (
 )
 from podium.tracks.dojo.scoreboard import scoreboard, scoreboard_records
 from podium.tracks.dojo.standings import problem_records, season_records
+from podium.tracks.dojo.stats import problem_stats, stats_html
 from podium.tracks.dojo.store import audit_head, open_store, transaction
 from podium.tracks.dojo.submitting import unknown_submission
 from podium.tracks.dojo.users import SESSIONS
@@ -327,6 +330,10 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
     def my_submissions(user: User = caller) -> list[dict[str, Any]]:
         return own_submissions(user.id)
 
+    @router.get("/api/problems/{slug}/stats")
+    def get_problem_stats(slug: str) -> dict[str, Any]:
+        return problem_stats(platform, published(slug))
+
     @router.get("/api/problems/{slug}/leaderboard")
     def get_problem_leaderboard(slug: str) -> list[dict[str, Any]]:
         problem = revealed(slug, "leaderboard is")
@@ -425,6 +432,7 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
                 "payloads": problem_payloads(platform, problem),
             }
         body = pages.problem_body(problem, platform.season_of(problem).rules, revealed)
+        body += stats_html(problem_stats(platform, problem))
         return page(f"{problem.title} ({slug})", body)
 
     @router.post("/submit/{slug}")

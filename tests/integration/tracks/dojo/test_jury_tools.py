@@ -151,9 +151,20 @@ def test_the_jury_sees_everything_and_authors_their_reasons(season: tuple[Dojo, 
         assert dan["disabled"] is None and [e["event"] for e in dan["history"]] == ["disabled", "enabled"]
         assert dan["history"][0]["reason"].startswith("near copy")
 
+        # -- statistics: while open, what the public board shows; Reward Correct at reveal; the jury sees all
+        public = client.get("/api/problems/fib/stats").json()
+        assert (public["submissions"], public["users"], public["stage_pass_users"]) == (len(SENT), 4, 4)
+        assert public["first_stage_pass"]["user"] == "ann" and "reward_correct_users" not in public
+        jury_stats = client.get("/api/operator/problems/fib/stats", headers=ops).json()
+        assert jury_stats["reward_correct_users"] == 3 and jury_stats["verdicts"]["POLICY_REJECT"] == 1
+        assert "Reward Correct and the first solve are published at reveal" in client.get("/problems/fib").text
+
         # -- the lifecycle over HTTP; after reveal the author learns Reward Correct and the stderr
         assert client.post("/api/operator/problems/fib/freeze", headers=ops).json()["state"] == "FROZEN"
         assert client.post("/api/operator/problems/fib/reveal", headers=ops).json()["state"] == "REVEALED"
+        revealed = client.get("/api/problems/fib/stats").json()
+        assert revealed["reward_correct_users"] == 3 and revealed["first_solve"]["user"] == "ann"
+        assert revealed["shortest_L"] == len(GOLF) + 1  # canonical: a final newline added
         mine = client.get(f"/api/submissions/{ids['golf']}", headers=bearer(tokens, "ann")).json()
         assert mine["reward_correct"] is True and mine["stderr"] == ""
 
