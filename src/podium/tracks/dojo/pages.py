@@ -8,15 +8,17 @@ are explained in sentences; leaderboards, submissions and method tags are HTML t
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
+from podium.core.clock import parse_utc
 from podium.tracks.dojo.bonus import KNOWN_TAGS
 from podium.tracks.dojo.lifecycle import PUBLISHED as PUBLISHED_STATES
 from podium.tracks.dojo.lifecycle import REVEALED_STATES, ProblemState
 from podium.tracks.dojo.listing import QUEUE_COLUMNS, SUBMISSION_COLUMNS
 from podium.tracks.dojo.records import Problem
 from podium.tracks.dojo.rules import ScoringRules
-from podium.web.layout import copyable, esc, table
+from podium.web.layout import copyable, countdown, esc, table
 
 TERM_SEPARATOR = ", "
 ME_HEADER = ("id", "problem", "submitted", "status", "verdict", "reason", "L", "score", "practice", "method tag")
@@ -46,22 +48,29 @@ def terms_block(element_id: str, heading: str, terms: Sequence[str]) -> str:
     return f"<h2>{esc(heading)} ({count})</h2>" + copyable(element_id, TERM_SEPARATOR.join(terms))
 
 
-def schedule(problem: Problem) -> str:
-    """What happens when, in words."""
+def when_and_left(moment: str | None, now: datetime) -> str:
+    """A stored time for people (HTML), with a live countdown while it is still to come."""
+    if not moment or parse_utc(moment) <= now:
+        return esc(when(moment))
+    return f"{esc(when(moment))} ({countdown(parse_utc(moment), now)})"
+
+
+def schedule(problem: Problem, now: datetime) -> str:
+    """What happens when, in words, with a countdown to each step still to come."""
     state = problem.state
     if state is ProblemState.OPEN:
-        now = "Open: submissions count toward the leaderboard."
+        headline = "Open: submissions count toward the leaderboard."
     elif state is ProblemState.FROZEN:
-        now = "Frozen: new submissions are judged as practice and do not count."
+        headline = "Frozen: new submissions are judged as practice and do not count."
     else:
-        now = f"Revealed on {esc(when(problem.revealed_at))}: the setter, the salt and every term are published."
+        headline = f"Revealed on {esc(when(problem.revealed_at))}: the setter, the salt and every term are published."
     return (
-        f"<p><strong>{now}</strong></p><ul>"
-        f"<li>Opens: {esc(when(problem.opened_at or problem.open_at))}</li>"
-        f"<li>Freeze: {esc(when(problem.freeze_started_at or problem.freeze_at))}; after it, submissions are "
-        "practice (judged, not counted).</li>"
-        f"<li>Reveal: {esc(when(problem.revealed_at or problem.reveal_at))}; then the terms beyond the visible ones, "
-        "the setter program, your Reward Correct results and the leaderboard are published.</li></ul>"
+        f"<p><strong>{headline}</strong></p><ul>"
+        f"<li>Opens: {when_and_left(problem.opened_at or problem.open_at, now)}</li>"
+        f"<li>Freeze: {when_and_left(problem.freeze_started_at or problem.freeze_at, now)}; after it, submissions "
+        "are practice (judged, not counted).</li>"
+        f"<li>Reveal: {when_and_left(problem.revealed_at or problem.reveal_at, now)}; then the terms beyond the "
+        "visible ones, the setter program, your Reward Correct results and the leaderboard are published.</li></ul>"
     )
 
 
@@ -110,7 +119,7 @@ def rules_text(rules: ScoringRules) -> str:
     )
 
 
-def problem_body(problem: Problem, rules: ScoringRules, revealed: Mapping[str, Any] | None) -> str:
+def problem_body(problem: Problem, rules: ScoringRules, revealed: Mapping[str, Any] | None, now: datetime) -> str:
     """The problem page: statement, schedule, terms, commitments, rules; then the submit form, or the results.
 
     ``revealed`` (after reveal) holds ``setter``, ``leaderboard`` (records), ``versions`` (``web.version_json``),
@@ -118,7 +127,7 @@ def problem_body(problem: Problem, rules: ScoringRules, revealed: Mapping[str, A
     """
     parts = [
         f"<p>{esc(problem.statement)}</p>",
-        schedule(problem),
+        schedule(problem, now),
         terms_block("visible-terms", f"Visible terms, from index {problem.offset}", problem.visible_terms),
         commitments(problem),
         rules_text(rules),
@@ -289,21 +298,23 @@ def operator_body(queue: Sequence[Mapping[str, Any]], listed: Sequence[Mapping[s
     )
 
 
-def scoreboard_body(season: str, problems: Sequence[Problem], records: Sequence[Mapping[str, Any]]) -> str:
+def scoreboard_body(
+    season: str, problems: Sequence[Problem], records: Sequence[Mapping[str, Any]], now: datetime
+) -> str:
     """The season's public scoreboard, saying for each problem what part of it is shown and until when."""
 
-    def shown(problem: Problem) -> str:
+    def shown(problem: Problem) -> str:  # HTML
         if problem.state in REVEALED_STATES:
             return "revealed: its scores count in full"
         if problem.state is ProblemState.FROZEN:
             since = when(problem.freeze_started_at or problem.freeze_at)  # when it froze, not when it was due to
-            return f"frozen since {since}: Stage Pass and submissions as at the freeze"
-        freeze = when(problem.freeze_at)
+            return f"frozen since {esc(since)}: Stage Pass and submissions as at the freeze"
+        freeze = when_and_left(problem.freeze_at, now)
         return f"open: who reached Stage Pass and how often they submitted, until the freeze ({freeze})"
 
     listed = [p for p in problems if p.state in PUBLISHED_STATES]
     states = "".join(f"<li id='state-{esc(p.slug)}'><a href='../problems/{esc(p.slug)}'>{esc(p.slug)}</a>: "
-                     f"{esc(shown(p))}</li>" for p in listed)  # fmt: skip
+                     f"{shown(p)}</li>" for p in listed)  # fmt: skip
     intro = (
         f"<p>The board of season {esc(season)} follows it within what the rules publish: Reward Correct and "
         f"scores appear at each problem's reveal, never before.</p><ul>{states}</ul>"

@@ -398,10 +398,11 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
     @router.get("/", response_class=HTMLResponse)
     def index_page() -> str:
         shown = [p for p in platform.problems() if p.state in PUBLISHED]
+        now = platform.clock.now()
         rows = "".join(
             f"<tr><td><a href='problems/{esc(p.slug)}'>{esc(p.slug)}</a></td><td>{esc(p.title)}</td>"
-            f"<td>{p.state.value}</td><td>{esc(pages.when(p.freeze_started_at or p.freeze_at))}</td>"
-            f"<td>{esc(pages.when(p.reveal_at))}</td></tr>"
+            f"<td>{p.state.value}</td><td>{pages.when_and_left(p.freeze_started_at or p.freeze_at, now)}</td>"
+            f"<td>{pages.when_and_left(p.revealed_at or p.reveal_at, now)}</td></tr>"
             for p in shown
         )
         by_id = platform.seasons_by_id()
@@ -431,7 +432,7 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
                 "tags": problem_tags(platform, problem),
                 "payloads": problem_payloads(platform, problem),
             }
-        body = pages.problem_body(problem, platform.season_of(problem).rules, revealed)
+        body = pages.problem_body(problem, platform.season_of(problem).rules, revealed, platform.clock.now())
         body += stats_html(problem_stats(platform, problem))
         return page(f"{problem.title} ({slug})", body)
 
@@ -491,7 +492,7 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
     @router.get("/scoreboard/{season}", response_class=HTMLResponse)
     def scoreboard_page(season: str, request: Request) -> str:
         records = scoreboard_records(scoreboard(platform, season))
-        body = pages.scoreboard_body(season, platform.problems(season), records)
+        body = pages.scoreboard_body(season, platform.problems(season), records, platform.clock.now())
         try:
             viewer: User | None = auth.page_user(request)
         except AuthError:
