@@ -87,6 +87,59 @@ def stats_command(slug: str, season: str | None, db: str) -> None:
     click.echo(_json(problem_stats(dojo, dojo.problem(slug, season), for_jury=True)))
 
 
+@click.command("clarifications")
+@click.option("--unanswered", is_flag=True, help="only the questions waiting for an answer")
+@format_option(("text", "json"))
+@DB
+def clarifications_command(unanswered: bool, fmt: str, db: str) -> None:
+    """Every question, answer and announcement (the jury's view), oldest first."""
+    from podium.tracks.dojo.clarifications import MessageKind, messages_for
+    from podium.tracks.dojo.records import Role, User
+
+    jury = User(0, "(jury)", Role.OPERATOR)  # the command line is the jury's: it reads everything
+    said = [m for m in messages_for(connect(db), jury)
+            if not unanswered or (m.kind is MessageKind.QUESTION and not m.answered)]  # fmt: skip
+    if fmt == "json":
+        click.echo(_json([m.json() for m in said]))
+        return
+    for m in said:
+        about = f" about {m.problem}" if m.problem else ""
+        state = " (waiting)" if m.kind is MessageKind.QUESTION and not m.answered else ""
+        click.echo(f"#{m.id} {m.at[:16]} {m.kind.value}{state} {m.author} -> {m.to or 'everyone'}{about}: {m.text}")
+    if not said:
+        click.echo("no messages")
+
+
+@click.command("answer")
+@click.argument("question_id", type=int)
+@click.option("--text", required=True)
+@click.option("--to-all", is_flag=True, help="answer everyone (publishes the question with the answer)")
+@click.option("--as", "operator", required=True, help="the operator who answers (audited)")
+@DB
+def answer_command(question_id: int, text: str, to_all: bool, operator: str, db: str) -> None:
+    """Answer question QUESTION_ID, to its asker or to everyone."""
+    from podium.tracks.dojo.clarifications import answer
+
+    dojo = connect(db)
+    done = answer(dojo, dojo.user(operator), question_id, text, to_all=to_all)
+    click.echo(f"answer #{done.id} to {done.to or 'everyone'}")
+
+
+@click.command("announce")
+@click.option("--text", required=True)
+@click.option("--to", help="one user (default: everyone)")
+@click.option("--problem", help="about this problem (default: the whole contest)")
+@click.option("--as", "operator", required=True, help="the operator who announces (audited)")
+@DB
+def announce_command(text: str, to: str | None, problem: str | None, operator: str, db: str) -> None:
+    """Announce TEXT to everyone, or to one user."""
+    from podium.tracks.dojo.clarifications import announce
+
+    dojo = connect(db)
+    done = announce(dojo, dojo.user(operator), text, to=to, problem=problem)
+    click.echo(f"announcement #{done.id} to {done.to or 'everyone'}")
+
+
 @click.group("export")
 def export() -> None:
     """Write results or the audit log to stdout, for archives and other tools."""
@@ -134,6 +187,7 @@ def user_history(name: str | None, fmt: str, db: str) -> None:
 
 def register_jury(dojo: click.Group, user: click.Group) -> None:
     """Add the jury's commands to the ``dojo`` group (and ``history`` to its ``user`` group)."""
-    for command in (submission_command, copies_command, stats_command, export):
+    for command in (submission_command, copies_command, stats_command, clarifications_command, answer_command,
+                    announce_command, export):  # fmt: skip
         dojo.add_command(command)
     user.add_command(user_history)

@@ -15,6 +15,9 @@ API (``Authorization: Bearer TOKEN`` of an operator; anyone else gets 403 with t
 - ``GET  /api/operator/problems/{slug}/copies``: equal sources, equal normalised sources and near pairs across
   users (``similarity.py``).
 - ``GET  /api/operator/seasons/{name}/results?format=json|tsv``: every submission of the season, one row each.
+- ``GET  /api/operator/clarifications?unanswered=true``: every question, answer and announcement (or the questions
+  waiting); ``POST /api/operator/clarifications/{id}/answer`` ``{"text", "to_all"}``; ``POST
+  /api/operator/announcements`` ``{"text", "to"?, "problem"?}`` (``clarifications.py``).
 - ``GET  /api/operator/audit``: the whole audit log with its chain hashes.
 
 Pages (operators signed in; 404 for anyone else, as if they did not exist): ``/operator/submission?id=N`` and
@@ -26,13 +29,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from fastapi import APIRouter, Depends, Query, Request, Response
-from fastapi.responses import HTMLResponse, PlainTextResponse
+from fastapi import APIRouter, Depends, Form, Query, Request, Response
+from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse
 from pydantic import BaseModel, ConfigDict
 
 from podium.core.errors import AuthError, NotFoundError, PermissionDenied
 from podium.core.execution.sandbox import Sandbox
 from podium.tracks.dojo import jury
+from podium.tracks.dojo.clarifications import MessageKind, announce, answer, messages_for
 from podium.tracks.dojo.listing import queue_rows, submission_rows
 from podium.tracks.dojo.platform import Dojo
 from podium.tracks.dojo.records import JobStatus, Role, User
@@ -49,6 +53,23 @@ class SkipIn(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     reason: str
+
+
+class AnswerIn(BaseModel):
+    """The jury's answer to a question: to its asker, or to everyone."""
+
+    model_config = ConfigDict(extra="forbid")
+    text: str
+    to_all: bool = False
+
+
+class AnnouncementIn(BaseModel):
+    """An announcement to everyone, or to one user (``to``), about a problem or the whole contest."""
+
+    model_config = ConfigDict(extra="forbid")
+    text: str
+    to: str | None = None
+    problem: str | None = None
 
 
 class RejudgeIn(BaseModel):
@@ -136,6 +157,19 @@ def jury_router(
             raise NotFoundError(f"no format {format!r}", fix="format=json or format=tsv")
         return rows
 
+    @router.get("/api/operator/clarifications")
+    def get_clarifications(unanswered: bool = False, user: User = jury_member) -> list[dict[str, Any]]:
+        said = messages_for(platform, user)
+        return [m.json() for m in said if not unanswered or (m.kind is MessageKind.QUESTION and not m.answered)]
+
+    @router.post("/api/operator/clarifications/{question_id}/answer", status_code=201)
+    def post_answer(question_id: int, body: AnswerIn, user: User = jury_member) -> dict[str, Any]:
+        return answer(platform, user, question_id, body.text, to_all=body.to_all).json()
+
+    @router.post("/api/operator/announcements", status_code=201)
+    def post_announcement(body: AnnouncementIn, user: User = jury_member) -> dict[str, Any]:
+        return announce(platform, user, body.text, to=body.to, problem=body.problem).json()
+
     @router.get("/api/operator/audit")
     def get_audit(_: User = jury_member) -> list[dict[str, Any]]:
         return jury.audit_export(platform)
@@ -162,6 +196,26 @@ def jury_router(
         if page_operator(request) is None:
             return page("Sign in", SIGN_IN_FIRST)
         return page(f"Copies in {problem}", copies_body(jury.copies(platform, platform.problem(problem))))
+
+    @router.post("/operator/answer")
+    def answer_form(
+        request: Request, question: int = Form(...), text: str = Form(""), to_all: str = Form("")
+    ) -> RedirectResponse:
+        answer(platform, _page_jury(request), question, text, to_all=bool(to_all))
+        return RedirectResponse("../operator#questions", status_code=303)
+
+    @router.post("/operator/announce")
+    def announce_form(
+        request: Request, text: str = Form(""), to: str = Form(""), problem: str = Form("")
+    ) -> RedirectResponse:
+        announce(platform, _page_jury(request), text, to=to or None, problem=problem or None)
+        return RedirectResponse("../operator#questions", status_code=303)
+
+    def _page_jury(request: Request) -> User:
+        user = page_operator(request)
+        if user is None:
+            raise AuthError("sign in first", fix="sign in on My submissions with an operator's token")
+        return user
 
     @router.get("/operator/export/results", response_model=None)
     def export_results_page(request: Request, season: str, format: str = "tsv") -> Any:  # noqa: A002

@@ -13,6 +13,7 @@ from typing import Any
 
 from podium.core.clock import parse_utc
 from podium.tracks.dojo.bonus import KNOWN_TAGS
+from podium.tracks.dojo.clarifications import Message
 from podium.tracks.dojo.lifecycle import PUBLISHED as PUBLISHED_STATES
 from podium.tracks.dojo.lifecycle import REVEALED_STATES, ProblemState
 from podium.tracks.dojo.listing import QUEUE_COLUMNS, SUBMISSION_COLUMNS
@@ -322,3 +323,53 @@ def scoreboard_body(
     if not any(p.state in REVEALED_STATES for p in listed):  # a 0 would read as "no points", not "not published"
         records = [dict(r) | {"score": "at reveal", "reward_correct": "at reveal"} for r in records]
     return intro + leaderboard_table(records, empty="Nobody has a counted submission yet.")
+
+
+def messages_html(said: Sequence[Message], heading: str) -> str:
+    """Clarifications and announcements, newest first: who to whom, about what, the question an answer answers."""
+    if not said:
+        return f"<h2 id='messages'>{esc(heading)}</h2><p class='note'>No messages yet.</p>"
+    items = []
+    for m in reversed(said):
+        about = f" about {m.problem}" if m.problem else ""
+        to = "everyone" if m.to is None else m.to
+        head = {
+            "question": f"Question from {m.author}{about}" + ("" if m.answered else " (not answered yet)"),
+            "answer": f"Answer to {to}{about}",
+            "announcement": f"Announcement to {to}{about}",
+        }[m.kind.value]
+        quoted = f"<blockquote>{esc(m.question)}</blockquote>" if m.question else ""
+        items.append(f"<li class='message {m.kind.value}' id='message-{m.id}'><strong>{esc(head)}</strong>, "
+                     f"{esc(when(m.at))}{quoted}<p>{esc(m.text)}</p></li>")  # fmt: skip
+    return f"<h2 id='messages'>{esc(heading)}</h2><ul class='messages'>" + "".join(items) + "</ul>"
+
+
+def ask_form() -> str:
+    """The form that asks the jury a question."""
+    return (
+        "<form method='post' action='clarifications'><p><label>Ask the jury (about problem <input name='problem' "
+        "size='12' placeholder='all'>)</label></p><p><textarea name='text' rows='3' maxlength='4000'></textarea></p>"
+        "<button type='submit'>Ask</button></form>"
+    )
+
+
+def jury_questions_html(said: Sequence[Message]) -> str:
+    """The operator's part: each question waiting, with a form to answer it, then the form that announces."""
+    waiting = [m for m in said if m.kind.value == "question" and not m.answered]
+    forms = "".join(
+        f"<li id='question-{m.id}'><strong>{esc(m.author)}</strong>"
+        f"{esc(' about ' + m.problem if m.problem else '')}, {esc(when(m.at))}<p>{esc(m.text)}</p>"
+        f"<form method='post' action='operator/answer'><input type='hidden' name='question' value='{m.id}'>"
+        "<textarea name='text' rows='2' maxlength='4000' required></textarea>"
+        "<label><input type='checkbox' name='to_all' value='1'> answer to everyone (publishes the question)</label> "
+        "<button type='submit'>Answer</button></form></li>"
+        for m in waiting
+    )
+    return (
+        f"<h2 id='questions'>Questions waiting ({len(waiting)})</h2>"
+        + (f"<ul class='messages'>{forms}</ul>" if waiting else "<p class='note'>None.</p>")
+        + "<h3>Announce</h3><form method='post' action='operator/announce'><p><textarea name='text' rows='2' "
+        "maxlength='4000' required></textarea></p><p><label>to user <input name='to' placeholder='everyone'></label> "
+        "<label>about problem <input name='problem' placeholder='all'></label></p>"
+        "<button type='submit'>Announce</button></form>"
+    )

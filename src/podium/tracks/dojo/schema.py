@@ -110,4 +110,18 @@ submissions = Table(
     Index("ux_dojo_submissions_idempotency", "user_id", "idempotency_key", unique=True),
 )
 
+messages = Table(  # clarifications and announcements (migration 0010; clarifications.py)
+    "dojo_messages",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("kind", String(16), nullable=False),  # question | answer | announcement
+    Column("problem_id", Integer, ForeignKey("dojo_problems.id")),  # NULL: about the whole contest
+    Column("author_id", Integer, ForeignKey("dojo_users.id"), nullable=False),
+    Column("recipient_id", Integer, ForeignKey("dojo_users.id")),  # NULL: everyone (a question: the jury)
+    Column("reply_to", Integer, ForeignKey("dojo_messages.id"), index=True),  # an answer's question
+    Column("text", Text, nullable=False),
+    Column("created_at", String(32), nullable=False),
+    CheckConstraint("kind IN ('question', 'answer', 'announcement')", name="ck_dojo_messages_kind"),
+)
+
 audit_log = audit_table(metadata, "dojo_audit_log")

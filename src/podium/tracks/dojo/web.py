@@ -19,6 +19,8 @@ API (JSON; ``Authorization: Bearer TOKEN`` where a user is needed):
 - ``GET  /api/problems/{slug}/leaderboard``, ``/api/problems/{slug}/tags`` (after reveal: the method tags of the
   Reward Correct submissions as claimed and as counted, with every override), ``/api/problems/{slug}/payloads``
   (after reveal: each Reward Correct submission's literal payload beside its L) and ``/api/seasons/{name}/leaderboard``.
+- ``POST /api/clarifications`` ``{"text": "...", "problem": slug?}``: a question to the jury (201);
+  ``GET /api/clarifications``: your questions, and the answers and announcements to you or to everyone.
 - ``GET  /api/problems/{slug}/stats``: counted submissions, users, Stage Pass and the first to reach it; at reveal
   also Reward Correct, the first solve and the shortest L (``stats.py``).
 - ``GET  /api/audit/head``: the audit log's head hash.
@@ -56,6 +58,7 @@ from podium.core.errors import AuthError, NotFoundError
 from podium.core.execution.sandbox import open_sandbox
 from podium.core.storage.text import unstorable
 from podium.tracks.dojo import pages
+from podium.tracks.dojo.clarifications import ask, messages_for
 from podium.tracks.dojo.explain import revealed_part, shown_reason
 from podium.tracks.dojo.jury import account_history
 from podium.tracks.dojo.jury_web import jury_router, require_operator
@@ -96,6 +99,14 @@ class DisableIn(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     reason: str
+
+
+class QuestionIn(BaseModel):
+    """A question to the jury, about a problem or the whole contest."""
+
+    model_config = ConfigDict(extra="forbid")
+    text: str
+    problem: str | None = None
 
 
 class SubmissionIn(BaseModel):
@@ -330,6 +341,14 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
     def my_submissions(user: User = caller) -> list[dict[str, Any]]:
         return own_submissions(user.id)
 
+    @router.post("/api/clarifications", status_code=201)
+    def post_question(body: QuestionIn, user: User = caller) -> dict[str, Any]:
+        return ask(platform, user, body.text, body.problem).json()
+
+    @router.get("/api/clarifications")
+    def get_messages(user: User = caller) -> list[dict[str, Any]]:
+        return [m.json() for m in messages_for(platform, user)]
+
     @router.get("/api/problems/{slug}/stats")
     def get_problem_stats(slug: str) -> dict[str, Any]:
         return problem_stats(platform, published(slug))
@@ -434,6 +453,8 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
             }
         body = pages.problem_body(problem, platform.season_of(problem).rules, revealed, platform.clock.now())
         body += stats_html(problem_stats(platform, problem))
+        said = [m for m in messages_for(platform, None) if m.problem in (None, slug)]
+        body += pages.messages_html(said, "Clarifications and announcements") if said else ""
         return page(f"{problem.title} ({slug})", body)
 
     @router.post("/submit/{slug}")
@@ -446,6 +467,11 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
         solution = json.dumps({"method_tag": method_tag}).encode() if method_tag else None
         platform.submit(user, slug, source.encode("utf-8"), solution)
         return response
+
+    @router.post("/clarifications")
+    def ask_form(request: Request, text: str = Form(""), problem: str = Form("")) -> RedirectResponse:
+        ask(platform, auth.page_user(request), text, problem or None)
+        return RedirectResponse("me#messages", status_code=303)
 
     @router.get("/operator", response_class=HTMLResponse)
     def operator_page(
@@ -460,7 +486,8 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
         chosen = (JobStatus(status),) if status in {s.value for s in JobStatus} else None
         listed = submission_rows(platform, problem=problem or None, user=user or None, status=chosen)
         said = ", ".join(f"{k} {v}" for k, v in (("problem", problem), ("user", user), ("status", status)) if v)
-        return page("Operator", pages.operator_body(queue_rows(platform), listed, f" ({said})" if said else ""))
+        body = pages.operator_body(queue_rows(platform), listed, f" ({said})" if said else "")
+        return page("Operator", body + pages.jury_questions_html(messages_for(platform, who)))
 
     @router.get("/me", response_class=HTMLResponse)
     def my_page(request: Request) -> str:
@@ -477,7 +504,8 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
             for scored in problem_scores(platform, problem)
         }
         rows = [submission_json(s, by_id[s.problem_id]) for s in mine]
-        return page(f"Submissions of {user.name}", pages.me_table(rows, scores) + sign_out_form("signout"))
+        said = pages.messages_html(messages_for(platform, user), "Messages") + pages.ask_form()
+        return page(f"Submissions of {user.name}", pages.me_table(rows, scores) + said + sign_out_form("signout"))
 
     @router.post("/me", response_model=None)
     def sign_in(request: Request, token: str = Form("")) -> Response:

@@ -27,7 +27,7 @@ from podium.tracks.dojo.platform import Dojo
 from podium.tracks.dojo.problem import load_problem
 from podium.tracks.dojo.records import Role
 from podium.tracks.dojo.schema import submissions
-from podium.tracks.dojo.store import open_store
+from podium.tracks.dojo.store import audit_entries, open_store
 from podium.tracks.dojo.worker import work_in_threads
 from podium.web.app import create_app
 from tests.databases import new_postgres_database
@@ -200,3 +200,72 @@ def test_the_jury_pages_are_the_operators_alone(season: tuple[Dojo, dict[str, st
         assert "bob" in copies and "0.94" in copies
         assert client.get("/operator/export/results?season=s1").text.startswith("id\tproblem")
         assert client.get("/operator").text.count("<form") >= 4
+
+
+def test_questions_answers_and_announcements_reach_whom_they_should(
+    season: tuple[Dojo, dict[str, str], dict[str, int]], url: str
+) -> None:
+    dojo, tokens, _ = season
+    with TestClient(create_app({"db": url}), base_url="http://testserver/dojo",
+                    headers={"origin": "http://testserver"}) as client:  # fmt: skip
+        ann, bob, cat, dan, ops = (bearer(tokens, n) for n in ("ann", "bob", "cat", "dan", "ops"))
+        asked = client.post("/api/clarifications", json={"text": "Is a(0) the first term?", "problem": "fib"},
+                            headers=ann)  # fmt: skip
+        assert asked.status_code == 201 and asked.json()["kind"] == "question"
+        assert client.get("/api/clarifications", headers=bob).json() == []  # a question is the asker's and the jury's
+        waiting = client.get("/api/operator/clarifications?unanswered=true", headers=ops).json()
+        assert [m["text"] for m in waiting] == ["Is a(0) the first term?"]
+
+        # to the asker alone, then a question answered to everyone (which publishes it)
+        private = client.post(f"/api/operator/clarifications/{asked.json()['id']}/answer",
+                              json={"text": "Yes: offset 0."}, headers=ops)  # fmt: skip
+        assert private.status_code == 201 and private.json()["to"] == "ann"
+        theirs = client.post("/api/clarifications", json={"text": "May I print more than 200 terms?"}, headers=cat)
+        client.post(f"/api/operator/clarifications/{theirs.json()['id']}/answer",
+                    json={"text": "Yes, only the first 200 are read.", "to_all": True}, headers=ops)  # fmt: skip
+        client.post("/api/operator/announcements", json={"text": "The judge runs Python 3.11.", "problem": "fib"},
+                    headers=ops)  # fmt: skip
+        client.post("/api/operator/announcements", json={"text": "Your near copy is under review.", "to": "dan"},
+                    headers=ops)  # fmt: skip
+        seen = {n: [m["text"] for m in client.get("/api/clarifications", headers=h).json()]
+                for n, h in (("ann", ann), ("bob", bob), ("dan", dan))}  # fmt: skip
+        public = ["Yes, only the first 200 are read.", "The judge runs Python 3.11."]
+        assert seen["ann"] == ["Is a(0) the first term?", "Yes: offset 0.", *public]
+        assert seen["bob"] == public and seen["dan"] == [*public, "Your near copy is under review."]
+        shown = {m["text"]: m for m in client.get("/api/clarifications", headers=bob).json()}
+        assert shown["Yes, only the first 200 are read."]["question"] == "May I print more than 200 terms?"
+        problem_page = client.get("/problems/fib").text
+        assert "The judge runs Python 3.11." in problem_page and "Your near copy" not in problem_page
+        assert "May I print more than 200 terms?" in problem_page and "Is a(0)" not in problem_page
+
+        # who may do what, and bad input
+        assert client.post("/api/operator/announcements", json={"text": "x"}, headers=bob).status_code == 403
+        assert client.post("/api/clarifications", json={"text": "x"}, headers=ops).status_code == 403
+        assert client.post("/api/clarifications", json={"text": "  "}, headers=bob).status_code == 400
+        for n in range(5):
+            assert client.post("/api/clarifications", json={"text": f"q{n}"}, headers=bob).status_code == 201
+        flood = client.post("/api/clarifications", json={"text": "q5"}, headers=bob)
+        assert flood.status_code == 429 and "not answered yet" in flood.json()["error"]
+
+        # the pages: the author's messages with a form to ask; the jury's questions with forms to answer
+        client.post("/me", data={"token": tokens["ann"]})
+        mine = client.get("/me").text
+        assert "id='messages'" in mine and "Yes: offset 0." in mine and "action='clarifications'" in mine
+        client.post("/clarifications", data={"text": "Asked from the page", "problem": ""})
+        client.post("/signout")
+        client.post("/me", data={"token": tokens["ops"]})
+        desk = client.get("/operator").text
+        assert "Questions waiting (6)" in desk and "Asked from the page" in desk
+        waiting_now = client.get("/api/operator/clarifications?unanswered=true", headers=ops).json()
+        page_question = next(m for m in waiting_now if m["text"] == "Asked from the page")
+        client.post("/operator/answer", data={"question": str(page_question["id"]), "text": "Answered on the page"})
+        assert "Questions waiting (5)" in client.get("/operator").text
+
+    with dojo.engine.connect() as db:
+        kinds = [e.kind for e in audit_entries(db, ("asked", "answered", "announced"))]
+    assert kinds.count("asked") == 8 and kinds.count("answered") == 3 and kinds.count("announced") == 2
+
+    result = CliRunner().invoke(dojo_cli, ["clarifications", "--unanswered", "--db", url], catch_exceptions=False)
+    assert result.exit_code == 0 and result.output.count("(waiting)") == 5
+    said = CliRunner().invoke(dojo_cli, ["announce", "--text", "Ten minutes left.", "--as", "ops", "--db", url])
+    assert said.exit_code == 0 and "to everyone" in said.output
