@@ -240,8 +240,10 @@ def me_table(rows: Sequence[Mapping[str, Any]], scores: Mapping[int, int]) -> st
         ]
         for r in rows
     ]
+    links = " ".join(f"<a href='me/submission?id={r['id']}'>#{r['id']}</a>" for r in rows)
     return (
         table(ME_HEADER, body, numeric=("id", "L", "score"))
+        + f"<p>Open one: {links}</p>"
         + "<p class='note'>While a problem is open you see the run verdict, its reason (it comes from your code "
         "and output only) and Stage Pass; Reward Correct, the score and your program's stderr are published at "
         "reveal. Practice submissions are judged but never counted.</p>"
@@ -373,3 +375,15 @@ def jury_questions_html(said: Sequence[Message]) -> str:
         "<label>about problem <input name='problem' placeholder='all'></label></p>"
         "<button type='submit'>Announce</button></form>"
     )
+
+
+def own_submission_body(shown: Mapping[str, Any], source: str) -> str:
+    """One of the reader's submissions: what they may know of it now, its source, and its stderr once revealed."""
+    facts = [[k, cell(shown[k])] for k in ("problem", "created_at", "status", "verdict", "reason", "stage_pass",
+                                             "length", "method_tag", "practice") if k in shown]  # fmt: skip
+    if "reward_correct" in shown:
+        facts.append(["reward_correct", cell(shown["reward_correct"])])
+        stderr = "<h2>Stderr (its last bytes)</h2>" + f"<pre>{esc(shown['stderr'] or '(none)')}</pre>"
+    else:
+        stderr = "<p class='note'>Reward Correct and your program's stderr are published at reveal.</p>"
+    return table(("field", "value"), facts) + f"<h2>Source</h2><pre>{esc(source)}</pre>" + stderr

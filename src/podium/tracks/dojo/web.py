@@ -12,7 +12,8 @@ API (JSON; ``Authorization: Bearer TOKEN`` where a user is needed):
   surrogate or a NUL character) anywhere in the solution, are 422; a body over
   ``max_body_bytes`` (twice the largest source a season accepts, plus 64 KiB for JSON escapes and the solution)
   is 413, refused from its ``Content-Length`` before it is read, or as soon as a streamed body passes the limit.
-- ``GET  /api/submissions/{id}`` and ``/api/me/submissions``: your own submissions. While a problem is not revealed
+- ``GET  /api/submissions/{id}`` and ``/api/me/submissions`` (``limit`` ≤ 500, ``offset``, ``X-Total-Count``): your
+  own submissions. While a problem is not revealed
   you learn the run verdict, its reason and Stage Pass, never Reward Correct or which term differs; the capped
   stderr comes at reveal (docs/rules/dojo-platform.md §2, ``explain.py``).
 - The jury's API under ``/api/operator/`` (operators only): ``jury_web.py``.
@@ -45,7 +46,7 @@ import json
 from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
 
-from fastapi import APIRouter, Depends, Form, Header, HTTPException, Request
+from fastapi import APIRouter, Depends, Form, Header, HTTPException, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.routing import APIRoute
@@ -338,8 +339,12 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
         return submission_json(submission, platform.problem_by_id(submission.problem_id))
 
     @router.get("/api/me/submissions")
-    def my_submissions(user: User = caller) -> list[dict[str, Any]]:
-        return own_submissions(user.id)
+    def my_submissions(
+        response: Response, user: User = caller, limit: int = Query(500, ge=1, le=500), offset: int = Query(0, ge=0)
+    ) -> list[dict[str, Any]]:
+        mine = own_submissions(user.id)
+        response.headers["X-Total-Count"] = str(len(mine))
+        return mine[offset : offset + limit]
 
     @router.post("/api/clarifications", status_code=201)
     def post_question(body: QuestionIn, user: User = caller) -> dict[str, Any]:
@@ -506,6 +511,18 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
         rows = [submission_json(s, by_id[s.problem_id]) for s in mine]
         said = pages.messages_html(messages_for(platform, user), "Messages") + pages.ask_form()
         return page(f"Submissions of {user.name}", pages.me_table(rows, scores) + said + sign_out_form("signout"))
+
+    @router.get("/me/submission", response_class=HTMLResponse)
+    def my_submission_page(request: Request, id: int) -> str:  # noqa: A002 -- the link's field
+        try:
+            user = auth.page_user(request)
+        except AuthError:
+            return sign_in_page("")
+        submission = platform.submission(id)
+        if submission.user_id != user.id:  # worded as an unknown id: no hint that it exists
+            raise unknown_submission(id)
+        shown = submission_json(submission, platform.problem_by_id(submission.problem_id))
+        return page(f"Submission {id}", pages.own_submission_body(shown, submission.source.decode("utf-8", "replace")))
 
     @router.post("/me", response_model=None)
     def sign_in(request: Request, token: str = Form("")) -> Response:

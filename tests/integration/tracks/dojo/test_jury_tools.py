@@ -190,6 +190,12 @@ def test_the_jury_pages_are_the_operators_alone(season: tuple[Dojo, dict[str, st
                     headers={"origin": "http://testserver"}) as client:  # fmt: skip
         assert client.post("/me", data={"token": tokens["ann"]}).status_code == 200
         assert client.get(f"/operator/submission?id={ids['golf']}").status_code == 404
+        own = client.get(f"/me/submission?id={ids['golf_again']}").text
+        assert "# the same, commented" in own and "printed 200 terms" in own and "published at reveal" in own
+        assert client.get(f"/me/submission?id={ids['byte_copy']}").status_code == 404  # bob's
+        assert f"me/submission?id={ids['golf']}" in client.get("/me").text
+        paged = client.get("/api/me/submissions?limit=1", headers=bearer(tokens, "ann"))
+        assert len(paged.json()) == 1 and paged.headers["x-total-count"] == "3"
         assert client.get("/operator/copies?problem=fib").status_code == 404
         client.post("/signout")
         client.post("/me", data={"token": tokens["ops"]})
