@@ -38,6 +38,7 @@ from podium.core.execution.sandbox import Sandbox
 from podium.tracks.dojo import jury
 from podium.tracks.dojo.clarifications import MessageKind, announce, answer, messages_for
 from podium.tracks.dojo.listing import queue_rows, submission_rows
+from podium.tracks.dojo.pages import cell
 from podium.tracks.dojo.platform import Dojo
 from podium.tracks.dojo.records import JobStatus, Role, User
 from podium.tracks.dojo.stats import problem_stats
@@ -235,6 +236,13 @@ def jury_router(
     return router
 
 
+def _shown(value: Any) -> str:
+    """A value for people: yes/no, seconds and MiB to the millisecond, nothing for none."""
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return cell(value)
+
+
 def _pre(text: str) -> str:
     return f"<pre class='source'>{esc(text)}</pre>"
 
@@ -242,7 +250,7 @@ def _pre(text: str) -> str:
 def submission_body(detail: dict[str, Any]) -> str:
     """One submission for the jury: facts, run figures, source, diff with the previous one, stderr, audit."""
     facts = [
-        [name, "" if detail[name] is None else str(detail[name])]
+        [name, _shown(detail[name])]
         for name in (
             "problem",
             "problem_state",
@@ -264,7 +272,7 @@ def submission_body(detail: dict[str, Any]) -> str:
             "normalised_hash",
         )  # fmt: skip
     ]
-    run = [[name, "" if value is None else str(value)] for name, value in detail["run"].items()]
+    run = [[name, _shown(value)] for name, value in detail["run"].items()]
     others = ", ".join(f"#{s['id']} ({s['user']})" for s in detail["same_hash_other_users"])
     previous = detail["previous"]
     audit = [[str(e["id"]), e["at"], e["kind"]] for e in detail["audit"]]
