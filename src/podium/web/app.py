@@ -18,7 +18,7 @@ from typing import Any
 
 from podium.core.errors import DependencyError, PodiumError, RateLimited
 from podium.core.registry import Track, load_tracks
-from podium.web.errors import answer, http_answer, http_status, validation_answer
+from podium.web.errors import VALIDATION_SCHEMA, answer, http_answer, http_status, validation_answer
 from podium.web.layout import SCRIPT, SCRIPT_PATH, esc, page
 from podium.web.security import ALLOWED_ORIGINS_ENV, WebSafety
 
@@ -85,6 +85,16 @@ def create_app(
     def index() -> str:
         return front_page([(track.name, track.summary) for track in served])
 
+    described = app.openapi
+
+    def openapi() -> dict[str, Any]:  # the OpenAPI document (/openapi.json, /api/docs) says podium's 422 shape
+        schema: dict[str, Any] = described()
+        schemas = schema.get("components", {}).get("schemas", {})
+        if "HTTPValidationError" in schemas:
+            schemas["HTTPValidationError"] = VALIDATION_SCHEMA
+        return schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
     return app
 
 

@@ -48,6 +48,19 @@ def http_status(error: PodiumError) -> int:
 VALIDATION_FIX = "send the fields this route takes, with their types (the API's description: /api/docs)"
 
 
+VALIDATION_SCHEMA: dict[str, Any] = {  # ``validation_answer`` as the OpenAPI document describes it
+    "title": "ValidationRefusal",
+    "type": "object",
+    "required": ["error", "fix", "fields"],
+    "properties": {
+        "error": {"type": "string"},
+        "fix": {"type": "string"},
+        "fields": {"type": "array", "items": {"type": "object", "properties": {
+            "field": {"type": "string"}, "problem": {"type": "string"}}}},
+    },
+}  # fmt: skip
+
+
 def validation_answer(errors: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """A body or query that fails its model (422), in podium's shape ``{"error", "fix", "fields"}``.
 

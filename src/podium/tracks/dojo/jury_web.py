@@ -101,6 +101,7 @@ def jury_router(
 
     @router.get("/api/operator/queue")
     def get_queue(_: User = jury_member) -> list[dict[str, Any]]:
+        """The submissions waiting or being judged, in claim order, with their wait."""
         return queue_rows(platform)
 
     @router.get("/api/operator/submissions")
@@ -108,6 +109,7 @@ def jury_router(
         response: Response, problem: str = "", user: str = "", status: str = "",
         limit: int = Query(100, ge=1, le=MAX_PAGE), offset: int = Query(0, ge=0), _: User = jury_member,
     ) -> list[dict[str, Any]]:  # fmt: skip
+        """Submissions in id order, a page at a time (X-Total-Count: all that match)."""
         statuses = (JobStatus(status),) if status else None
         rows = submission_rows(platform, problem=problem or None, user=user or None, status=statuses)
         response.headers["X-Total-Count"] = str(len(rows))
@@ -115,21 +117,25 @@ def jury_router(
 
     @router.get("/api/operator/submissions/{submission_id}")
     def get_submission(submission_id: int, _: User = jury_member) -> dict[str, Any]:
+        """One submission whole: source, diff with the previous, reason, run figures, stderr, audit."""
         return jury.submission_detail(platform, submission_id)
 
     @router.post("/api/operator/submissions/{submission_id}/skip")
     def skip(submission_id: int, body: SkipIn, _: User = jury_member) -> dict[str, Any]:
+        """End a queued or running submission as INTERNAL_ERROR, with the reason (audited)."""
         done = platform.skip(submission_id, body.reason)
         return {"id": done.id, "verdict": done.verdict, "reason": done.reason}
 
     @router.post("/api/operator/problems/{slug}/rejudge")
     def rejudge(slug: str, body: RejudgeIn, _: User = jury_member) -> dict[str, Any]:
+        """Queue the problem's submissions (or one) again; with preview, judge again now and store nothing."""
         if body.preview:
             return jury.rejudge_preview(platform, sandbox(), platform.problem(slug), body.submission)
         return {"problem": slug, "queued": platform.rejudge(slug, submission_id=body.submission)}
 
     @router.post("/api/operator/problems/{slug}/{step}")
     def lifecycle(slug: str, step: str, _: User = jury_member) -> dict[str, Any]:
+        """Open, freeze or reveal a problem (reveal verifies first)."""
         if step == "open":
             platform.open(slug)
         elif step == "freeze":
@@ -142,14 +148,17 @@ def jury_router(
 
     @router.get("/api/operator/problems/{slug}/stats")
     def get_stats(slug: str, _: User = jury_member) -> dict[str, Any]:
+        """The problem's statistics with Reward Correct and the verdicts counted, at any time."""
         return problem_stats(platform, platform.problem(slug), for_jury=True)
 
     @router.get("/api/operator/problems/{slug}/copies")
     def get_copies(slug: str, _: User = jury_member) -> dict[str, Any]:
+        """Equal sources, equal normalised sources and near pairs across users."""
         return jury.copies(platform, platform.problem(slug))
 
     @router.get("/api/operator/seasons/{name}/results", response_model=None)
     def get_results(name: str, format: str = "json", _: User = jury_member) -> Any:  # noqa: A002 -- the API's word
+        """Every submission of the season, one row each, as JSON or TSV."""
         platform.season(name)  # an unknown season is a 404, not an empty file
         rows = jury.results(platform, name)
         if format == "tsv":
@@ -160,19 +169,23 @@ def jury_router(
 
     @router.get("/api/operator/clarifications")
     def get_clarifications(unanswered: bool = False, user: User = jury_member) -> list[dict[str, Any]]:
+        """Every question, answer and announcement, or the questions waiting."""
         said = messages_for(platform, user)
         return [m.json() for m in said if not unanswered or (m.kind is MessageKind.QUESTION and not m.answered)]
 
     @router.post("/api/operator/clarifications/{question_id}/answer", status_code=201)
     def post_answer(question_id: int, body: AnswerIn, user: User = jury_member) -> dict[str, Any]:
+        """Answer a question, to its asker or to everyone (audited)."""
         return answer(platform, user, question_id, body.text, to_all=body.to_all).json()
 
     @router.post("/api/operator/announcements", status_code=201)
     def post_announcement(body: AnnouncementIn, user: User = jury_member) -> dict[str, Any]:
+        """Announce to everyone or to one user (audited)."""
         return announce(platform, user, body.text, to=body.to, problem=body.problem).json()
 
     @router.get("/api/operator/audit")
     def get_audit(_: User = jury_member) -> list[dict[str, Any]]:
+        """The whole audit log, with each entry's chain hashes."""
         return jury.audit_export(platform)
 
     # -- pages ------------------------------------------------------------------------------------------------

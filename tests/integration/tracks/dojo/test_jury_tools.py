@@ -96,6 +96,12 @@ def test_the_jury_sees_everything_and_authors_their_reasons(season: tuple[Dojo, 
             assert refused.status_code == 403 and refused.json()["error"] == "only operators may do this", path
         ops = bearer(tokens, "ops")
 
+        # -- the OpenAPI document describes the jury's routes and the one error shape
+        described = client.get("http://testserver/openapi.json").json()
+        jury_route = described["paths"]["/dojo/api/operator/submissions/{submission_id}"]["get"]
+        assert jury_route["description"].startswith("One submission whole")
+        assert set(described["components"]["schemas"]["HTTPValidationError"]["required"]) == {"error", "fix", "fields"}
+
         # -- one submission whole
         detail = client.get(f"/api/operator/submissions/{ids['golf_again']}", headers=ops).json()
         assert detail["source"].endswith("# the same, commented\n") and detail["user"] == "ann"
