@@ -75,6 +75,22 @@ def copies_command(slug: str, season: str | None, near: float, fmt: str, db: str
         click.echo(f"no copies across users in {slug}")
 
 
+@click.command("clock")
+@click.option("--season")
+@DB
+def clock_command(season: str | None, db: str) -> None:
+    """The contest clock: now, and each published problem's next step and the time left."""
+    from podium.tracks.dojo.clock import contest_clock
+    from podium.web.layout import time_left
+
+    shown = contest_clock(connect(db), season)
+    click.echo(f"now: {shown['now'][:19].replace('T', ' ')} UTC")
+    for row in shown["problems"]:
+        step = row["next"]
+        ahead = f"{step['step']} {time_left(step['seconds_left'])}" if step else "no step scheduled"
+        click.echo(f"{row['problem']}: {row['state']}, {ahead}")
+
+
 @click.command("stats")
 @click.argument("slug")
 @click.option("--season")
@@ -187,7 +203,7 @@ def user_history(name: str | None, fmt: str, db: str) -> None:
 
 def register_jury(dojo: click.Group, user: click.Group) -> None:
     """Add the jury's commands to the ``dojo`` group (and ``history`` to its ``user`` group)."""
-    for command in (submission_command, copies_command, stats_command, clarifications_command, answer_command,
-                    announce_command, export):  # fmt: skip
+    for command in (submission_command, copies_command, stats_command, clock_command, clarifications_command,
+                    answer_command, announce_command, export):  # fmt: skip
         dojo.add_command(command)
     user.add_command(user_history)

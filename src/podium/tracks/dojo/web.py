@@ -22,6 +22,8 @@ API (JSON; ``Authorization: Bearer TOKEN`` where a user is needed):
   (after reveal: each Reward Correct submission's literal payload beside its L) and ``/api/seasons/{name}/leaderboard``.
 - ``POST /api/clarifications`` ``{"text": "...", "problem": slug?}``: a question to the jury (201);
   ``GET /api/clarifications``: your questions, and the answers and announcements to you or to everyone.
+- ``GET  /api/clock``: the server's time and each published problem's next step (freeze, reveal) with the seconds
+  left (``clock.py``); pages show the same as live countdowns.
 - ``GET  /api/problems/{slug}/stats``: counted submissions, users, Stage Pass and the first to reach it; at reveal
   also Reward Correct, the first solve and the shortest L (``stats.py``).
 - ``GET  /api/audit/head``: the audit log's head hash.
@@ -60,6 +62,7 @@ from podium.core.execution.sandbox import open_sandbox
 from podium.core.storage.text import unstorable
 from podium.tracks.dojo import pages
 from podium.tracks.dojo.clarifications import ask, messages_for
+from podium.tracks.dojo.clock import contest_clock
 from podium.tracks.dojo.explain import revealed_part, shown_reason
 from podium.tracks.dojo.jury import account_history
 from podium.tracks.dojo.jury_web import jury_router, require_operator
@@ -353,6 +356,10 @@ def dojo_router(settings: Mapping[str, str]) -> APIRouter:
     @router.get("/api/clarifications")
     def get_messages(user: User = caller) -> list[dict[str, Any]]:
         return [m.json() for m in messages_for(platform, user)]
+
+    @router.get("/api/clock")
+    def get_clock() -> dict[str, Any]:
+        return contest_clock(platform)
 
     @router.get("/api/problems/{slug}/stats")
     def get_problem_stats(slug: str) -> dict[str, Any]:

@@ -15,11 +15,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from click.testing import CliRunner
 
 from podium.core.clock import SystemClock
 from podium.core.execution.sandbox import Sandbox
 from podium.core.storage.sql import sqlite_url
 from podium.tracks.dojo.clarifications import announce, ask
+from podium.tracks.dojo.cli import dojo as dojo_cli
 from podium.tracks.dojo.platform import Dojo
 from podium.tracks.dojo.problem import load_problem
 from podium.tracks.dojo.records import Role
@@ -106,5 +108,10 @@ def test_every_page_fits_the_screen_and_the_clock_runs(
         assert before.startswith(("in 1 h 59 min", "in 2 h 0 min")), before
         contestant.wait_for_timeout(1500)
         assert clock.inner_text() != before  # counted down by the page's script
+        told = contestant.request.get(f"{base}/dojo/api/clock").json()  # the same clock for programs
+        [fib] = told["problems"]
+        assert fib["state"] == "OPEN" and fib["next"]["step"] == "freeze" and 7000 < fib["next"]["seconds_left"] <= 7200
+        shown = CliRunner().invoke(dojo_cli, ["clock", "--db", url])
+        assert shown.exit_code == 0 and "fib: OPEN, freeze in 1 h 5" in shown.output
         contestant.context.close()
         jury.context.close()
