@@ -7,6 +7,7 @@ stored, so no row ever holds a truncated source or lacks the length the judge me
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import re
@@ -46,7 +47,9 @@ class Receipt:
     practice: bool
     method_tag: str  # the tag it counts as
     warning: str = ""  # set when that is not the tag the submitter wrote (an unknown name counts as "other")
-    remaining: int | None = None  # submissions left in the season's window after this one (None: no limit, or a repeat)
+    # submissions left in the season's window after this one (None: no limit, or a repeat); not part of the receipt
+    # proper, so that a repeated post's receipt equals the first
+    remaining: int | None = dataclasses.field(default=None, compare=False)
 
 
 def unknown_submission(submission_id: int) -> NotFoundError:
