@@ -32,7 +32,9 @@ if ! command -v apt-get >/dev/null 2>&1; then
 fi
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-$SUDO apt-get update -q
+# shellcheck source=scripts/apt-wait.sh
+. "$(dirname "$0")/apt-wait.sh"
+apt_update $SUDO
 AVAILABLE=()
 for package in "${MISSING[@]}"; do
   candidate=$(apt-cache policy "$package" 2>/dev/null | awk '/Candidate:/ {print $2}')
@@ -43,5 +45,5 @@ for package in "${MISSING[@]}"; do
   fi
 done
 [ ${#AVAILABLE[@]} -eq 0 ] && exit 0
-$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${AVAILABLE[@]}"
+$SUDO env DEBIAN_FRONTEND=noninteractive apt-get "${APT_WAIT_OPTIONS[@]}" install -y -q --no-install-recommends "${AVAILABLE[@]}"
 echo "install-fonts: $(find /usr/share/fonts -type f \( -iname '*.ttf' -o -iname '*.otf' \) | wc -l) TTF/OTF files"

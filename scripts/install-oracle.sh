@@ -6,8 +6,10 @@ cd "$(dirname "$0")/.."
 if ! command -v npm >/dev/null 2>&1; then
   echo "npm not found: installing nodejs and npm with apt-get" >&2
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  $SUDO apt-get update -q
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q nodejs npm
+  # shellcheck source=scripts/apt-wait.sh
+  . scripts/apt-wait.sh
+  apt_update $SUDO
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get "${APT_WAIT_OPTIONS[@]}" install -y -q nodejs npm
 fi
 mkdir -p .oracle
 npm install --prefix .oracle --no-audit --no-fund --loglevel=error chatgpt4pcg@1.4.1

@@ -32,5 +32,7 @@ if [ "$(id -u)" -ne 0 ]; then
     sudo=(sudo)
 fi
 echo "install-system-deps: installing ${missing[*]}"
-"${sudo[@]}" apt-get update -qq
-"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# shellcheck source=scripts/apt-wait.sh
+. "$(dirname "$0")/apt-wait.sh"
+apt_update "${sudo[@]}"
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get "${APT_WAIT_OPTIONS[@]}" install -y -qq --no-install-recommends "${missing[@]}"
