@@ -6,6 +6,7 @@
 #   make test   install test dependencies (PyPI, npm oracle; bubblewrap, PostgreSQL, Chromium, Node.js, a C++
 #               compiler and the training fonts via apt if missing: needs root or sudo; a real model server, built
 #               once in about 8 minutes, see model-server; the native physics engine) and run every test
+#   make test-loaded   the same with two busy processes beside it (BUSY=N for more), as on a shared host
 #   make model-server   a CPU model server (llama.cpp + Gemma 3 270M) in .model-server/; make serve-model runs it
 # Both share .venv and one NumPy (constraints.txt).
 PYTHON ?= python3
@@ -22,7 +23,7 @@ DEMO_DIR := demo-run
 NATIVE_DIR := src/podium/tracks/pcg/rules/native
 NATIVE_PHYSICS := $(NATIVE_DIR)/libpcgbox2d.so
 
-.PHONY: demo test install lint pytest oracle model-server serve-model bench bench-sim bench-classify bench-sandbox bench-dojo bench-model-server clean
+.PHONY: demo test test-loaded install lint pytest oracle model-server serve-model bench bench-sim bench-classify bench-sandbox bench-dojo bench-model-server clean
 
 PIP_INSTALL := $(BIN)/python -m pip install -q -c constraints.txt
 
@@ -82,6 +83,12 @@ pytest: $(VENV)/.test-deps $(ORACLE) $(PCG_ORACLES) $(MODEL_SERVER)
 	PODIUM_REQUIRE_EXTRAS=1 PODIUM_REQUIRE_FONTS=1 PODIUM_REQUIRE_MODEL_SERVER=1 $(BIN)/pytest
 
 test: lint pytest
+
+# `make test` with BUSY (default 2) CPU-bound processes beside it for its whole run, as on a shared host: verdicts
+# and tests must hold when the CPUs are contended (scripts/with-busy-cpus.sh starts and stops them)
+BUSY ?= 2
+test-loaded:
+	bash scripts/with-busy-cpus.sh $(BUSY) $(MAKE) --no-print-directory test
 
 bench: install
 	$(BIN)/python benchmarks/bench_pcg_text_pipeline.py
