@@ -31,17 +31,14 @@ from podium.core.clock import Clock, utc_text
 from podium.core.errors import InputError, NotFoundError
 from podium.core.storage.text import unstorable
 from podium.tracks.wmeval.freeze import check_open
+from podium.tracks.wmeval.kinds import CantJudgeReason, ItemKind, Resolution, Role
 from podium.tracks.wmeval.schema import gt, item_times, items, items_with_context, scores, teams, users, videos
 from podium.tracks.wmeval.store import append_audit, transaction
 
 SCORES = (0, 1, 2, 3)
-CANT_JUDGE = {
-    "reference": "the reference video is broken",
-    "video": "the generated video is broken",
-    "other": "another reason (see the note)",
-}
+CANT_JUDGE = {reason.value: reason.label for reason in CantJudgeReason}
 """Why an annotator could not judge an item (``POST .../score`` with ``{"cant_judge": REASON}``)."""
-BROKEN = "broken"  # the operator's resolution of a can't-judge answer: the video counts 0
+BROKEN = Resolution.BROKEN  # the operator's resolution of a can't-judge answer: the video counts 0
 NOTE_MAX_CHARS = 2000
 MEDIA_NAMES = ("generated.mp4", "reference.mp4", "generated.png", "reference.png")
 
@@ -362,11 +359,11 @@ def progress(engine: Engine) -> Progress:
             done = int(answered)
             if not answered and r.disabled_at is not None:
                 pending[r.annotator] += 1  # work nobody will do until it is handed on
-            targets = [("a", r.annotator)] + ([("k", r.task), ("t", r.team)] if r.kind == "primary" else [])
+            targets = [("a", r.annotator)] + ([("k", r.task), ("t", r.team)] if r.kind == ItemKind.PRIMARY else [])
             for table, name in targets:
                 counts[table][name][0] += done if table == "a" else int(counts_now)
                 counts[table][name][1] += 1
-        for name in db.execute(select(users.c.name).where(users.c.role == "annotator")).scalars():
+        for name in db.execute(select(users.c.name).where(users.c.role == Role.ANNOTATOR)).scalars():
             counts["a"].setdefault(name, [0, 0])
     as_tuples = {k: {n: (v[0], v[1]) for n, v in sorted(c.items())} for k, c in counts.items()}
     return Progress(as_tuples["a"], as_tuples["k"], as_tuples["t"], dict(sorted(pending.items())))
@@ -437,7 +434,7 @@ def resolve(engine: Engine, clock: Clock, key: str, *, broken: bool = False, res
             append_audit(db, at, "cant_judge_resolved", {"item": key, "resolution": BROKEN, "reason": row.cant_judge})
             return f"{key}: broken, counts 0"
         target = db.execute(select(users.c.id, users.c.role).where(users.c.name == rescore_by)).first()
-        if target is None or target.role != "annotator":
+        if target is None or target.role != Role.ANNOTATOR:
             raise InputError(f"{rescore_by!r} is not an annotator", fix="name one: podium wmeval assignments")
         if target.id == row.annotator_id:
             raise InputError(f"{rescore_by!r} already could not judge it", fix="choose another annotator")
@@ -453,7 +450,7 @@ def resolve(engine: Engine, clock: Clock, key: str, *, broken: bool = False, res
         db.execute(update(items).where(items.c.id == row.id).values(annotator_id=target.id, position=(last or 0) + 1))
         append_audit(
             db, at, "cant_judge_resolved",
-            {"item": key, "resolution": "rescore", "from": row.name, "to": rescore_by, "reason": row.cant_judge,
-             "note": row.note},
+            {"item": key, "resolution": Resolution.RESCORE, "from": row.name, "to": rescore_by,
+             "reason": row.cant_judge, "note": row.note},
         )  # fmt: skip
         return f"{key}: moved from {row.name} to {rescore_by}, to be scored"

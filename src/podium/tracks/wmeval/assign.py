@@ -43,6 +43,7 @@ from sqlalchemy import Connection, Engine, func, insert, select, update
 
 from podium.core.clock import Clock, utc_text
 from podium.core.errors import ConfigError, NotFoundError
+from podium.tracks.wmeval.kinds import ItemKind, Role, TeamKind
 from podium.tracks.wmeval.schema import (
     audit_log,
     episode_map,
@@ -182,7 +183,7 @@ def assign(engine: Engine, clock: Clock, options: AssignOptions) -> AssignSummar
         earlier = db.execute(runs).scalar_one()
         rng = run_stream(options.seed, earlier)
         annotators = db.execute(
-            select(users.c.name, users.c.id, users.c.disabled_at).where(users.c.role == "annotator")
+            select(users.c.name, users.c.id, users.c.disabled_at).where(users.c.role == Role.ANNOTATOR)
         )
         everyone = {r.name: (r.id, r.disabled_at is not None) for r in annotators}
         roster = {name: ident for name, (ident, disabled) in everyone.items() if not disabled}  # who gets work
@@ -195,21 +196,21 @@ def assign(engine: Engine, clock: Clock, options: AssignOptions) -> AssignSummar
         for (task, _), row in mapping.items():
             group[task].add(row.annotator_id)
         held = db.execute(select(items.c.video_id, items.c.annotator_id, items.c.kind)).all()
-        has_primary = {r.video_id for r in held if r.kind == "primary"}
+        has_primary = {r.video_id for r in held if r.kind == ItemKind.PRIMARY}
         has_item = {(r.video_id, r.annotator_id) for r in held}
         fresh: dict[int, list[dict[str, object]]] = defaultdict(list)
         playable = db.execute(
             select(videos.c.id, videos.c.task, videos.c.episode)
             .join(teams, teams.c.id == videos.c.team_id)
-            .where(videos.c.playable, teams.c.kind == "team")  # a gold set's videos become gold items only
+            .where(videos.c.playable, teams.c.kind == TeamKind.TEAM)  # a gold set's videos become gold items only
         ).all()
         for video in sorted(playable, key=lambda v: v.id):
             owner = mapping.get((video.task, video.episode))
             if owner is None:
                 continue  # not in the task's sample (A2), or the GT episode cannot be shown
-            scorers = [] if video.id in has_primary else [(owner.annotator_id, "primary")]
+            scorers = [] if video.id in has_primary else [(owner.annotator_id, ItemKind.PRIMARY)]
             if owner.overlap:
-                scorers += [(a, "overlap") for a in sorted(group[video.task] - {owner.annotator_id})]
+                scorers += [(a, ItemKind.OVERLAP) for a in sorted(group[video.task] - {owner.annotator_id})]
             for annotator_id, kind in scorers:
                 if (video.id, annotator_id) not in has_item:  # never two items of one video for one annotator
                     has_item.add((video.id, annotator_id))
@@ -221,7 +222,7 @@ def assign(engine: Engine, clock: Clock, options: AssignOptions) -> AssignSummar
             fresh[annotator_id] += new
         gold_videos = db.execute(
             select(func.count()).select_from(videos.join(teams, teams.c.id == videos.c.team_id))
-            .where(teams.c.kind == "gold")
+            .where(teams.c.kind == TeamKind.GOLD)
         ).scalar_one()  # fmt: skip
         withheld = {disabled[a]: len(fresh.pop(a)) for a in sorted(set(fresh) & set(disabled))}  # no work for them
         added = 0
@@ -258,7 +259,7 @@ def _gold_items(
     gold = db.execute(
         select(videos.c.id, videos.c.task, videos.c.episode, videos.c.expected)
         .join(teams, teams.c.id == videos.c.team_id)
-        .where(teams.c.kind == "gold", videos.c.playable)
+        .where(teams.c.kind == TeamKind.GOLD, videos.c.playable)
         .order_by(videos.c.id)
     ).all()
     held = db.execute(select(items.c.annotator_id, items.c.video_id, items.c.kind)).all()
@@ -266,7 +267,7 @@ def _gold_items(
     for annotator_id in sorted(set(roster.values())):
         own = {key for key, row in mapping.items() if row.annotator_id == annotator_id}
         have = {r.video_id for r in held if r.annotator_id == annotator_id}
-        wanted = options.gold - sum(1 for r in held if r.annotator_id == annotator_id and r.kind == "gold")
+        wanted = options.gold - sum(1 for r in held if r.annotator_id == annotator_id and r.kind == ItemKind.GOLD)
         if not own or wanted <= 0:
             continue
         tasks = {task for task, _ in own}
@@ -276,7 +277,7 @@ def _gold_items(
         for video in fitting[:wanted]:
             fresh[annotator_id].append(
                 {
-                    "kind": "gold",
+                    "kind": ItemKind.GOLD,
                     "video_id": video.id,
                     "gt_id": gt_id[(video.task, video.episode)],
                     "expected": video.expected,
@@ -364,7 +365,7 @@ def reassign(engine: Engine, clock: Clock, task: str, episode: str, annotator: s
     rng = random.Random(secrets.randbits(32))
     with transaction(engine) as db:
         target = ACCOUNTS.by_name(db, annotator)
-        if target.role != "annotator":
+        if target.role != Role.ANNOTATOR:
             raise ConfigError(f"{annotator!r} is not an annotator")
         if db.execute(select(users.c.disabled_at).where(users.c.id == target.id)).scalar() is not None:
             raise ConfigError(
@@ -381,7 +382,7 @@ def reassign(engine: Engine, clock: Clock, task: str, episode: str, annotator: s
         primaries = db.execute(
             select(items.c.id, items.c.key, items.c.video_id, items.c.id.in_(answered).label("done"), users.c.name)
             .join(users, users.c.id == items.c.annotator_id)
-            .where(items.c.gt_id == gt_row, items.c.kind == "primary")
+            .where(items.c.gt_id == gt_row, items.c.kind == ItemKind.PRIMARY)
         ).all()
         targets_videos = set(
             db.execute(

@@ -27,6 +27,7 @@ from podium.tracks.wmeval.annotate import cant_judge_pending, import_scores, res
 from podium.tracks.wmeval.assign import AssignOptions, assign, assignments, reassign
 from podium.tracks.wmeval.freeze import freeze, frozen_since, unfreeze
 from podium.tracks.wmeval.ingest import STRIP_HEIGHT, IngestReport, import_gold, ingest_gt, ingest_team, media_root
+from podium.tracks.wmeval.kinds import Role
 from podium.tracks.wmeval.report import report_html, scores_text
 from podium.tracks.wmeval.store import (
     ACCOUNTS,
@@ -153,7 +154,7 @@ def annotator() -> None:
 
 @annotator.command("add")
 @click.argument("name")
-@click.option("--role", type=click.Choice(ROLES), default="annotator", show_default=True)
+@click.option("--role", type=click.Choice(ROLES), default=Role.ANNOTATOR.value, show_default=True)
 @DB
 def annotator_add(name: str, role: str, db: str) -> None:
     """Add an annotator (or an operator); prints their token once."""

@@ -22,6 +22,7 @@ from sqlalchemy import Engine, select, update
 from podium.core.clock import Clock, utc_text
 from podium.core.errors import ConfigError, ConflictError
 from podium.tracks.wmeval.assign import shuffle_into_queue
+from podium.tracks.wmeval.kinds import ItemKind, Role
 from podium.tracks.wmeval.schema import episode_map, gt, items, scores, users
 from podium.tracks.wmeval.store import ACCOUNTS, append_audit, transaction
 
@@ -42,9 +43,9 @@ def handover(
     at = utc_text(clock.now())
     with transaction(engine) as db:
         who = ACCOUNTS.by_name(db, leaver)
-        if who.role != "annotator":
+        if who.role != Role.ANNOTATOR:
             raise ConfigError(f"{leaver!r} is not an annotator")
-        people = db.execute(select(users.c.id, users.c.name, users.c.disabled_at).where(users.c.role == "annotator"))
+        people = db.execute(select(users.c.id, users.c.name, users.c.disabled_at).where(users.c.role == Role.ANNOTATOR))
         active = {r.id: r.name for r in people if r.disabled_at is None and r.id != who.id}
         by_name = {name: ident for ident, name in active.items()}
         unknown = [name for name in to if name not in by_name]
@@ -97,7 +98,7 @@ def handover(
             receivers[receiver].append(keys[item_id].key)
             moved[active[receiver]] += 1
             row = keys[item_id]
-            if row.kind == "primary":  # a late team's item of this episode follows
+            if row.kind == ItemKind.PRIMARY:  # a late team's item of this episode follows
                 mapped = (episode_map.c.task == row.task) & (episode_map.c.episode == row.episode)
                 db.execute(update(episode_map).where(mapped, episode_map.c.annotator_id == who.id)
                            .values(annotator_id=receiver))  # fmt: skip

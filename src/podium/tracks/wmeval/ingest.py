@@ -39,6 +39,7 @@ from podium.core.errors import ConfigError, ConflictError, InputError
 from podium.core.execution.executor import Executor
 from podium.core.storage.sql import inserted_id
 from podium.tracks.wmeval.freeze import check_open
+from podium.tracks.wmeval.kinds import IssueKind, TeamKind
 from podium.tracks.wmeval.layout import CAMERAS, Issue, episode_name, scan_gt, scan_team, task_name
 from podium.tracks.wmeval.media import (
     StripJob,
@@ -261,7 +262,7 @@ def import_gold(
     as a team's are (in the served profile, stripped), so a gold item is served like any other.
     """
     return _ingest_videos(engine, root, GOLD_TEAM, folder, executor, clock, replace=replace, force=force,
-                          kind="gold", expected=_gold_answers(answers))  # fmt: skip
+                          kind=TeamKind.GOLD, expected=_gold_answers(answers))  # fmt: skip
 
 
 def _gold_answers(text: str) -> dict[tuple[str, str], int]:
@@ -290,7 +291,7 @@ def _gold_answers(text: str) -> dict[tuple[str, str], int]:
 
 def _ingest_videos(
     engine: Engine, root: Path, team: str, folder: Path, executor: Executor, clock: Clock, *, replace: bool,
-    force: bool, kind: str = "team", expected: dict[tuple[str, str], int] | None = None,
+    force: bool, kind: TeamKind = TeamKind.TEAM, expected: dict[tuple[str, str], int] | None = None,
     only: frozenset[tuple[str, str]] = frozenset(),
 ) -> IngestReport:  # fmt: skip
     if force and not replace:
@@ -323,8 +324,8 @@ def _ingest_videos(
             f"team {team!r}: replacing {len(changing)} video(s) would drop {answered} answered item(s)",
             fix="--replace --force drops those answers (listed in the audit log); --only TASK/EPISODE limits it",
         )
-    if kind == "gold":  # a gold set is never scored: an episode it lacks costs nobody anything
-        problems = [issue for issue in problems if issue.kind != "missing"]
+    if kind == TeamKind.GOLD:  # a gold set is never scored: an episode it lacks costs nobody anything
+        problems = [issue for issue in problems if issue.kind != IssueKind.MISSING]
     if expected is not None and set(expected) != set(matched):
         lacking = sorted(set(matched) - set(expected))[:5]
         extra = sorted(set(expected) - set(matched))[:5]

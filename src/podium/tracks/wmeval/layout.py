@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from podium.core.errors import InputError
+from podium.tracks.wmeval.kinds import IssueKind
 
 CAMERAS = ("cam_high", "cam_left_wrist", "cam_right_wrist")  # left to right in the strip, as the baseline lays them
 TASK = re.compile(r"task(\d+)")
@@ -30,9 +31,9 @@ TEAM_FIX = "submit outputs/evaluator_test/task<N>/episode_<i>.mp4, one level of 
 
 @dataclass(frozen=True, slots=True)
 class Issue:
-    """Something not ingested as given; ``kind``: unknown, missing, duplicate, undecodable or ignored."""
+    """Something not ingested as given."""
 
-    kind: str
+    kind: IssueKind
     path: str
     detail: str
 
@@ -118,7 +119,7 @@ def scan_team(folder: Path, known: Iterable[tuple[str, str]]) -> tuple[dict[tupl
         where = str(task_dir.relative_to(folder))
         task = task_name(task_dir.name)
         if not task_dir.is_dir():
-            problems.append(Issue("unknown", where, "not a task<N> folder: not scored"))
+            problems.append(Issue(IssueKind.UNKNOWN, where, "not a task<N> folder: not scored"))
             continue
         if task is None:
             refused.append(f"{where}: not a task<N> folder")
@@ -128,13 +129,13 @@ def scan_team(folder: Path, known: Iterable[tuple[str, str]]) -> tuple[dict[tupl
             if path.is_dir():
                 refused.append(f"{where}: a folder inside a task folder (one level too deep?)")
             elif path.name.startswith("concat_"):
-                problems.append(Issue("ignored", where, "concat_* visualisation (not scored)"))
+                problems.append(Issue(IssueKind.IGNORED, where, "concat_* visualisation (not scored)"))
             elif (episode := episode_name(path.name)) is None:
-                problems.append(Issue("unknown", where, "not episode_<i>.mp4: not scored"))
+                problems.append(Issue(IssueKind.UNKNOWN, where, "not episode_<i>.mp4: not scored"))
             elif task not in tasks:
-                problems.append(Issue("unknown", where, f"the GT has no {task}"))
+                problems.append(Issue(IssueKind.UNKNOWN, where, f"the GT has no {task}"))
             elif (task, episode) not in wanted:
-                problems.append(Issue("unknown", where, f"the GT has no {task}/{episode}"))
+                problems.append(Issue(IssueKind.UNKNOWN, where, f"the GT has no {task}/{episode}"))
             else:
                 matched.setdefault((task, episode), []).append(path)
     twice = {key: paths for key, paths in matched.items() if len(paths) > 1}
@@ -148,7 +149,7 @@ def scan_team(folder: Path, known: Iterable[tuple[str, str]]) -> tuple[dict[tupl
         raise InputError(f"the submission breaks the layout, nothing stored: {'; '.join(refused)}", path=folder,
                          fix=TEAM_FIX)  # fmt: skip
     problems.extend(
-        Issue("missing", f"{task}/{episode}", "no video: scores 0 against the GT count")
+        Issue(IssueKind.MISSING, f"{task}/{episode}", "no video: scores 0 against the GT count")
         for task, episode in sorted(wanted - set(matched), key=lambda k: (task_order(k[0]), k[1]))
     )
     return {key: paths[0] for key, paths in matched.items()}, problems

@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from podium.tracks.wmeval.kinds import IssueKind
+
 DEFAULT_FPS = 24  # the baseline's generated videos are written at 24 fps
 MAX_FPS = 120  # a container claiming more is lying about its rate; use the default instead
 SERVED_MIN_FPS = 30  # the served rate at least: the real GT's rate, and above every rate the baseline writes
@@ -109,7 +111,7 @@ class TranscodeResult:
     original: Probe | None = None
     output: Probe | None = None
     method: str = ""  # how the served copy was made: transcoded or composed ("" when unplayable)
-    issue: str = "undecodable"  # the kind of issue an unplayable video is reported as
+    issue: IssueKind = IssueKind.UNDECODABLE  # the kind of issue an unplayable video is reported as
 
 
 def pyav() -> Any:
@@ -246,7 +248,7 @@ def transcode(source: Path, target: Path, last_frame: Path, profile: ServedProfi
     memory stays flat for long videos. Frame ``i`` is shown from ``i / r`` for ``1 / r`` seconds, ``r`` the
     source's average rate (which is what makes variable-rate files play evenly): at the profile's rate, which is
     at least ``r``, each frame is repeated once or more and none is dropped. A source faster than the profile is
-    not served (``issue`` "too_fast"): serving it would drop frames.
+    not served (``IssueKind.TOO_FAST``): serving it would drop frames.
     """
     av = pyav()
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -306,7 +308,7 @@ def transcode_job(job: TranscodeJob) -> TranscodeResult:
     try:
         original, served = transcode(job.source, job.target, job.last_frame, job.profile)
     except _TooFast as error:
-        return TranscodeResult(False, str(error), issue="too_fast")
+        return TranscodeResult(False, str(error), issue=IssueKind.TOO_FAST)
     except MediaError as error:
         return TranscodeResult(
             False, str(error).replace(f"'{job.source}'", "the file")
@@ -389,7 +391,9 @@ def compose_strip(job: StripJob) -> TranscodeResult:
     except (av.FFmpegError, OSError, ValueError, MediaError) as error:
         partial.unlink(missing_ok=True)
         reason = str(error) if isinstance(error, MediaError) else f"FFmpeg cannot decode it: {error}"
-        return TranscodeResult(False, reason, issue="too_fast" if isinstance(error, _TooFast) else "undecodable")
+        return TranscodeResult(
+            False, reason, issue=IssueKind.TOO_FAST if isinstance(error, _TooFast) else IssueKind.UNDECODABLE
+        )
     _publish(partial, job.target)
     job.last_frame.parent.mkdir(parents=True, exist_ok=True)
     writer.last.to_image().save(job.last_frame)

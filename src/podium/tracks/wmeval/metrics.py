@@ -23,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 from sqlalchemy import Engine, select
 
+from podium.tracks.wmeval.kinds import TeamKind
 from podium.tracks.wmeval.layout import CAMERAS
 from podium.tracks.wmeval.media import pyav
 from podium.tracks.wmeval.schema import gt, teams, videos
@@ -203,7 +204,7 @@ def measure_all(engine: Engine, root: Path, k: int = 8) -> dict[str, VideoMetric
         )  # fmt: skip
         .join(teams, teams.c.id == videos.c.team_id)
         .join(gt, (gt.c.task == videos.c.task) & (gt.c.episode == videos.c.episode))
-        .where(videos.c.playable, gt.c.playable, teams.c.kind == "team")
+        .where(videos.c.playable, gt.c.playable, teams.c.kind == TeamKind.TEAM)
     )
     with engine.connect() as db:
         rows = db.execute(query).all()

@@ -22,6 +22,7 @@ from podium.tracks.wmeval.assign import assignments
 from podium.tracks.wmeval.firmness import Firmness, neighbour_firmness
 from podium.tracks.wmeval.freeze import frozen_since
 from podium.tracks.wmeval.ingest import stored_media_root
+from podium.tracks.wmeval.kinds import ItemKind
 from podium.tracks.wmeval.metrics import METRICS_FILE, far_from_metric, read_metrics, spearman
 from podium.tracks.wmeval.score import Collected, EpisodeStatus, TaskScore, TeamScore, collect, leaderboard
 from podium.tracks.wmeval.stats import (
@@ -210,7 +211,7 @@ def _metrics_section(engine: Engine, ranked: list[Ranked[TeamScore]]) -> str:
     rho = spearman([float(r.entry.final) for r in ranked if r.entry.team in mean], [mean[t][0] for t in teams])
     rows = [[t, f"{mean[t][0]:.3f}", f"{mean[t][1]:.1f}"] for t in teams]
     ratings = [(r.item, r.task, int(r.score), float(measured[f"{r.team}/{r.task}/{r.episode}"]["sampled"]["ssim"]))
-               for r in assignments(engine) if r.kind == "primary" and r.score is not None
+               for r in assignments(engine) if r.kind == ItemKind.PRIMARY and r.score is not None
                and f"{r.team}/{r.task}/{r.episode}" in measured]  # fmt: skip
     far = far_from_metric(ratings)
     said = "-" if rho is None else f"{rho:+.2f}"

@@ -20,6 +20,7 @@ from fractions import Fraction
 from sqlalchemy import Engine, select
 
 from podium.core.ranking.leaderboard import Ranked, rank_entries
+from podium.tracks.wmeval.kinds import ItemKind, Resolution, TeamKind
 from podium.tracks.wmeval.schema import episode_map, gt, items, scores, teams, videos
 
 
@@ -118,7 +119,7 @@ def _result(score: int | None, cant_judge: str | None, resolution: str | None) -
         return EpisodeResult(int(score), EpisodeStatus.SCORED)
     if cant_judge is None:
         return EpisodeResult(0, EpisodeStatus.PENDING)
-    return EpisodeResult(0, EpisodeStatus.BROKEN if resolution == "broken" else EpisodeStatus.CANT_JUDGE)
+    return EpisodeResult(0, EpisodeStatus.BROKEN if resolution == Resolution.BROKEN else EpisodeStatus.CANT_JUDGE)
 
 
 def collect(engine: Engine) -> Collected:
@@ -133,12 +134,14 @@ def collect(engine: Engine) -> Collected:
         for r in gt_rows:
             if r.task not in mapped_tasks:
                 denominator[r.task].append(r.episode)  # not assigned yet: every GT episode counts
-        team_names = {r.id: r.name for r in db.execute(select(teams.c.id, teams.c.name).where(teams.c.kind == "team"))}
+        team_names = {
+            r.id: r.name for r in db.execute(select(teams.c.id, teams.c.name).where(teams.c.kind == TeamKind.TEAM))
+        }
         primary: dict[int, EpisodeResult] = {}
         answers = select(items.c.video_id, scores.c.score, scores.c.cant_judge, scores.c.resolution).outerjoin(
             scores, scores.c.item_id == items.c.id
         )
-        for answer in db.execute(answers.where(items.c.kind == "primary").order_by(items.c.id)):
+        for answer in db.execute(answers.where(items.c.kind == ItemKind.PRIMARY).order_by(items.c.id)):
             # one primary item per video (``assign``); a database from before that rule may hold a second,
             # unscored one: the scored item is the fact and is never shadowed by it
             if answer.video_id not in primary or primary[answer.video_id].status is not EpisodeStatus.SCORED:

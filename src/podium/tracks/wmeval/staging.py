@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Protocol, TypeVar
 
 from podium.core.execution.executor import Executor
+from podium.tracks.wmeval.kinds import IssueKind
 from podium.tracks.wmeval.media import Probe, TranscodeResult
 
 
@@ -118,4 +119,4 @@ def result_from_json(data: dict[str, object]) -> TranscodeResult:
     """A ``TranscodeResult`` as ``record`` wrote it."""
     probes = {name: None if data[name] is None else Probe(**data[name]) for name in ("original", "output")}  # type: ignore[arg-type]
     return TranscodeResult(bool(data["playable"]), str(data["reason"]), probes["original"], probes["output"],
-                           str(data["method"]), str(data.get("issue", "undecodable")))  # fmt: skip
+                           str(data["method"]), IssueKind(str(data.get("issue", IssueKind.UNDECODABLE))))  # fmt: skip

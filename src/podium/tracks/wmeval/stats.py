@@ -30,6 +30,7 @@ from sqlalchemy import Engine, select
 
 from podium.core.clock import parse_utc
 from podium.core.ranking.bootstrap import Draws, Uncertainty, paired_bootstrap
+from podium.tracks.wmeval.kinds import ItemKind, Role
 from podium.tracks.wmeval.schema import item_times, items, scores, users
 from podium.tracks.wmeval.score import Collected, EpisodeStatus, TeamScore
 
@@ -152,11 +153,11 @@ def collect_ratings(engine: Engine) -> Ratings:
     with engine.connect() as db:
         for r in db.execute(query):
             scored[r.name].append(r.score)
-            if r.kind == "gold":
+            if r.kind == ItemKind.GOLD:
                 gold[r.name].append((r.score, r.expected))
             else:
                 by_video[r.video_id][r.name] = r.score
-        for name in db.execute(select(users.c.name).where(users.c.role == "annotator")).scalars():
+        for name in db.execute(select(users.c.name).where(users.c.role == Role.ANNOTATOR)).scalars():
             scored.setdefault(name, [])
     return Ratings(dict(by_video), dict(gold), dict(scored))
 

@@ -14,10 +14,11 @@ from podium.core.accounts import Account, Accounts
 from podium.core.clock import Clock, utc_text
 from podium.core.sessions import Sessions
 from podium.core.storage.store import AuditLog, TrackStore
+from podium.tracks.wmeval.kinds import Role
 from podium.tracks.wmeval.schema import VERSION_TABLE, audit_log, users
 from podium.tracks.wmeval.schema import sessions as session_rows
 
-ROLES = ("annotator", "operator")
+ROLES = tuple(role.value for role in Role)
 ACCOUNTS = Accounts(users, ROLES, add_fix="add them: podium wmeval annotator add NAME")
 SESSIONS = Sessions(session_rows, ACCOUNTS)
 

@@ -50,6 +50,7 @@ from podium.tracks.wmeval.annotate import (
 from podium.tracks.wmeval.assign import assignments, reassign
 from podium.tracks.wmeval.freeze import frozen_since
 from podium.tracks.wmeval.ingest import stored_media_root
+from podium.tracks.wmeval.kinds import Role
 from podium.tracks.wmeval.pages import ItemPage, answer_text, dashboard_body, flagged_body, item_body, queue_body
 from podium.tracks.wmeval.report import report_html
 from podium.tracks.wmeval.schema import audit_log, issues, teams, users
@@ -107,7 +108,7 @@ def wmeval_router(settings: Mapping[str, str]) -> APIRouter:
 
     def operator(request: Request) -> Account:
         who = auth.page_user(request)
-        if who.role != "operator":
+        if who.role != Role.OPERATOR:
             raise NotFoundError("no such page")  # an annotator learns nothing of the operator pages
         return who
 
@@ -175,7 +176,7 @@ def wmeval_router(settings: Mapping[str, str]) -> APIRouter:
         who = signed_in(request)
         if who is None:
             return HTMLResponse(signin_page())
-        return RedirectResponse("/wmeval/operator" if who.role == "operator" else "/wmeval/queue", status_code=303)
+        return RedirectResponse("/wmeval/operator" if who.role == Role.OPERATOR else "/wmeval/queue", status_code=303)
 
     @router.post("/signin")
     def signin(request: Request, token: str = Form("")) -> Response:
@@ -197,7 +198,7 @@ def wmeval_router(settings: Mapping[str, str]) -> APIRouter:
         if who is None:
             return RedirectResponse("/wmeval/", status_code=303)
         body = queue_body(queue(engine, who.id), next_key(engine, who.id))
-        return HTMLResponse(page(f"Queue of {who.name}", body, who.role == "operator"))
+        return HTMLResponse(page(f"Queue of {who.name}", body, who.role == Role.OPERATOR))
 
     @router.get("/items/{key}", response_class=HTMLResponse)
     def item_page(key: str, request: Request) -> Response:
@@ -213,7 +214,7 @@ def wmeval_router(settings: Mapping[str, str]) -> APIRouter:
             since = frozen_since(db)
         where = ItemPage(position, len(mine), done, since)
         body = item_body(view, where, answer_text(view.score, view.cant_judge))
-        return HTMLResponse(page(f"Item {view.key}", body, who.role == "operator"))
+        return HTMLResponse(page(f"Item {view.key}", body, who.role == Role.OPERATOR))
 
     # -- operator ---------------------------------------------------------------------------------------------
 
@@ -223,7 +224,7 @@ def wmeval_router(settings: Mapping[str, str]) -> APIRouter:
             return RedirectResponse("/wmeval/", status_code=303)
         operator(request)
         with engine.connect() as db:
-            names = list(db.execute(select(users.c.name).where(users.c.role == "annotator")).scalars())
+            names = list(db.execute(select(users.c.name).where(users.c.role == Role.ANNOTATOR)).scalars())
             found = db.execute(
                 select(teams.c.name, issues.c.kind, issues.c.path, issues.c.detail)
                 .outerjoin(teams, teams.c.id == issues.c.team_id)
@@ -258,7 +259,7 @@ def wmeval_router(settings: Mapping[str, str]) -> APIRouter:
     @router.get("/api/operator/progress")
     def api_progress(request: Request, authorization: str | None = Header(None)) -> dict[str, Any]:
         who = caller(request, authorization)
-        if who.role != "operator":
+        if who.role != Role.OPERATOR:
             raise NotFoundError("no such page")
         done = progress(engine)
         as_lists = {"annotators": done.annotators, "tasks": done.tasks, "teams": done.teams}
