@@ -16,7 +16,7 @@ import ast
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "podium"
-NEXT_TRACK = "wmeval (issue 13) is built on it; until it lands only the dojo uses it"
+NEXT_TRACK = "the dojo's judge queue; a second track that queues work would share it"
 ONE_TRACK: dict[str, str] = {
     # the services of a web/SQL track (docs/design/conventions.md: accounts, the audit chain, a write-locked
     # transaction, a DB job queue), lifted out of the dojo for the next track

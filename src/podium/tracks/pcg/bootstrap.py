@@ -1,14 +1,13 @@
 """Bootstrap intervals of normalised scores, and which neighbours can be told apart with 10 trials.
 
 The core's paired bootstrap (``podium.core.ranking.bootstrap``): each replicate draws, within every letter, T trial
-numbers with replacement, the same numbers for every team, and the official rule recomputes from them the
-character scores (times the fixed diversity), the prompt scores and the normalised shares; the weights stay as
-computed (they depend on every team, and a re-weighting per replicate would mix two sources of noise). Intervals
-are the 2.5 % and 97.5 % percentiles; two rank neighbours are told apart when the interval of their difference
-excludes 0. Until issue 26 each team's trials were drawn on their own and neighbours were "apart" only when their
-intervals did not overlap, a test that ignores the difference (on the bundled 2023 example one of four neighbour
-pairs changes: ``docs/design/pcg-report.md``). Floats are enough here: the intervals describe noise, not the
-official score.
+numbers with replacement, the same numbers for every team, and the official rule recomputes from them the character
+scores (times the fixed diversity), the prompt scores and the normalised shares; the weights stay as computed (they
+depend on every team, and a re-weighting per replicate would mix two sources of noise). Intervals are the 2.5 % and
+97.5 % percentiles; two rank neighbours are told apart when the interval of their difference excludes 0, not when
+their two intervals do not overlap: that test ignores the difference (on the bundled 2023 example one of four
+neighbour pairs differs between the two: ``docs/design/pcg-report.md``). Floats are enough here: the intervals
+describe noise, not the official score.
 """
 
 from __future__ import annotations

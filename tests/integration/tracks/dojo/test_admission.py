@@ -1,4 +1,4 @@
-"""One admission rule everywhere (issue 14): what `podium dojo judge` rejects, `submit` refuses with the same
+"""One admission rule everywhere: what `podium dojo judge` rejects, `submit` refuses with the same
 reason, never truncated; only solvers compete; a malformed solution.json is refused; a judged row always has the
 length the judge measured (a CHECK constraint), and replay checks it."""
 

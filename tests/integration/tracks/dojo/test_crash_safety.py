@@ -1,4 +1,4 @@
-"""A judge worker killed with SIGKILL while its sandbox runs (issue 14), on SQLite and on a real PostgreSQL server.
+"""A judge worker killed with SIGKILL while its sandbox runs, on SQLite and on a real PostgreSQL server.
 
 Under bubblewrap the run registry cleans up after the dead worker; under the fork-server nothing needs to: the
 worker's zygotes die with it (``PR_SET_PDEATHSIG``), each run's init with its zygote, and every

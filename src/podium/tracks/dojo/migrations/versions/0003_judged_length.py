@@ -1,4 +1,4 @@
-"""A judged submission carries the length the judge measured: no row reaches a leaderboard without one (issue 14).
+"""A judged submission carries the length the judge measured: no row reaches a leaderboard without one.
 
 Before this revision a source the judge would not admit (over the size limit, not UTF-8) was stored truncated with
 no length, judged on its truncated bytes, and ranked with L = 0. Such rows (no length, judged or still queued) are

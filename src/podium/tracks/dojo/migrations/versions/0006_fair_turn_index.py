@@ -1,4 +1,4 @@
-"""An index that answers each claim's fair-share turn from the index alone (issue 30).
+"""An index that answers each claim's fair-share turn from the index alone.
 
 A claim orders the queued submissions by their turn: how many of the same solver's earlier submissions were
 unclaimed when each was made (``podium.core.queue``). Counting those through the ``user_id`` index read every

@@ -1,4 +1,4 @@
-"""Each submission stores its fair-share turn when it is queued (issue 30).
+"""Each submission stores its fair-share turn when it is queued.
 
 Migration 0006 let a claim count, for every queued candidate, the same solver's earlier submissions still
 unclaimed. A claim now reads the lowest stored ``turn`` from an index (``podium.core.queue``, "Fair share"); the

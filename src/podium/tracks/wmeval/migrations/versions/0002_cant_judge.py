@@ -1,4 +1,4 @@
-"""An annotator may answer "can't judge" instead of a score; the operator resolves it (issue 23).
+"""An annotator may answer "can't judge" instead of a score; the operator resolves it.
 
 ``wmeval_scores.score`` becomes nullable (a can't-judge answer has no score), and two columns are added:
 ``cant_judge`` (``reference``, ``video`` or ``other``: what kept the annotator from judging) and ``resolution``

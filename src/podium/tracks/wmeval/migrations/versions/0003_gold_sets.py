@@ -1,4 +1,4 @@
-"""Gold items become videos with a known answer, imported as a gold set (issue 23).
+"""Gold items become videos with a known answer, imported as a gold set.
 
 A gold item used to be the reference shown as the generated video (same bytes, same picture): an attention check
 whose answer is always 3, which measures nothing. A gold set is now a folder in the team layout with a CSV of the

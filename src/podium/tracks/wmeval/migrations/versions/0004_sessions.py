@@ -1,4 +1,4 @@
-"""Web sessions (issue 26): a signed-in page keeps a session id in its cookie, never the permanent API token.
+"""Web sessions: a signed-in page keeps a session id in its cookie, never the permanent API token.
 
 The cookie used to hold the token itself, and signing out only asked the browser to forget it: a copied cookie
 worked for ever. A session is a row here (the SHA-256 of its id, the account, an expiry); signing out deletes it.

@@ -1,4 +1,4 @@
-"""Accounts can be disabled (issue 26): an organiser removes a person without deleting what they did.
+"""Accounts can be disabled: an organiser removes a person without deleting what they did.
 
 ``disabled_at`` set: the token and every session of the account stop working; its scores and audit entries stay.
 """

@@ -1,4 +1,4 @@
-"""Time on item (issue 26): when each annotator first opened an item, and first answered it.
+"""Time on item: when each annotator first opened an item, and first answered it.
 
 The organisers asked how long an item takes (to plan the annotators' hours, and to see who answers without
 watching). The page records the first opening; the first answer records its time. An item moved to another
