@@ -31,6 +31,8 @@ SOLVER_LIMITS = ScoringRules().solver_limits()  # docs/rules/dojo-platform.md §
 SETTER_LIMITS = Limits(cpu_time_s=10.0, wall_time_s=20.0)
 STARVED_SHARE = 0.25
 """The share of its wall time a run stopped at the wall limit must have waited for a CPU to be judged again alone."""
+STARVED_NOTE = " (judged again alone: "
+"""How a reason says the host kept the first run from a CPU: a fact of the host, not of the program."""
 
 _STATUS_VERDICTS = {
     RunStatus.OK: RunVerdict.OK,
@@ -87,7 +89,7 @@ def execute(
         return _judged(first, n_check)
     with host_gate.alone():
         again = _judged(sandbox.run(request), n_check)
-    note = f" (judged again alone: the first run waited {first.waited_s:.1f} s of its {first.wall_time_s:.1f} s"
+    note = f"{STARVED_NOTE}the first run waited {first.waited_s:.1f} s of its {first.wall_time_s:.1f} s"
     return dataclasses.replace(again, reason=f"{again.reason}{note} for a CPU)", first_waited_s=first.waited_s)
 
 
