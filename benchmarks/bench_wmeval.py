@@ -44,10 +44,11 @@ from podium.core.clock import ManualClock, SystemClock  # noqa: E402
 from podium.core.execution.executor import make_executor  # noqa: E402
 from podium.core.storage.sql import sqlite_url  # noqa: E402
 from podium.tracks.wmeval.ingest import CAMERAS, ingest_gt, ingest_team, media_root  # noqa: E402
-from podium.tracks.wmeval.media import ServedProfile, TranscodeJob, transcode_job, write_video  # noqa: E402
+from podium.tracks.wmeval.media import ServedProfile, TranscodeJob, transcode_job  # noqa: E402
 from podium.tracks.wmeval.store import open_store  # noqa: E402
 from tests.tracks.wmeval.load import score_concurrently, seed_load  # noqa: E402
 from tests.tracks.wmeval.serving import serve_process  # noqa: E402
+from tests.tracks.wmeval.videos import write_video  # noqa: E402
 
 FULL_VIDEOS, FULL_STRIPS = 8 * 30 * 15, 8 * 30
 

@@ -17,8 +17,8 @@ from tests.needs import need_module
 need_module("av", "wmeval")
 
 from podium.tracks.wmeval.ingest import CAMERAS  # noqa: E402
-from podium.tracks.wmeval.media import synthetic_frames, write_video  # noqa: E402
 from podium.tracks.wmeval.store import open_store  # noqa: E402
+from tests.tracks.wmeval.videos import synthetic_frames, write_video  # noqa: E402
 
 FRAMES = 12  # half a second at 24 fps: enough to play and end quickly in a browser
 SIZE = (64, 48)  # one GT camera view

@@ -19,12 +19,12 @@ from podium.tracks.wmeval.media import (
     TranscodeJob,
     compose_strip,
     probe,
-    synthetic_frames,
     transcode_job,
 )
 from podium.tracks.wmeval.staging import result_from_json
 
 from .conftest import Env, write_clip
+from .videos import synthetic_frames
 
 PROFILE = ServedProfile.for_height(48, 30)  # 192x48 at 30 fps
 

@@ -9,10 +9,11 @@ import numpy as np
 from click.testing import CliRunner
 
 from podium.tracks.wmeval.cli import wmeval
-from podium.tracks.wmeval.media import ServedProfile, StripJob, TranscodeJob, compose_strip, transcode_job, write_video
+from podium.tracks.wmeval.media import ServedProfile, StripJob, TranscodeJob, compose_strip, transcode_job
 from podium.tracks.wmeval.metrics import compare, far_from_metric, grey_frames, psnr, spearman, ssim, video_metrics
 
 from .conftest import make_gt, make_team, write_clip
+from .videos import write_video
 
 RNG = np.random.default_rng(7)
 PICTURE = RNG.integers(0, 256, (48, 192)).astype(np.float64)

@@ -82,11 +82,6 @@ def _on_white(image: Image.Image) -> Image.Image:
     return image.convert("L")
 
 
-def data_uri(png: bytes) -> str:
-    """A ``data:image/png;base64,...`` URI."""
-    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
-
-
 def make_batch(job: ThumbnailJob) -> ThumbnailBatch:
     """The thumbnails of one job (module level, so a worker process can run it)."""
     pngs: list[bytes | None] = []

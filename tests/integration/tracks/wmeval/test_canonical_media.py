@@ -22,9 +22,10 @@ from sqlalchemy import select
 
 from podium.core.execution.executor import SerialExecutor
 from podium.tracks.wmeval.ingest import import_gold, ingest_gt, ingest_team, media_root
-from podium.tracks.wmeval.media import GOP_SECONDS, synthetic_frames
+from podium.tracks.wmeval.media import GOP_SECONDS
 from podium.tracks.wmeval.schema import gt, teams, videos
 from tests.tracks.wmeval.conftest import Env, make_gt
+from tests.tracks.wmeval.videos import synthetic_frames
 
 EPISODES = 3
 
