@@ -16,7 +16,7 @@ import pytest
 
 from podium.core.errors import ConfigError, InputError
 from podium.core.llm import ChatMessage, ChatRequest, FailureKind, ModelCallError, open_model, parse_model_spec
-from podium.core.llm.http import RetryPolicy
+from podium.core.llm.transport import RetryPolicy
 
 
 @dataclass
@@ -335,7 +335,7 @@ def test_a_hung_server_is_told_at_the_model_check_within_its_own_short_wait(monk
 
 
 def test_a_retry_warning_names_what_the_request_was_for(server: Server, caplog: pytest.LogCaptureFixture) -> None:
-    from podium.core.llm.http import request_label
+    from podium.core.llm.transport import request_label
 
     server.answers = [Answer(503, {"error": "busy"}), Answer(body=openai_body("ok"))]
     model = open_model("openai:m", base_url=f"{server.url}/v1", policy=RetryPolicy(first_backoff_s=0.01))

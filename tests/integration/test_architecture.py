@@ -20,7 +20,7 @@ NEXT_TRACK = "the dojo's judge queue; a second track that queues work would shar
 ONE_TRACK: dict[str, str] = {
     # the services of a web/SQL track (docs/design/conventions.md: accounts, the audit chain, a write-locked
     # transaction, a DB job queue), lifted out of the dojo for the next track
-    "podium.core.queue": NEXT_TRACK,
+    "podium.core.job_queue": NEXT_TRACK,
     # execution: every judged program and batch stage goes through these interfaces
     "podium.core.execution.dask": "the Executor's distributed backend (docs/design/conventions.md §9)",
     # what a sandbox shares through the host kernel is the sandbox's business; only the dojo verifies results yet

@@ -1,6 +1,6 @@
 """One page layout for every track's served pages: a title, a line of navigation links, the body; and its parts.
 
-Built on the core's one HTML layer (``podium.core.reporting.html``: ``esc``, ``table``, ``document``, which the
+Built on the core's one HTML layer (``podium.core.reporting.markup``: ``esc``, ``table``, ``document``, which the
 static reports use too): the layout escapes the title, the site name and the links; the body is HTML the track
 built, escaping every value it puts in. The part served pages need is here: a block of text with a copy button
 (``copyable``), kept to a few lines' height however long the text is, so 200 terms do not make a page thousands of
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from podium.core.reporting.html import document, esc, table
+from podium.core.reporting.markup import document, esc, table
 
 __all__ = ["SCRIPT", "SCRIPT_PATH", "STYLE", "copyable", "countdown", "document", "esc", "page", "table", "time_left"]
 

@@ -14,7 +14,7 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from podium.core.errors import AuthError, RateLimited
-from podium.core.reporting.html import esc
+from podium.core.reporting.markup import esc
 from podium.web.auth import TokenAuth
 
 

@@ -17,7 +17,7 @@ from sqlalchemy import Column, Engine, Integer, MetaData, String, Table, func, i
 from podium.core.accounts import Accounts, accounts_table
 from podium.core.clock import ManualClock, utc_text
 from podium.core.errors import AuthError, ConfigError, NotFoundError
-from podium.core.queue import Claim, JobQueue, queue_columns
+from podium.core.job_queue import Claim, JobQueue, queue_columns
 from podium.core.storage.audit import audit_payload, verify_chain
 from podium.core.storage.sql import sqlite_url
 from podium.core.storage.store import AuditLog, TrackStore, audit_table
@@ -202,7 +202,7 @@ def test_many_threads_writing_at_once_all_commit_in_one_chain(engine: Engine) ->
 def test_a_handler_that_raises_fails_its_job_alone_and_the_worker_goes_on(
     engine: Engine, clock: ManualClock, caplog: pytest.LogCaptureFixture
 ) -> None:
-    from podium.core.queue import work_in_threads
+    from podium.core.job_queue import work_in_threads
 
     add_jobs(engine, "poison.mp4", "next.mp4")
     reasons: list[str] = []

@@ -6,7 +6,7 @@ or ``scripted:FILE`` (answers read from a file, for tests, demos and participant
 turns a spec, a base URL and the environment (where an API key comes from, never from a file) into a
 ``ChatModel``; ``ChatModel.chat`` sends one ``ChatRequest`` and returns a ``ChatReply`` with the texts and the
 token usage the server reported, and ``ChatModel.check`` asks the server, before a run, whether it serves the model.
-Transient failures are retried with backoff (``podium.core.llm.http``); what is left is a ``ModelCallError`` naming
+Transient failures are retried with backoff (``podium.core.llm.transport``); what is left is a ``ModelCallError`` naming
 the reason and its ``FailureKind``: whether a later call may succeed, or the server, model or key is wrong.
 """
 

@@ -21,8 +21,8 @@ from typing import Any
 import httpx
 
 from podium.core.errors import ConfigError, InputError
-from podium.core.llm.http import JsonPoster, RetryPolicy
 from podium.core.llm.records import ChatReply, ChatRequest, FailureKind, ModelCallError, ModelSpec, TokenUsage
+from podium.core.llm.transport import JsonPoster, RetryPolicy
 
 BACKENDS = ("ollama", "openai", "scripted")
 DEFAULT_BASE_URLS = {"ollama": "http://localhost:11434", "openai": "https://api.openai.com/v1"}

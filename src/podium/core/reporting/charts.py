@@ -5,7 +5,7 @@ self-contained file whose bytes depend on its data alone, and the three charts a
 here than configuring a library would, with no font embedding, no second rendering engine and no new dependency.
 Every chart is a ``<figure>`` holding an ``<svg>`` with a ``<title>`` per mark (the value on hover) and a
 ``viewBox``, so it scales with the page. Colours come from CSS variables with fallbacks, so a page may theme them.
-The pcg report and wmeval's report draw them (``html.py`` is the rest of the one HTML layer).
+The pcg report and wmeval's report draw them (``markup.py`` is the rest of the one HTML layer).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from podium.core.reporting.html import esc
+from podium.core.reporting.markup import esc
 
 _FONT = "font:11px system-ui,sans-serif"
 _LABEL_WIDTH = 110

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Connection, Engine, Row
 
 from podium.core.clock import Clock
-from podium.core.queue import MAX_ATTEMPTS, STALE_AFTER_S, JobQueue
+from podium.core.job_queue import MAX_ATTEMPTS, STALE_AFTER_S, JobQueue
 from podium.tracks.dojo.records import JobStatus
 from podium.tracks.dojo.schema import submissions
 from podium.tracks.dojo.store import append_audit, transaction

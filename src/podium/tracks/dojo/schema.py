@@ -23,7 +23,7 @@ from sqlalchemy import (
 )
 
 from podium.core.accounts import accounts_table
-from podium.core.queue import queue_columns
+from podium.core.job_queue import queue_columns
 from podium.core.sessions import sessions_table
 from podium.core.storage.store import audit_table
 

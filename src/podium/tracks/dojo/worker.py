@@ -1,6 +1,6 @@
 """Judge workers: processes that pull queued submissions from the database and judge them.
 
-The queue itself is the core's (``podium.core.queue``: claims under the write lock, stale claims taken over,
+The queue itself is the core's (``podium.core.job_queue``: claims under the write lock, stale claims taken over,
 results stored only while the claim stands). What is the dojo's is here: a claimed submission becomes a ``Job``
 with its problem's terms and rules, it is judged once per claim, and the judgment fills the submission's result
 columns with a ``judged`` audit entry in the same transaction. An ``INTERNAL_ERROR`` (the sandbox failed, not
@@ -9,7 +9,7 @@ the program) sends the submission back to the queue; it is stored as final only 
 No submission stops the judging of the others: an exception while judging one (a bug, or hostile input nobody
 foresaw) is that submission's ``INTERNAL_ERROR``, retried like a sandbox failure, with the exception as its reason
 in the worker's log, the row and the audit log; a failure around the judging (storing the result) is the queue's
-to handle the same way (``podium.core.queue``). ``podium dojo skip`` ends a stuck submission by hand.
+to handle the same way (``podium.core.job_queue``). ``podium dojo skip`` ends a stuck submission by hand.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from sqlalchemy import Connection, bindparam, select
 
 from podium.core.execution.sandbox import Sandbox
-from podium.core.queue import MAX_ATTEMPTS, MAX_REASON_CHARS, Claim, default_worker_id
-from podium.core.queue import work_in_threads as run_in_threads
+from podium.core.job_queue import MAX_ATTEMPTS, MAX_REASON_CHARS, Claim, default_worker_id
+from podium.core.job_queue import work_in_threads as run_in_threads
 from podium.core.storage.text import one_line
 from podium.tracks.dojo.judge import JUDGE_VERSION, Judgment, failed_judgment, judge_submission
 from podium.tracks.dojo.platform import Dojo

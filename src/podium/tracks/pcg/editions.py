@@ -15,7 +15,7 @@ user message, ``gpt-3.5-turbo``, nothing else sent, no per-trial limits. 2024: `
 total tokens must not exceed 25,000; the OpenAI client's timeout is 60 s. 2025: the organisers' model, temperature
 1, no seed (the line is commented out), 500 s, 25,000 tokens; it sets no timeout of its own, so the OpenAI client's
 defaults hold: 600 s to answer, 5 s to connect, 2 retries (podium's ``RetryPolicy`` defaults,
-``podium.core.llm.http``).
+``podium.core.llm.transport``).
 
 2025's final run used "a master seed from which a unique per-trial seed is derived", without publishing how. An
 operator may opt in with ``--master-seed``; podium's derivation is ``trial_seed`` below (documented, stable):

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from podium.core.ranking.bootstrap import Uncertainty
 from podium.core.reporting.charts import CHART_STYLE, Bar, IntervalRow, bar_chart, histogram, interval_chart
-from podium.core.reporting.html import document, esc
+from podium.core.reporting.markup import document, esc
 from podium.core.storage.files import write_atomic
 from podium.tracks.pcg.provenance import Provenance
 from podium.tracks.pcg.rules.score import CompetitionScores, TrialScore

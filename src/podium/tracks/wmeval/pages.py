@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from podium.core.reporting.html import esc, table
+from podium.core.reporting.markup import esc, table
 from podium.tracks.wmeval.annotate import CANT_JUDGE, CantJudge, ItemView, Progress, QueueItem
 from podium.tracks.wmeval.assign import AssignmentRow
 

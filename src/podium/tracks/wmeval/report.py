@@ -16,7 +16,7 @@ from sqlalchemy import Engine
 from podium.core.ranking.bootstrap import Uncertainty
 from podium.core.ranking.leaderboard import Ranked
 from podium.core.reporting.charts import CHART_STYLE, IntervalRow, interval_chart
-from podium.core.reporting.html import document, esc, table
+from podium.core.reporting.markup import document, esc, table
 from podium.core.reporting.tables import Cell, render_table
 from podium.tracks.wmeval.assign import assignments
 from podium.tracks.wmeval.firmness import Firmness, neighbour_firmness

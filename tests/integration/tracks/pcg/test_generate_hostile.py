@@ -18,7 +18,7 @@ from podium.cli.main import main
 from podium.core.execution.sandbox.bubblewrap import BubblewrapSandbox
 from podium.core.execution.sandbox.packages import InstallOptions
 from podium.core.llm import open_model
-from podium.core.llm.http import RetryPolicy
+from podium.core.llm.transport import RetryPolicy
 from podium.tracks.pcg.editions import edition
 from podium.tracks.pcg.generation.records import GenerateVerdict, TeamRun
 from podium.tracks.pcg.generation.submission import Program

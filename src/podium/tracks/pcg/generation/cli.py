@@ -22,7 +22,7 @@ from podium.core.errors import ConfigError, PodiumError
 from podium.core.execution.sandbox import BACKENDS, open_sandbox
 from podium.core.execution.sandbox.packages import InstallOptions
 from podium.core.llm import open_model, parse_model_spec
-from podium.core.llm.http import RetryPolicy
+from podium.core.llm.transport import RetryPolicy
 from podium.core.storage.files import read_bytes
 from podium.tracks.pcg.edition_option import edition_option
 from podium.tracks.pcg.editions import CHARACTERS, Edition

@@ -2,7 +2,7 @@
 
 Each (model, team) pair is one ``generate_team`` job in a thread: the work is waiting on the sandboxed program and
 the model server, not the judge's CPU, and the sandbox and the model clients are safe to share between threads.
-A server's own concurrency limit (``podium.core.llm.http``) keeps the number of open requests to it bounded
+A server's own concurrency limit (``podium.core.llm.transport``) keeps the number of open requests to it bounded
 however many teams run at once.
 """
 
@@ -17,7 +17,7 @@ from pathlib import Path
 from podium.core.errors import PodiumError
 from podium.core.execution.sandbox import Sandbox
 from podium.core.llm import ChatModel, open_model, parse_model_spec
-from podium.core.llm.http import RetryPolicy
+from podium.core.llm.transport import RetryPolicy
 from podium.core.storage.files import read_bytes
 from podium.tracks.pcg.generation.config import GenerateConfig, ModelEntry, TeamEntry
 from podium.tracks.pcg.generation.edition_choice import EditionChoice, choose_edition, run_facts

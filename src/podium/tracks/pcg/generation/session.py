@@ -35,7 +35,7 @@ from typing import Any
 
 from podium.core.execution.sandbox.channel import Channel
 from podium.core.llm import ChatMessage, ChatModel, ChatRequest, FailureKind, ModelCallError
-from podium.core.llm.http import request_label
+from podium.core.llm.transport import request_label
 from podium.core.storage.files import write_atomic
 from podium.tracks.pcg.editions import GenerationRules, trial_seed
 from podium.tracks.pcg.generation.records import GenerateVerdict, TrialKey, TrialOutcome

@@ -34,7 +34,7 @@ from podium.core.execution.sandbox import Limits, RunRequest, RunResult, RunStat
 from podium.core.execution.sandbox.channel import Channel
 from podium.core.execution.sandbox.packages import InstallOptions
 from podium.core.llm import ChatMessage, ChatModel, ChatRequest, ModelCallError
-from podium.core.llm.http import request_label
+from podium.core.llm.transport import request_label
 from podium.core.storage.files import write_atomic
 from podium.tracks.pcg.editions import CHARACTERS, GenerationRules
 from podium.tracks.pcg.generation.edition_choice import describe_facts

@@ -1,7 +1,7 @@
 """Each submission stores its fair-share turn when it is queued.
 
 Migration 0006 let a claim count, for every queued candidate, the same solver's earlier submissions still
-unclaimed. A claim now reads the lowest stored ``turn`` from an index (``podium.core.queue``, "Fair share"); the
+unclaimed. A claim now reads the lowest stored ``turn`` from an index (``podium.core.job_queue``, "Fair share"); the
 count's index goes. Submissions queued now get their turn as the solver's rank among their own queued ones,
 which is the round each would have been claimed in.
 """

@@ -6,7 +6,7 @@ import os
 import time
 from dataclasses import dataclass, field
 
-from podium.core.queue import Claim, _Heartbeats
+from podium.core.job_queue import Claim, _Heartbeats
 
 
 @dataclass
@@ -40,7 +40,7 @@ def test_each_claim_is_renewed_at_its_queues_pace_until_dropped_or_lost() -> Non
 
 
 def test_a_forked_child_renews_its_own_claims() -> None:
-    from podium.core import queue as module
+    from podium.core import job_queue as module
 
     parents = module._HEARTBEATS.hold(CountingQueue(60), Claim(1, "w1", 1, None))  # type: ignore[arg-type]
     pid = os.fork()
