@@ -9,8 +9,14 @@ import csv
 import io
 import json
 from collections.abc import Sequence
+from typing import Any
 
 Cell = str | int | float | None
+
+
+def console_json(value: Any) -> str:
+    """Any JSON value as the console prints it: indented by 2, non-ASCII as itself (one printer for every command)."""
+    return json.dumps(value, indent=2, ensure_ascii=False)
 
 
 def render_table(header: Sequence[str], rows: Sequence[Sequence[Cell]], fmt: str = "table") -> str:
@@ -21,7 +27,7 @@ def render_table(header: Sequence[str], rows: Sequence[Sequence[Cell]], fmt: str
     """
     text_rows = [[_text(cell) for cell in row] for row in rows]
     if fmt == "json":
-        return json.dumps([dict(zip(header, row, strict=True)) for row in rows], indent=2, ensure_ascii=False)
+        return console_json([dict(zip(header, row, strict=True)) for row in rows])
     if fmt == "csv":
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")

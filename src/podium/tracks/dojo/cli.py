@@ -9,13 +9,13 @@ that nothing was judged.
 from __future__ import annotations
 
 import dataclasses
-import json
 from pathlib import Path
 from typing import Any
 
 import click
 
 from podium.cli.options import json_option
+from podium.core.reporting.tables import console_json
 from podium.core.storage.files import read_bytes
 from podium.tracks.dojo.judge import STDERR_SHOWN, Judgment, judge_submission
 from podium.tracks.dojo.jury_cli import register_jury
@@ -74,7 +74,7 @@ def judge(
         read_bytes(solver), truth, sandbox, rules, apply_screen=not no_screen, method_tag=method_tag
     )
     if as_json:
-        click.echo(json.dumps(judgment_json(judgment) | {"method_tag": method_tag}, indent=2))
+        click.echo(console_json(judgment_json(judgment) | {"method_tag": method_tag}))
     else:
         click.echo(judgment_text(judgment, method_tag))
     click.get_current_context().exit(JUDGE_EXIT_CODES[judgment.outcome])

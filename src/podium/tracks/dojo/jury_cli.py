@@ -5,18 +5,11 @@ The same data as ``jury_web.py``'s API (``jury.py`` builds it), printed as JSON 
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 import click
 
 from podium.cli.options import format_option
-from podium.core.reporting.tables import render_table
+from podium.core.reporting.tables import console_json, render_table
 from podium.tracks.dojo.operator_cli import DB, connect
-
-
-def _json(value: Any) -> str:
-    return json.dumps(value, indent=1, ensure_ascii=False)
 
 
 @click.command("submission")
@@ -29,7 +22,7 @@ def submission_command(submission_id: int, fmt: str, db: str) -> None:
 
     detail = submission_detail(connect(db), submission_id)
     if fmt == "json":
-        click.echo(_json(detail))
+        click.echo(console_json(detail))
         return
     skipped = {"source", "stderr", "previous", "audit", "run", "same_hash_other_users"}
     for key, value in detail.items():
@@ -62,7 +55,7 @@ def copies_command(slug: str, season: str | None, near: float, fmt: str, db: str
     dojo = connect(db)
     found = copies(dojo, dojo.problem(slug, season), near)
     if fmt == "json":
-        click.echo(_json(found))
+        click.echo(console_json(found))
         return
     for title, key in (("the same source", "same_source"), ("the same once normalised", "same_normalised")):
         for group in found[key]:
@@ -100,7 +93,7 @@ def stats_command(slug: str, season: str | None, db: str) -> None:
     from podium.tracks.dojo.stats import problem_stats
 
     dojo = connect(db)
-    click.echo(_json(problem_stats(dojo, dojo.problem(slug, season), for_jury=True)))
+    click.echo(console_json(problem_stats(dojo, dojo.problem(slug, season), for_jury=True)))
 
 
 @click.command("clarifications")
@@ -116,7 +109,7 @@ def clarifications_command(unanswered: bool, fmt: str, db: str) -> None:
     said = [m for m in messages_for(connect(db), jury)
             if not unanswered or (m.kind is MessageKind.QUESTION and not m.answered)]  # fmt: skip
     if fmt == "json":
-        click.echo(_json([m.json() for m in said]))
+        click.echo(console_json([m.json() for m in said]))
         return
     for m in said:
         about = f" about {m.problem}" if m.problem else ""
@@ -172,7 +165,7 @@ def export_results(season: str, fmt: str, db: str) -> None:
     dojo = connect(db)
     dojo.season(season)
     rows = results(dojo, season)
-    click.echo(results_tsv(rows) if fmt == "tsv" else _json(rows), nl=fmt != "tsv")
+    click.echo(results_tsv(rows) if fmt == "tsv" else console_json(rows), nl=fmt != "tsv")
 
 
 @export.command("audit")
@@ -181,7 +174,7 @@ def export_audit(db: str) -> None:
     """The whole audit log as JSON, with each entry's chain hashes (`podium dojo verify-audit` checks them)."""
     from podium.tracks.dojo.jury import audit_export
 
-    click.echo(_json(audit_export(connect(db))))
+    click.echo(console_json(audit_export(connect(db))))
 
 
 @click.command("history")

@@ -10,7 +10,6 @@ them, not here: ``podium dojo submit --server URL`` and ``podium dojo judge`` ne
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -22,7 +21,7 @@ from podium.cli.options import db_option, format_option
 from podium.core.clock import SystemClock, parse_utc
 from podium.core.errors import InputError
 from podium.core.execution.sandbox import BACKENDS, Sandbox, open_sandbox
-from podium.core.reporting.tables import render_table
+from podium.core.reporting.tables import console_json, render_table
 from podium.core.storage.audit import verify_chain
 from podium.core.storage.database_choice import masked
 from podium.core.storage.files import read_bytes, read_json
@@ -292,13 +291,13 @@ def register(dojo: click.Group) -> None:
                 raise InputError(f"the solver is not UTF-8 (byte {error.start}: {error.reason})", path=solver,
                                  fix="save it as UTF-8: the judge reads nothing else") from error  # fmt: skip
             claims = read_json(solution) if solution else None
-            click.echo(json.dumps(submit_over_http(server, token, slug, source, claims), indent=2))
+            click.echo(console_json(submit_over_http(server, token, slug, source, claims)))
             return
         platform = connect(db)
         receipt = platform.submit(
             platform.authenticate(token), slug, read_bytes(solver), read_bytes(solution) if solution else None
         )
-        click.echo(json.dumps(dataclasses.asdict(receipt), indent=2))
+        click.echo(console_json(dataclasses.asdict(receipt)))
 
     @dojo.command("worker")
     @click.option("--threads", default=4, show_default=True, help="judging threads in this process")
@@ -337,7 +336,7 @@ def register(dojo: click.Group) -> None:
 
             dojo = connect(db, backend)
             found = rejudge_preview(dojo, sandbox_for(backend), dojo.problem(slug, season), submission)
-            click.echo(json.dumps(found, indent=1, ensure_ascii=False))
+            click.echo(console_json(found))
             return
         click.echo(f"queued {connect(db).rejudge(slug, season, submission)} submission(s)")
 
@@ -463,7 +462,7 @@ def register(dojo: click.Group) -> None:
 def _records(columns: tuple[str, ...], rows: list[dict[str, Any]], fmt: str) -> str:
     """Rows as JSON with JSON's types, or as a table for people."""
     if fmt == "json":
-        return json.dumps(rows, indent=2, ensure_ascii=False)
+        return console_json(rows)
     return render_table(columns, [[row[c] for c in columns] for row in rows], fmt)
 
 

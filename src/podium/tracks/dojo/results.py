@@ -10,13 +10,12 @@ problem's ``freeze_started_at`` (every counted submission while it is still open
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 from podium.core.clock import parse_utc
 from podium.core.ranking.leaderboard import Ranked
-from podium.core.reporting.tables import render_table
+from podium.core.reporting.tables import console_json, render_table
 from podium.tracks.dojo.bonus import DiversityEntry, diversity_bonuses, problem_score, tag_distribution
 from podium.tracks.dojo.lifecycle import REVEALED_STATES
 from podium.tracks.dojo.published import BoardVersion, standings_of
@@ -198,7 +197,7 @@ def problem_leaderboard_text(dojo: ScoringSource, problem: Problem, fmt: str) ->
     """
     standings = problem_leaderboard(dojo, problem)
     if fmt == "json":
-        return json.dumps(problem_records(standings), indent=2, ensure_ascii=False)
+        return console_json(problem_records(standings))
     return render_table(PROBLEM_HEADER, problem_rows(standings), fmt)
 
 
@@ -226,5 +225,5 @@ def season_leaderboard_text(dojo: ScoringSource, season: str, fmt: str, *, final
     """The season leaderboard rendered as ``table``, ``markdown``, ``csv`` or ``json`` (JSON's own types)."""
     standings = season_leaderboard(dojo, season, final_only=final_only)
     if fmt == "json":
-        return json.dumps(season_records(standings), indent=2, ensure_ascii=False)
+        return console_json(season_records(standings))
     return render_table(SEASON_HEADER, season_rows(standings), fmt)

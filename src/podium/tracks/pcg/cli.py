@@ -14,7 +14,7 @@ import click
 from podium.cli.options import format_option, json_option, workers_option
 from podium.core.errors import ConfigError
 from podium.core.execution.executor import Executor, make_executor
-from podium.core.reporting.tables import render_table
+from podium.core.reporting.tables import console_json, render_table
 from podium.tracks.pcg.classifiers import ClassifierSpec
 from podium.tracks.pcg.competition import open_competition
 from podium.tracks.pcg.console import failure_lines, log_lines, warning_lines
@@ -163,7 +163,7 @@ def inspect_command(programs: tuple[Path, ...], as_json: bool) -> None:
             "programs": [report_as_json(r) for r in reports],
             "submissions": [submission_as_json(s) for s in submissions],
         }
-        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        click.echo(console_json(data))
     else:
         texts = [report_as_text(r) for r in reports] + [submission_as_text(s) for s in submissions]
         click.echo("\n\n".join(texts))
@@ -376,7 +376,7 @@ def calibrate(oracle: Path, fmt: str, per_level: bool) -> None:
         click.echo(render_table(header, table, fmt))
     fields = {name: getattr(summary, name) for name in summary.__slots__}
     if fmt == "json":
-        click.echo(json.dumps(fields, indent=2))
+        click.echo(console_json(fields))
     else:
         click.echo("")
         for name, value in fields.items():

@@ -8,7 +8,6 @@ why.
 
 from __future__ import annotations
 
-import json
 from fractions import Fraction
 
 from sqlalchemy import Engine
@@ -17,7 +16,7 @@ from podium.core.ranking.bootstrap import Uncertainty
 from podium.core.ranking.leaderboard import Ranked
 from podium.core.reporting.charts import CHART_STYLE, IntervalRow, interval_chart
 from podium.core.reporting.markup import document, esc, table
-from podium.core.reporting.tables import Cell, render_table
+from podium.core.reporting.tables import Cell, console_json, render_table
 from podium.tracks.wmeval.assign import assignments
 from podium.tracks.wmeval.firmness import Firmness, neighbour_firmness
 from podium.tracks.wmeval.freeze import frozen_since
@@ -69,7 +68,7 @@ def scores_text(engine: Engine, fmt: str, seed: int = 0) -> str:
     collected = collect(engine)
     ranked = leaderboard(collected)
     if fmt == "json":
-        return json.dumps(scores_json(collected, ranked), indent=2)
+        return console_json(scores_json(collected, ranked))
     if fmt == "csv":
         header = ("rank", "team", "final", *collected.tasks)
         exact_rows: list[list[Cell]] = [

@@ -7,7 +7,6 @@ never from an option or a file: options end up in shell histories and run folder
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import shlex
 import sys
@@ -23,6 +22,7 @@ from podium.core.execution.sandbox import BACKENDS, open_sandbox
 from podium.core.execution.sandbox.packages import InstallOptions
 from podium.core.llm import open_model, parse_model_spec
 from podium.core.llm.transport import RetryPolicy
+from podium.core.reporting.tables import console_json
 from podium.core.storage.files import read_bytes
 from podium.tracks.pcg.edition_option import edition_option
 from podium.tracks.pcg.editions import CHARACTERS, Edition
@@ -238,7 +238,7 @@ def _run_config(
         policy=policy, check_models=checks.check_models, strict_limits=checks.strict_limits, choice=checks.choice,
     )  # fmt: skip
     if as_json:
-        click.echo(json.dumps([_summary(run) for run in runs], indent=2))
+        click.echo(console_json([_summary(run) for run in runs]))
     else:
         for run in runs:
             _print(run, as_json=False)
@@ -329,7 +329,7 @@ def _print(run: TeamRun, as_json: bool) -> None:
     counts = Counter(o.verdict.value for o in run.outcomes)
     failures = [o for o in run.outcomes if o.verdict not in (GenerateVerdict.OK, GenerateVerdict.SKIPPED)]
     if as_json:
-        click.echo(json.dumps(_summary(run), indent=2))
+        click.echo(console_json(_summary(run)))
         return
     click.echo(f"{run.team}: " + ", ".join(f"{n} {verdict}" for verdict, n in sorted(counts.items())))
     for outcome in failures[:_SHOWN_FAILURES]:
