@@ -137,7 +137,7 @@ PCG_LAYERS: list[tuple[str, list[tuple[str, ...]]]] = [
     ("pipeline", [("pipeline", "calibrate")]),
     ("drivers", [("stages",), ("report",), ("generation", "inspect", "inspect_rules", "inspect_submission")]),
     ("rules and shared parts", [(
-        "rules", "official", "editions", "competition", "layout", "standings", "verdicts", "classifiers", "handoff",
+        "rules", "official", "editions", "competition", "folders", "standings", "verdicts", "classifiers", "handoff",
         "thumbnails", "provenance", "run_plan", "run_outcomes", "trial_status", "bootstrap", "promptlength", "source",
     )]),
 ]  # fmt: skip

@@ -175,7 +175,7 @@ OFFENDING = [
     ("src/podium/tracks/dojo/rules.py", '"SCORING.md v0.1" is defined as in SCORING.md 3'),
     ("tests/test_architecture.py", '"the Executor\'s distributed backend (CONVENTIONS.md 9)"'),
     ("src/podium/tracks/pcg/build.py", "The official converter's rules (spec ``pcg.md`` 4)"),
-    ("src/podium/tracks/wmeval/layout.py", "# the human-evaluated half (spec wmeval.md 1.3)"),
+    ("src/podium/tracks/wmeval/submission_folders.py", "# the human-evaluated half (spec wmeval.md 1.3)"),
     ("src/podium/core/execution/sandbox/cgroups.py", "costs about 33 ms (spec 11), more than"),
     ("src/podium/tracks/wmeval/score.py", "ties share a rank, spec A9)"),
     ("README.md", "scoring script defines it (spec §8.1)"),

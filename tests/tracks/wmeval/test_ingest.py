@@ -14,10 +14,10 @@ from podium.core.execution.executor import SerialExecutor
 from podium.tracks.wmeval.annotate import item_opened, record_score
 from podium.tracks.wmeval.assign import AssignOptions, assign
 from podium.tracks.wmeval.ingest import ingest_gt, ingest_team, media_root
-from podium.tracks.wmeval.layout import scan_team
 from podium.tracks.wmeval.media import probe
 from podium.tracks.wmeval.schema import gt, item_times, items, scores, teams, videos
 from podium.tracks.wmeval.store import ACCOUNTS, add_account, audit_entries
+from podium.tracks.wmeval.submission_folders import scan_team
 from tests.processes import descendants
 
 from .conftest import SIZE, Env, make_gt, make_team

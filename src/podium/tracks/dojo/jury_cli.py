@@ -73,7 +73,7 @@ def copies_command(slug: str, season: str | None, near: float, fmt: str, db: str
 @DB
 def clock_command(season: str | None, db: str) -> None:
     """The contest clock: now, and each published problem's next step and the time left."""
-    from podium.tracks.dojo.clock import contest_clock
+    from podium.tracks.dojo.contest_clock import contest_clock
     from podium.web.layout import time_left
 
     shown = contest_clock(connect(db), season)
@@ -90,7 +90,7 @@ def clock_command(season: str | None, db: str) -> None:
 @DB
 def stats_command(slug: str, season: str | None, db: str) -> None:
     """SLUG's statistics as the jury sees them: counts, Stage Pass, Reward Correct, first solve, verdicts."""
-    from podium.tracks.dojo.stats import problem_stats
+    from podium.tracks.dojo.problem_stats import problem_stats
 
     dojo = connect(db)
     click.echo(console_json(problem_stats(dojo, dojo.problem(slug, season), for_jury=True)))

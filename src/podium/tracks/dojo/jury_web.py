@@ -40,8 +40,8 @@ from podium.tracks.dojo.clarifications import MessageKind, announce, answer, mes
 from podium.tracks.dojo.listing import queue_rows, submission_rows
 from podium.tracks.dojo.pages import cell
 from podium.tracks.dojo.platform import Dojo
+from podium.tracks.dojo.problem_stats import problem_stats
 from podium.tracks.dojo.records import JobStatus, Role, User
-from podium.tracks.dojo.stats import problem_stats
 from podium.web.auth import TokenAuth
 from podium.web.layout import esc, table
 

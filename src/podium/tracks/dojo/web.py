@@ -23,9 +23,9 @@ API (JSON; ``Authorization: Bearer TOKEN`` where a user is needed):
 - ``POST /api/clarifications`` ``{"text": "...", "problem": slug?}``: a question to the jury (201);
   ``GET /api/clarifications``: your questions, and the answers and announcements to you or to everyone.
 - ``GET  /api/clock``: the server's time and each published problem's next step (freeze, reveal) with the seconds
-  left (``clock.py``); pages show the same as live countdowns.
+  left (``contest_clock.py``); pages show the same as live countdowns.
 - ``GET  /api/problems/{slug}/stats``: counted submissions, users, Stage Pass and the first to reach it; at reveal
-  also Reward Correct, the first solve and the shortest L (``stats.py``).
+  also Reward Correct, the first solve and the shortest L (``problem_stats.py``).
 - ``GET  /api/audit/head``: the audit log's head hash.
 
 JSON values have JSON's types: ``stage_pass`` and ``reward_correct`` are booleans, counts, lengths, scores and
@@ -62,13 +62,14 @@ from podium.core.execution.sandbox import open_sandbox
 from podium.core.storage.text import unstorable
 from podium.tracks.dojo import pages
 from podium.tracks.dojo.clarifications import ask, messages_for
-from podium.tracks.dojo.clock import contest_clock
+from podium.tracks.dojo.contest_clock import contest_clock
 from podium.tracks.dojo.explain import revealed_part, shown_reason
 from podium.tracks.dojo.jury import account_history
 from podium.tracks.dojo.jury_web import jury_router, require_operator
 from podium.tracks.dojo.lifecycle import PUBLISHED, REVEALED_STATES
 from podium.tracks.dojo.listing import queue_rows, submission_rows
 from podium.tracks.dojo.platform import Dojo, unknown_problem
+from podium.tracks.dojo.problem_stats import problem_stats, stats_html
 from podium.tracks.dojo.published import BoardVersion
 from podium.tracks.dojo.records import JobStatus, Problem, Role, Submission, User
 from podium.tracks.dojo.results import (
@@ -80,7 +81,6 @@ from podium.tracks.dojo.results import (
 )
 from podium.tracks.dojo.scoreboard import scoreboard, scoreboard_records
 from podium.tracks.dojo.standings import problem_records, season_records
-from podium.tracks.dojo.stats import problem_stats, stats_html
 from podium.tracks.dojo.store import audit_head, open_store, transaction
 from podium.tracks.dojo.submitting import unknown_submission
 from podium.tracks.dojo.users import SESSIONS

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from podium.tracks.pcg.editions import Edition
-from podium.tracks.pcg.layout import ModelRoot, competition_roots
+from podium.tracks.pcg.folders import ModelRoot, competition_roots
 from podium.tracks.pcg.official.rundir import Platform
 
 

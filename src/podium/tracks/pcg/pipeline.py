@@ -22,8 +22,8 @@ from podium.core.storage.state import STATE_FOLDER
 from podium.tracks.pcg.bootstrap import normalized_uncertainty
 from podium.tracks.pcg.classifiers import ClassifierSpec
 from podium.tracks.pcg.competition import Competition
+from podium.tracks.pcg.folders import CHARACTER_FILE_FOLDERS, TRIAL_FOLDERS
 from podium.tracks.pcg.handoff import ImageHandoff
-from podium.tracks.pcg.layout import CHARACTER_FILE_FOLDERS, TRIAL_FOLDERS
 from podium.tracks.pcg.official.rundir import list_team_dirs, list_visible_files
 from podium.tracks.pcg.official.stagelog import ItemEvent
 from podium.tracks.pcg.provenance import ProgramEnvironment, program_environments, run_provenance

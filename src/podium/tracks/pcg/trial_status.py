@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from podium.core.storage.state import StageLedger
-from podium.tracks.pcg.layout import TRIAL_FOLDERS
+from podium.tracks.pcg.folders import TRIAL_FOLDERS
 from podium.tracks.pcg.official.rundir import Platform, list_team_dirs, list_visible_files
 from podium.tracks.pcg.rules.score import trial_index
 from podium.tracks.pcg.run_outcomes import generation_failures

@@ -1,11 +1,12 @@
 """Ingest: the ground truth's camera views and each team's generated videos, made playable in the media store.
 
-``ingest_gt`` reads ``GT_DIR/task<N>/videos/<cam>/episode_<i>.mp4`` for the three cameras and composes each episode's
-views into one reference strip laid out like the generated videos (views side by side at one height). ``ingest_team``
-reads the official submission layout ``DIR/evaluator_test/task<N>/episode_<i>.mp4`` (docs/rules/wmeval.md §1.3) and
-matches each file to a GT episode by task folder and episode number. ``layout.py`` reads both layouts strictly: a GT set
-is all or nothing, a submission that fits no place of the layout is refused, and what a team did not send or sent
-besides its videos is reported, never guessed at (docs/rules/wmeval.md §1.5, A4/A5).
+``ingest_gt`` reads ``GT_DIR/task<N>/videos/<cam>/episode_<i>.mp4`` for the three cameras and composes each
+episode's views into one reference strip laid out like the generated videos (views side by side at one height).
+``ingest_team`` reads the official submission layout ``DIR/evaluator_test/task<N>/episode_<i>.mp4``
+(docs/rules/wmeval.md §1.3) and matches each file to a GT episode by task folder and episode number.
+``submission_folders.py`` reads both layouts strictly: a GT set is all or nothing, a submission that fits no place
+of the layout is refused, and what a team did not send or sent besides its videos is reported, never guessed at
+(docs/rules/wmeval.md §1.5, A4/A5).
 
 Every video is made anew in the season's served profile (``served.py``, ``media.py``: one size, frame rate and
 encoder for all, so no file format tells one team from another) on the core's executor, in parallel, in the ingest's
@@ -40,7 +41,6 @@ from podium.core.execution.executor import Executor
 from podium.core.storage.sql import inserted_id
 from podium.tracks.wmeval.freeze import check_open
 from podium.tracks.wmeval.kinds import IssueKind, TeamKind
-from podium.tracks.wmeval.layout import CAMERAS, Issue, episode_name, scan_gt, scan_team, task_name
 from podium.tracks.wmeval.media import (
     StripJob,
     TranscodeJob,
@@ -53,6 +53,7 @@ from podium.tracks.wmeval.schema import gt, issues, item_times, items, meta, sco
 from podium.tracks.wmeval.served import STRIP_HEIGHT, choose_profile, keep_profile, stored_profile
 from podium.tracks.wmeval.staging import Staging, copy_if_changed, team_staging_name
 from podium.tracks.wmeval.store import append_audit, transaction
+from podium.tracks.wmeval.submission_folders import CAMERAS, Issue, episode_name, scan_gt, scan_team, task_name
 
 __all__ = ["CAMERAS", "GOLD_TEAM", "STRIP_HEIGHT", "IngestReport", "Issue", "import_gold", "ingest_gt", "ingest_team",
            "media_root"]  # fmt: skip

@@ -24,9 +24,9 @@ import numpy.typing as npt
 from sqlalchemy import Engine, select
 
 from podium.tracks.wmeval.kinds import TeamKind
-from podium.tracks.wmeval.layout import CAMERAS
 from podium.tracks.wmeval.media import pyav
 from podium.tracks.wmeval.schema import gt, teams, videos
+from podium.tracks.wmeval.submission_folders import CAMERAS
 
 METRICS_FILE = "metrics.json"
 WINDOW = 7

@@ -15,11 +15,11 @@ import pytest
 from podium.core.errors import InputError, PodiumError
 from podium.core.execution.executor import SerialExecutor
 from podium.tracks.pcg import competition as competition_module
-from podium.tracks.pcg import layout
+from podium.tracks.pcg import folders
 from podium.tracks.pcg.classifiers import ClassifierSpec
 from podium.tracks.pcg.competition import open_competition
 from podium.tracks.pcg.editions import edition
-from podium.tracks.pcg.layout import ModelRoot
+from podium.tracks.pcg.folders import ModelRoot
 from podium.tracks.pcg.pipeline import evaluate
 from podium.tracks.pcg.stages.classify import run_classify
 from podium.tracks.pcg.stages.driver import StageSettings
@@ -69,7 +69,7 @@ def test_a_team_folder_is_refused_before_any_stage(tmp_path: Path) -> None:
 def test_roots_are_absolute_before_jobs_leave(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = one_team(tmp_path)
     monkeypatch.chdir(tmp_path)
-    (model_root,) = layout.competition_roots(Path("competition"))
+    (model_root,) = folders.competition_roots(Path("competition"))
     assert model_root.path == root.resolve() and model_root.path.is_absolute()
 
 

@@ -31,7 +31,7 @@ from podium.core.ranking.leaderboard import TieBreak, TieMethod, rank_entries
 from podium.core.storage.files import read_json, write_atomic
 from podium.tracks.pcg.competition import Competition
 from podium.tracks.pcg.editions import CHARACTERS, TRIALS_PER_CHARACTER, Edition, ResultFiles
-from podium.tracks.pcg.layout import CHARACTER_FILE_FOLDERS
+from podium.tracks.pcg.folders import CHARACTER_FILE_FOLDERS
 from podium.tracks.pcg.official import jsnum
 from podium.tracks.pcg.official.json2csv import json2csv_text
 from podium.tracks.pcg.official.rundir import Platform, base_name, list_visible_files
