@@ -162,14 +162,15 @@ def _store(
     return Message(new_id, kind, slug, author.name, recipient, text, at, reply_to, question)
 
 
-def messages_for(dojo: Dojo, user: User | None) -> list[Message]:
+def messages_for(dojo: Dojo, user: User | None, *, jury: bool = False) -> list[Message]:
     """The messages ``user`` may read, oldest first.
 
-    All of them for the jury; for anyone else their own questions and the answers and announcements to them or to
-    everyone (``None``: an anonymous reader, only those to everyone).
+    All of them for the jury (an operator, or ``jury`` for the command line); for anyone else their own questions
+    and the answers and announcements to them or to everyone (``None``: an anonymous reader, only those to
+    everyone).
     """
     query = select(messages).order_by(messages.c.id)
-    if user is None or user.role is not Role.OPERATOR:
+    if not jury and (user is None or user.role is not Role.OPERATOR):
         public = and_(messages.c.kind != MessageKind.QUESTION.value, messages.c.recipient_id.is_(None))
         if user is None:
             query = query.where(public)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from podium.core.execution.sandbox import Sandbox
 from podium.tracks.dojo.judge import judge_submission
 from podium.tracks.dojo.records import Problem, Submission
-from podium.tracks.dojo.similarity import NEAR, jaccard, normalised_hash, normalised_tokens, shingles
+from podium.tracks.dojo.similarity import NEAR, jaccard, normalised_hash, normalised_tokens, shingles, tokens_hash
 from podium.tracks.dojo.store import audit_entries
 
 if TYPE_CHECKING:
@@ -60,11 +60,9 @@ def submission_detail(dojo: Dojo, submission_id: int) -> dict[str, Any]:
         if s.user_id != submission.user_id and s.solver_hash is not None and s.solver_hash == submission.solver_hash
     ]
     with dojo.engine.connect() as db:
-        audit = [
-            {"id": e.id, "at": e.at, "kind": e.kind, "payload": json.loads(e.payload)}
-            for e in audit_entries(db)
-            if json.loads(e.payload).get("submission") == submission_id
-        ]
+        entries = [(e, json.loads(e.payload)) for e in audit_entries(db)]  # each payload parsed once
+    audit = [{"id": e.id, "at": e.at, "kind": e.kind, "payload": payload}
+             for e, payload in entries if payload.get("submission") == submission_id]  # fmt: skip
     return {
         "id": submission.id,
         "problem": problem.slug,
@@ -107,9 +105,10 @@ def copies(dojo: Dojo, problem: Problem, near: float = NEAR) -> dict[str, Any]:
     exact: dict[str, list[Submission]] = defaultdict(list)
     normal: dict[str, list[Submission]] = defaultdict(list)
     tokens = {s.id: normalised_tokens(s.source) for s in submissions}
+    hashed = {s.id: tokens_hash(tokens[s.id]) for s in submissions}  # each source tokenized once
     for s in submissions:
         exact[str(s.solver_hash)].append(s)
-        normal[normalised_hash(s.source)].append(s)
+        normal[hashed[s.id]].append(s)
 
     def groups(by: dict[str, list[Submission]]) -> list[dict[str, Any]]:
         return [
@@ -118,7 +117,6 @@ def copies(dojo: Dojo, problem: Problem, near: float = NEAR) -> dict[str, Any]:
             if len({s.user_id for s in group}) > 1
         ]
 
-    hashed = {s.id: normalised_hash(s.source) for s in submissions}
     shingled = {s.id: shingles(tokens[s.id]) for s in submissions}
     pairs: list[dict[str, Any]] = []
     for a, b in combinations(submissions, 2):

@@ -103,10 +103,8 @@ def stats_command(slug: str, season: str | None, db: str) -> None:
 def clarifications_command(unanswered: bool, fmt: str, db: str) -> None:
     """Every question, answer and announcement (the jury's view), oldest first."""
     from podium.tracks.dojo.clarifications import MessageKind, messages_for
-    from podium.tracks.dojo.records import Role, User
 
-    jury = User(0, "(jury)", Role.OPERATOR)  # the command line is the jury's: it reads everything
-    said = [m for m in messages_for(connect(db), jury)
+    said = [m for m in messages_for(connect(db), None, jury=True)  # the command line is the jury's
             if not unanswered or (m.kind is MessageKind.QUESTION and not m.answered)]  # fmt: skip
     if fmt == "json":
         click.echo(console_json([m.json() for m in said]))

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from podium.tracks.dojo.lifecycle import REVEALED_STATES
 from podium.tracks.dojo.records import Problem, Submission
 from podium.tracks.dojo.results import counted
+from podium.web.layout import esc
 
 if TYPE_CHECKING:
     from podium.tracks.dojo.platform import Dojo
@@ -67,7 +68,6 @@ def problem_stats(dojo: Dojo, problem: Problem, *, for_jury: bool = False) -> di
 
 def stats_html(found: dict[str, Any]) -> str:
     """The statistics for a problem page, in sentences."""
-    from podium.web.layout import esc
 
     def first(key: str) -> str:
         who = found.get(key)

@@ -55,7 +55,12 @@ def normalised_tokens(source: bytes) -> list[str]:
 
 def normalised_hash(source: bytes) -> str:
     """The SHA-256 of ``normalised_tokens``: equal for copies that differ in names, spacing or comments only."""
-    return hashlib.sha256("\0".join(normalised_tokens(source)).encode("utf-8")).hexdigest()
+    return tokens_hash(normalised_tokens(source))
+
+
+def tokens_hash(tokens: Sequence[str]) -> str:
+    """The SHA-256 of a normalised token stream."""
+    return hashlib.sha256("\0".join(tokens).encode("utf-8")).hexdigest()
 
 
 def shingles(tokens: Sequence[str]) -> frozenset[tuple[str, ...]]:
